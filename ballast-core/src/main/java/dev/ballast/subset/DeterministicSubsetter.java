@@ -1,0 +1,52 @@
+package dev.ballast.subset;
+
+/**
+ * The chapter's deterministic subsetting. Clients form rounds of {@code subsetCount = N / k}
+ * consecutive indices; a round shares one shuffle seeded by the round number, and client
+ * {@code c} takes block {@code c mod subsetCount} of it.
+ *
+ * <p>When {@code k} does not divide {@code N}, {@code leftover = N mod k} backends sit out each
+ * round. The chapter's code leaves the shuffle's tail out, so which backends sit out is random and
+ * some sit out far more often than others. Here round {@code r} leaves out the window of
+ * {@code leftover} consecutive ranks starting at {@code r * leftover mod N}: the windows walk
+ * around the ranks, every backend sits out once before any sits out twice, and connection counts
+ * stay within 2 of each other for any number of clients.
+ */
+final class DeterministicSubsetter implements Subsetter {
+  private final long salt;
+
+  DeterministicSubsetter(long salt) {
+    this.salt = salt;
+  }
+
+  @Override
+  public String name() {
+    return "deterministic";
+  }
+
+  @Override
+  public int[] subsetRanks(BackendSet backends, ClientIdentity client, int subsetSize) {
+    int n = backends.size();
+    Subsetter.checkSubsetSize(subsetSize, n);
+    int c = Subsetter.requireIndex(client, name());
+    int subsetCount = n / subsetSize;
+    int leftover = n - subsetCount * subsetSize;
+    int round = c / subsetCount;
+    int subsetId = c % subsetCount;
+    int[] included = new int[n - leftover];
+    int start = (int) (((long) round * leftover) % n);
+    int m = 0;
+    for (int rank = 0; rank < n; rank++) {
+      int offset = Math.floorMod(rank - start, n);
+      if (offset >= leftover) {
+        included[m++] = rank;
+      }
+    }
+    int[] permutation = Shuffle.permutation(m, SplitMix64.derive(salt, Tags.DETERMINISTIC, round));
+    int[] out = new int[subsetSize];
+    for (int t = 0; t < subsetSize; t++) {
+      out[t] = included[permutation[subsetId * subsetSize + t]];
+    }
+    return out;
+  }
+}

@@ -1,0 +1,171 @@
+package dev.ballast.subset;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.Function;
+
+/**
+ * Chooses the backends a client holds connections to: a pure function of the service's backends
+ * (sorted into a stable order first), the client's identity and the subset size. The same inputs
+ * give the same subset in every process, JVM and version; {@code docs/subsetting.md} specifies
+ * every algorithm bit for bit.
+ *
+ * <p>Implementations are immutable and thread-safe.
+ */
+public interface Subsetter {
+
+  /** The algorithm names accepted by {@link #byName(String, long)}. */
+  List<String> NAMES = List.of("random", "deterministic", "rendezvous", "orthogonal_lots");
+
+  /** The algorithm's name, as in {@link #NAMES}. */
+  String name();
+
+  /**
+   * The ranks (positions in {@link BackendSet#keys()}) of this client's subset: exactly
+   * {@code subsetSize} distinct ranks.
+   *
+   * @throws IllegalArgumentException if {@code subsetSize} is not in {@code 1..backends.size()}, or
+   *     the algorithm needs an index and the client has none
+   */
+  int[] subsetRanks(BackendSet backends, ClientIdentity client, int subsetSize);
+
+  /** The keys of this client's subset. */
+  default List<String> subset(BackendSet backends, ClientIdentity client, int subsetSize) {
+    int[] ranks = subsetRanks(backends, client, subsetSize);
+    List<String> keys = new ArrayList<>(ranks.length);
+    for (int rank : ranks) {
+      keys.add(backends.key(rank));
+    }
+    return keys;
+  }
+
+  /**
+   * This client's subset of {@code backends}, each identified by {@code keyOf}.
+   *
+   * @throws IllegalArgumentException for duplicate keys or a bad subset size
+   */
+  default <T> List<T> subset(
+      Collection<? extends T> backends,
+      Function<? super T, String> keyOf,
+      ClientIdentity client,
+      int subsetSize) {
+    Map<String, T> byKey = new HashMap<>();
+    for (T backend : backends) {
+      String key = keyOf.apply(backend);
+      if (byKey.putIfAbsent(key, backend) != null) {
+        throw new IllegalArgumentException("backends: duplicate key '" + key + "' (expected: unique keys)");
+      }
+    }
+    BackendSet set = BackendSet.of(byKey.keySet());
+    List<T> out = new ArrayList<>(subsetSize);
+    for (String key : subset(set, client, subsetSize)) {
+      out.add(byKey.get(key));
+    }
+    return out;
+  }
+
+  /**
+   * The subsets of clients {@code 0 .. clientCount-1}, each knowing that there are
+   * {@code clientCount} clients: element {@code c} is client {@code c}'s ranks.
+   */
+  default int[][] assignAll(BackendSet backends, int clientCount, int subsetSize) {
+    checkClientCount(clientCount);
+    int[][] out = new int[clientCount][];
+    for (int c = 0; c < clientCount; c++) {
+      out[c] = subsetRanks(backends, ClientIdentity.of(c, clientCount), subsetSize);
+    }
+    return out;
+  }
+
+  /** The chapter's baseline: each client shuffles the backends with its own seed and takes a prefix. */
+  static Subsetter random() {
+    return random(0);
+  }
+
+  /** {@link #random()} with a service-wide {@code salt}: services with different salts get unrelated subsets. */
+  static Subsetter random(long salt) {
+    return new RandomSubsetter(salt);
+  }
+
+  /** The chapter's deterministic subsetting, with leftover backends rotated across rounds. */
+  static Subsetter deterministic() {
+    return deterministic(0);
+  }
+
+  static Subsetter deterministic(long salt) {
+    return new DeterministicSubsetter(salt);
+  }
+
+  /** Top-k by a seeded hash of each backend key: low churn, no balance guarantee, no index needed. */
+  static Subsetter rendezvous() {
+    return rendezvous(0);
+  }
+
+  static Subsetter rendezvous(long salt) {
+    return new RendezvousSubsetter(salt);
+  }
+
+  /**
+   * Ballast's design: deterministic subsetting's perfect balance with churn close to the minimum
+   * when backends are added or removed, and lots of clients whose subsets overlap in at most a few
+   * backends.
+   */
+  static Subsetter orthogonalLots() {
+    return orthogonalLots(0);
+  }
+
+  static Subsetter orthogonalLots(long salt) {
+    return new OrthogonalLotsSubsetter(salt);
+  }
+
+  /**
+   * The algorithm called {@code name} (one of {@link #NAMES}).
+   *
+   * @throws IllegalArgumentException for an unknown name
+   */
+  static Subsetter byName(String name, long salt) {
+    Objects.requireNonNull(name, "name");
+    switch (name) {
+      case "random":
+        return random(salt);
+      case "deterministic":
+        return deterministic(salt);
+      case "rendezvous":
+        return rendezvous(salt);
+      case "orthogonal_lots":
+        return orthogonalLots(salt);
+      default:
+        throw new IllegalArgumentException(
+            "algorithm: '" + name + "' (expected: one of " + String.join(", ", NAMES) + ")");
+    }
+  }
+
+  /** Checks {@code subsetSize} against the number of backends, with the project's message shape. */
+  static void checkSubsetSize(int subsetSize, int backendCount) {
+    if (subsetSize < 1 || subsetSize > backendCount) {
+      throw new IllegalArgumentException(
+          "subsetSize: " + subsetSize + " (expected: 1.." + backendCount + ")");
+    }
+  }
+
+  static void checkClientCount(int clientCount) {
+    if (clientCount < 1) {
+      throw new IllegalArgumentException("clients: " + clientCount + " (expected: 1 or more)");
+    }
+  }
+
+  /** The index that index-based algorithms need, or a clear error naming the algorithm. */
+  static int requireIndex(ClientIdentity client, String algorithm) {
+    Objects.requireNonNull(client, "client");
+    if (!client.hasIndex()) {
+      throw new IllegalArgumentException(
+          "client: anonymous (expected: a dense client index for " + algorithm
+              + "; use rendezvous or random for clients without one)");
+    }
+    return client.index();
+  }
+}
