@@ -33,8 +33,8 @@ final class TextReport {
       table.row("max/mean, mean of " + seeds + " salts", r -> fixed(averages.get(reports.indexOf(r))[1], 3));
     }
     table.section("churn: (closed + opened) / (before + after)");
-    table.row("backend removed (floor ~" + fixed(1.0 / first.backends(), 4) + ")", r -> fixed(r.churn().backendRemoved(), 4));
-    table.row("backend added (floor ~" + fixed(1.0 / (first.backends() + 1), 4) + ")", r -> fixed(r.churn().backendAdded(), 4));
+    table.row("backend removed (balanced floor " + fixed(1.0 / first.backends(), 4) + ")", r -> fixed(r.churn().backendRemoved(), 4));
+    table.row("backend added (balanced floor " + fixed(1.0 / (first.backends() + 1), 4) + ")", r -> fixed(r.churn().backendAdded(), 4));
     table.row("client added at the end", r -> fixed(r.churn().clientAdded(), 4));
     table.row("client added, renumbering", r -> fixed(r.churn().clientAddedRenumbered(), 4));
     table.row("client removed at the end", r -> fixed(r.churn().clientRemoved(), 4));
