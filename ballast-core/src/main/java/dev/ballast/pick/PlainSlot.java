@@ -1,0 +1,10 @@
+package dev.ballast.pick;
+
+import dev.ballast.health.Backend;
+
+/** A slot for the policies that need nothing beyond the backend's own counters. */
+final class PlainSlot extends Slot {
+  PlainSlot(Backend backend, PolicyContext context) {
+    super(backend, context, 0);
+  }
+}

@@ -1,0 +1,34 @@
+package dev.ballast.pick;
+
+import java.util.List;
+
+/**
+ * A picking policy: an immutable description from which a {@link Balancer} builds picker
+ * snapshots. Obtain one from the static factories; each takes a validated config record whose
+ * defaults are documented on it and in {@code docs/policies.md}.
+ */
+public sealed interface Policy
+    permits RoundRobinPolicy, LeastLoadedPolicy {
+
+  /** The policy names, as {@link #name()} returns them. */
+  List<String> NAMES =
+      List.of(
+          "round_robin",
+          "least_loaded_round_robin");
+
+  String name();
+
+  /** Each available backend in turn, from a random start per client. */
+  static Policy roundRobin() {
+    return RoundRobinPolicy.INSTANCE;
+  }
+
+  /** Round robin among the backends with the fewest active requests, recent errors counted as active. */
+  static Policy leastLoadedRoundRobin() {
+    return leastLoadedRoundRobin(LeastLoadedConfig.defaults());
+  }
+
+  static Policy leastLoadedRoundRobin(LeastLoadedConfig config) {
+    return new LeastLoadedPolicy(config);
+  }
+}
