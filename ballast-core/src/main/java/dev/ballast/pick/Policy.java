@@ -8,13 +8,16 @@ import java.util.List;
  * defaults are documented on it and in {@code docs/policies.md}.
  */
 public sealed interface Policy
-    permits RoundRobinPolicy, LeastLoadedPolicy {
+    permits RoundRobinPolicy,
+        LeastLoadedPolicy,
+        WeightedRoundRobinPolicy {
 
   /** The policy names, as {@link #name()} returns them. */
   List<String> NAMES =
       List.of(
           "round_robin",
-          "least_loaded_round_robin");
+          "least_loaded_round_robin",
+          "weighted_round_robin");
 
   String name();
 
@@ -30,5 +33,14 @@ public sealed interface Policy
 
   static Policy leastLoadedRoundRobin(LeastLoadedConfig config) {
     return new LeastLoadedPolicy(config);
+  }
+
+  /** Round robin weighted by capability scores from the backends' load reports. */
+  static Policy weightedRoundRobin() {
+    return weightedRoundRobin(WeightedRoundRobinConfig.defaults());
+  }
+
+  static Policy weightedRoundRobin(WeightedRoundRobinConfig config) {
+    return new WeightedRoundRobinPolicy(config);
   }
 }
