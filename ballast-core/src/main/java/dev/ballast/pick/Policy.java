@@ -10,14 +10,16 @@ import java.util.List;
 public sealed interface Policy
     permits RoundRobinPolicy,
         LeastLoadedPolicy,
-        WeightedRoundRobinPolicy {
+        WeightedRoundRobinPolicy,
+        PowerOfTwoChoicesPolicy {
 
   /** The policy names, as {@link #name()} returns them. */
   List<String> NAMES =
       List.of(
           "round_robin",
           "least_loaded_round_robin",
-          "weighted_round_robin");
+          "weighted_round_robin",
+          "power_of_two_choices");
 
   String name();
 
@@ -42,5 +44,14 @@ public sealed interface Policy
 
   static Policy weightedRoundRobin(WeightedRoundRobinConfig config) {
     return new WeightedRoundRobinPolicy(config);
+  }
+
+  /** The cheaper of two distinct random backends, by latency, in-flight requests, utilization and success rate. */
+  static Policy powerOfTwoChoices() {
+    return powerOfTwoChoices(PowerOfTwoChoicesConfig.defaults());
+  }
+
+  static Policy powerOfTwoChoices(PowerOfTwoChoicesConfig config) {
+    return new PowerOfTwoChoicesPolicy(config);
   }
 }

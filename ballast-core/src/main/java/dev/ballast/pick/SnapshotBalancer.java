@@ -118,6 +118,11 @@ final class SnapshotBalancer implements Balancer {
     return slot != null && slot.reportLoad(cpuUtilization, applicationUtilization, rps, eps);
   }
 
+  /** The policy's tracking object for {@code key}, for tests in this package. */
+  Slot slot(String key) {
+    return slotsByKey.get(key);
+  }
+
   @Override
   public long rejectedLoadReports() {
     return rejectedLoadReports.sum();
