@@ -1,0 +1,70 @@
+package dev.ballast.health;
+
+/**
+ * One backend of a client's subset, as this client sees it: its {@link BackendState}, its
+ * active-request count against the flow-control limit, its warm-up ramp and its request counters.
+ *
+ * <p>Two kinds of callers use it. The transport reports what it observes through the {@code on*}
+ * methods (connect results, health-check answers, the lame-duck signal carried on any response);
+ * they may be called from any thread. Policies call {@link #tryAcquire()} when they pick the
+ * backend and {@link #release(RequestOutcome)} exactly once per acquired request; applications
+ * normally go through {@code dev.ballast.pick.Pick} instead. Both are lock-free and allocate
+ * nothing.
+ */
+public interface Backend {
+
+  /** The backend's key in the subset. */
+  String key();
+
+  BackendState state();
+
+  /** Requests this client has in flight to the backend. */
+  int activeRequests();
+
+  int activeRequestLimit();
+
+  /** Whether a new request may go to the backend now: its state accepts them and it is below its limit. */
+  boolean acceptsNewRequests();
+
+  /**
+   * The share of its normal traffic the backend should get now: below 1 only inside its warm-up
+   * window after becoming healthy, growing linearly from {@link HealthConfig#warmUpStartFactor()}.
+   */
+  double warmUpFactor();
+
+  /** How long the transport should wait before the next health check: longer while idle. */
+  long healthCheckIntervalNanos();
+
+  /**
+   * Counts one more request in flight if the backend accepts new requests and is below its limit.
+   * A {@code true} answer obliges the caller to {@link #release} exactly once.
+   */
+  boolean tryAcquire();
+
+  /** Ends one acquired request, counting its outcome; in-flight requests end normally in any state. */
+  void release(RequestOutcome outcome);
+
+  /** Requests acquired so far. */
+  long requestsStarted();
+
+  /** Requests that ended with {@code outcome} so far. */
+  long requestsEnded(RequestOutcome outcome);
+
+  /** The transport started (re)connecting. */
+  void onConnecting();
+
+  /** A connection was established: the backend becomes healthy unless it is in lame duck. */
+  void onConnected();
+
+  /** The backend refused the connection, or the connection broke. */
+  void onConnectFailed();
+
+  /**
+   * A health-check answer: serving makes a connected backend healthy again (an idle one stays
+   * idle); not serving means it listens but wants no new requests, i.e. lame duck.
+   */
+  void onHealthCheck(boolean serving);
+
+  /** The lame-duck signal, carried on any response or health-check answer. */
+  void onLameDuck();
+}

@@ -1,0 +1,34 @@
+package dev.ballast.health;
+
+/**
+ * Lets a caller whose pick failed wait, without spinning, until capacity may have freed: a request
+ * to one of the subset's backends ended, a backend started accepting requests again, or the subset
+ * changed. Waiting is opt-in; the default is to fail fast.
+ *
+ * <p>Protocol (what {@code Balancer.pick(timeout)} does): {@link #enter()}, then in a loop read
+ * {@link #epoch()}, retry the pick, and if it fails {@link #awaitChange} on the epoch read; finally
+ * {@link #exit()}. Entering before retrying is what makes a wake-up impossible to miss: while nobody
+ * has entered, ending a request costs one volatile read and no signal.
+ */
+public interface CapacityGate {
+
+  /** Registers a waiter; pair with {@link #exit()}. */
+  void enter();
+
+  void exit();
+
+  /** A number that changes whenever capacity may have freed while a waiter is registered. */
+  long epoch();
+
+  /**
+   * Blocks until {@link #epoch()} differs from {@code seenEpoch} or {@code timeoutNanos} of the
+   * waiting thread's real time have passed. Deadlines are real time for the thread that waits, so
+   * this is the one place where Ballast does not use an injected clock.
+   *
+   * @return the nanoseconds of the timeout that remain; zero or less if it ran out
+   */
+  long awaitChange(long seenEpoch, long timeoutNanos) throws InterruptedException;
+
+  /** Wakes every waiter; a no-op while there are none. */
+  void signal();
+}

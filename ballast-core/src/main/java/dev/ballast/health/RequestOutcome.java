@@ -1,0 +1,12 @@
+package dev.ballast.health;
+
+/** How a request that a backend accepted ended, as the backend's counters record it. */
+public enum RequestOutcome {
+  SUCCESS,
+  /** The backend answered with an error. */
+  BACKEND_FAILURE,
+  /** The network failed (connection reset, unreachable): the backend may never have seen it. */
+  NETWORK_FAILURE,
+  /** The caller gave up; never held against the backend. */
+  CANCELLED
+}

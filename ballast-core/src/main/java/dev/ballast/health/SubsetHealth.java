@@ -1,0 +1,41 @@
+package dev.ballast.health;
+
+import java.util.List;
+
+/**
+ * The health of one client's subset: a {@link Backend} per key, kept (with its counters and
+ * in-flight requests) for as long as the key stays in the subset, and the {@link CapacityGate} that
+ * callers may wait on when every backend is unavailable or at its limit.
+ *
+ * <p>{@link #update} and {@link #refreshIdle()} are control-plane calls and must be serialized
+ * (like gRPC-Java's {@code LoadBalancer} callbacks); everything else is thread-safe.
+ */
+public interface SubsetHealth {
+
+  static SubsetHealth create(HealthConfig config, NanoClock clock) {
+    return new TrackedSubset(config, clock);
+  }
+
+  HealthConfig config();
+
+  /**
+   * Makes the subset exactly {@code keys} (in that order): known keys keep their backend, new keys
+   * start {@link BackendState#CONNECTING}, removed keys are dropped while their in-flight requests
+   * still end normally.
+   *
+   * @return the backends, in the order of {@code keys}
+   * @throws IllegalArgumentException for a duplicate or null key
+   */
+  List<Backend> update(List<String> keys);
+
+  /** The current backends, in subset order. */
+  List<Backend> backends();
+
+  /** The backend for {@code key}, or {@code null} if it is not in the subset. */
+  Backend backend(String key);
+
+  /** Moves backends without requests for {@link HealthConfig#idleAfter()} to {@link BackendState#IDLE}; call periodically. */
+  void refreshIdle();
+
+  CapacityGate capacity();
+}

@@ -1,0 +1,223 @@
+package dev.ballast.health;
+
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.LongAdder;
+
+final class TrackedBackend implements Backend {
+  private static final long NOT_WARMING = Long.MIN_VALUE;
+
+  private final String key;
+  private final HealthConfig config;
+  private final NanoClock clock;
+  private final CapacityGate gate;
+  private final int limit;
+  private final long warmUpWindowNanos;
+  private final long healthCheckNanos;
+  private final long idleHealthCheckNanos;
+  private final long idleAfterNanos;
+
+  private final AtomicReference<BackendState> state = new AtomicReference<>(BackendState.CONNECTING);
+  private final AtomicInteger active = new AtomicInteger();
+  private final LongAdder started = new LongAdder();
+  private final LongAdder succeeded = new LongAdder();
+  private final LongAdder backendFailures = new LongAdder();
+  private final LongAdder networkFailures = new LongAdder();
+  private final LongAdder cancelled = new LongAdder();
+  private volatile long warmUpStartNanos = NOT_WARMING;
+
+  // Idle detection runs on the control plane only (refreshIdle is serialized).
+  private long startedAtLastCheck = -1;
+  private volatile long quietSinceNanos;
+
+  TrackedBackend(String key, HealthConfig config, NanoClock clock, CapacityGate gate) {
+    this.key = key;
+    this.config = config;
+    this.clock = clock;
+    this.gate = gate;
+    this.limit = config.activeRequestLimit();
+    this.warmUpWindowNanos = config.warmUpWindow().toNanos();
+    this.healthCheckNanos = config.healthCheckInterval().toNanos();
+    this.idleHealthCheckNanos = config.idleHealthCheckInterval().toNanos();
+    this.idleAfterNanos = config.idleAfter().toNanos();
+  }
+
+  @Override
+  public String key() {
+    return key;
+  }
+
+  @Override
+  public BackendState state() {
+    return state.get();
+  }
+
+  @Override
+  public int activeRequests() {
+    return active.get();
+  }
+
+  @Override
+  public int activeRequestLimit() {
+    return limit;
+  }
+
+  @Override
+  public boolean acceptsNewRequests() {
+    return state.get().acceptsNewRequests() && active.get() < limit;
+  }
+
+  @Override
+  public double warmUpFactor() {
+    long start = warmUpStartNanos;
+    if (start == NOT_WARMING) {
+      return 1.0;
+    }
+    long elapsed = clock.nanoTime() - start;
+    if (elapsed >= warmUpWindowNanos) {
+      // Later readers skip the clock; a racing restart may be overwritten, which only ends its ramp early.
+      warmUpStartNanos = NOT_WARMING;
+      return 1.0;
+    }
+    double from = config.warmUpStartFactor();
+    return from + (1.0 - from) * Math.max(0, elapsed) / warmUpWindowNanos;
+  }
+
+  @Override
+  public long healthCheckIntervalNanos() {
+    return state.get() == BackendState.IDLE ? idleHealthCheckNanos : healthCheckNanos;
+  }
+
+  @Override
+  public boolean tryAcquire() {
+    BackendState current = state.get();
+    if (!current.acceptsNewRequests()) {
+      return false;
+    }
+    for (;;) {
+      int a = active.get();
+      if (a >= limit) {
+        return false;
+      }
+      if (active.compareAndSet(a, a + 1)) {
+        break;
+      }
+    }
+    if (current == BackendState.IDLE) {
+      state.compareAndSet(BackendState.IDLE, BackendState.HEALTHY);
+    }
+    started.increment();
+    return true;
+  }
+
+  @Override
+  public void release(RequestOutcome outcome) {
+    switch (outcome) {
+      case SUCCESS:
+        succeeded.increment();
+        break;
+      case BACKEND_FAILURE:
+        backendFailures.increment();
+        break;
+      case NETWORK_FAILURE:
+        networkFailures.increment();
+        break;
+      case CANCELLED:
+        cancelled.increment();
+        break;
+      default:
+        throw new AssertionError(outcome);
+    }
+    active.decrementAndGet();
+    gate.signal();
+  }
+
+  @Override
+  public long requestsStarted() {
+    return started.sum();
+  }
+
+  @Override
+  public long requestsEnded(RequestOutcome outcome) {
+    switch (outcome) {
+      case SUCCESS:
+        return succeeded.sum();
+      case BACKEND_FAILURE:
+        return backendFailures.sum();
+      case NETWORK_FAILURE:
+        return networkFailures.sum();
+      case CANCELLED:
+        return cancelled.sum();
+      default:
+        throw new AssertionError(outcome);
+    }
+  }
+
+  @Override
+  public void onConnecting() {
+    state.set(BackendState.CONNECTING);
+  }
+
+  @Override
+  public void onConnected() {
+    becomeHealthyFrom(BackendState.CONNECTING);
+    becomeHealthyFrom(BackendState.REFUSING);
+  }
+
+  @Override
+  public void onConnectFailed() {
+    state.set(BackendState.REFUSING);
+  }
+
+  @Override
+  public void onHealthCheck(boolean serving) {
+    if (!serving) {
+      onLameDuck();
+      return;
+    }
+    if (!becomeHealthyFrom(BackendState.CONNECTING) && !becomeHealthyFrom(BackendState.REFUSING)) {
+      if (state.compareAndSet(BackendState.LAME_DUCK, BackendState.HEALTHY)) {
+        quietSinceNanos = clock.nanoTime();
+        gate.signal();
+      }
+    }
+  }
+
+  @Override
+  public void onLameDuck() {
+    state.set(BackendState.LAME_DUCK);
+  }
+
+  /** A backend that was not connected just came (back) up: it may need its warm-up. */
+  private boolean becomeHealthyFrom(BackendState from) {
+    if (!state.compareAndSet(from, BackendState.HEALTHY)) {
+      return false;
+    }
+    long now = clock.nanoTime();
+    quietSinceNanos = now;
+    if (warmUpWindowNanos > 0) {
+      warmUpStartNanos = now;
+    }
+    gate.signal();
+    return true;
+  }
+
+  /** Moves a healthy backend that has had no requests for {@code idleAfter} to idle. */
+  void refreshIdle() {
+    long now = clock.nanoTime();
+    long count = started.sum();
+    if (state.get() != BackendState.HEALTHY || active.get() > 0 || count != startedAtLastCheck) {
+      startedAtLastCheck = count;
+      quietSinceNanos = now;
+      return;
+    }
+    if (now - quietSinceNanos >= idleAfterNanos) {
+      state.compareAndSet(BackendState.HEALTHY, BackendState.IDLE);
+    }
+  }
+
+  @Override
+  public String toString() {
+    return key + "{" + state.get() + ", active=" + active.get() + "/" + limit + "}";
+  }
+}

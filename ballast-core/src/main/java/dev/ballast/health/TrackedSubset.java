@@ -1,0 +1,71 @@
+package dev.ballast.health;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+final class TrackedSubset implements SubsetHealth {
+  private final HealthConfig config;
+  private final NanoClock clock;
+  private final CapacitySignal capacity = new CapacitySignal();
+  private volatile Map<String, TrackedBackend> byKey = Map.of();
+  private volatile List<Backend> backends = List.of();
+
+  TrackedSubset(HealthConfig config, NanoClock clock) {
+    this.config = Objects.requireNonNull(config, "config");
+    this.clock = Objects.requireNonNull(clock, "clock");
+  }
+
+  @Override
+  public HealthConfig config() {
+    return config;
+  }
+
+  @Override
+  public List<Backend> update(List<String> keys) {
+    Map<String, TrackedBackend> old = byKey;
+    Map<String, TrackedBackend> next = new HashMap<>();
+    List<Backend> ordered = new ArrayList<>(keys.size());
+    for (String key : keys) {
+      if (key == null) {
+        throw new IllegalArgumentException("keys: null key (expected: non-null keys)");
+      }
+      TrackedBackend backend = old.get(key);
+      if (backend == null) {
+        backend = new TrackedBackend(key, config, clock, capacity);
+      }
+      if (next.putIfAbsent(key, backend) != null) {
+        throw new IllegalArgumentException("keys: duplicate key '" + key + "' (expected: unique keys)");
+      }
+      ordered.add(backend);
+    }
+    byKey = Map.copyOf(next);
+    backends = List.copyOf(ordered);
+    capacity.signal();
+    return backends;
+  }
+
+  @Override
+  public List<Backend> backends() {
+    return backends;
+  }
+
+  @Override
+  public Backend backend(String key) {
+    return byKey.get(key);
+  }
+
+  @Override
+  public void refreshIdle() {
+    for (TrackedBackend backend : byKey.values()) {
+      backend.refreshIdle();
+    }
+  }
+
+  @Override
+  public CapacityGate capacity() {
+    return capacity;
+  }
+}

@@ -1,0 +1,77 @@
+package dev.ballast.pick;
+
+import dev.ballast.health.Backend;
+import dev.ballast.health.HealthConfig;
+import dev.ballast.health.NanoClock;
+import dev.ballast.health.SubsetHealth;
+import java.util.SplittableRandom;
+import java.util.random.RandomGenerator;
+
+/**
+ * One client's load balancer over its subset: the backends' health, the policy's per-backend
+ * statistics and the current {@link Picker} snapshot.
+ *
+ * <p>Control plane: {@link #updateSubset} and {@link #refresh()} must be serialized (they are
+ * also synchronized, as a safety net); they build a new immutable snapshot. Data plane: {@link
+ * #pick()}, the {@link Pick} outcome methods, {@link #reportLoad} and the transport's {@link
+ * Backend} callbacks are thread-safe; {@code pick()} and the outcome methods are lock-free and
+ * allocation-free.
+ */
+public interface Balancer {
+
+  /** A balancer with default health settings, the system clock and an unseeded generator. */
+  static Balancer create(Policy policy) {
+    return create(policy, HealthConfig.defaults(), NanoClock.system(), new SplittableRandom());
+  }
+
+  /**
+   * A balancer over {@code policy}. {@code random} is used only on the control plane (it need not
+   * be thread-safe): it seeds the pickers' own lock-free streams and start offsets, so a seeded
+   * generator makes every pick sequence reproducible.
+   */
+  static Balancer create(Policy policy, HealthConfig health, NanoClock clock, RandomGenerator random) {
+    return new SnapshotBalancer(policy, health, clock, random);
+  }
+
+  Policy policy();
+
+  SubsetHealth health();
+
+  /** Makes the subset exactly {@code keys} (see {@link SubsetHealth#update}) and builds a new snapshot. */
+  void updateSubset(java.util.List<String> keys);
+
+  /**
+   * The periodic control-plane work: idle detection, and the policy's recomputation (weights for
+   * weighted round robin, medians for fair share). Call it every {@link #refreshIntervalNanos()}.
+   */
+  void refresh();
+
+  long refreshIntervalNanos();
+
+  /** The current snapshot. */
+  Picker picker();
+
+  /** {@code picker().pick()}: fails fast when no backend can take the request. */
+  Pick pick();
+
+  /**
+   * Picks, and if every backend is unavailable or at its limit, waits (without spinning) for
+   * capacity to free for up to {@code timeoutNanos} of real time, e.g. the request's deadline.
+   * May allocate while waiting.
+   */
+  Pick pick(long timeoutNanos) throws InterruptedException;
+
+  /** The backend for {@code key}, for the transport's health callbacks; {@code null} if not in the subset. */
+  Backend backend(String key);
+
+  /**
+   * A load report for the backend {@code key}, e.g. from a health check; see {@link
+   * Pick#reportLoad} for the fields and validation.
+   *
+   * @return whether it was accepted; {@code false} (and not counted) for an unknown key
+   */
+  boolean reportLoad(String key, double cpuUtilization, double applicationUtilization, double rps, double eps);
+
+  /** Load reports rejected so far for a negative, NaN or infinite field. */
+  long rejectedLoadReports();
+}

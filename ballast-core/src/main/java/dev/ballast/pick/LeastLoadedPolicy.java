@@ -1,0 +1,180 @@
+package dev.ballast.pick;
+
+import dev.ballast.health.Backend;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * {@code least_loaded_round_robin}: round robin among the backends with the fewest active
+ * requests from this client, where recent errors count as active requests.
+ */
+final class LeastLoadedPolicy implements Policy, PickerFactory {
+  private final LeastLoadedConfig config;
+  private final long windowNanos;
+
+  LeastLoadedPolicy(LeastLoadedConfig config) {
+    this.config = java.util.Objects.requireNonNull(config, "config");
+    this.windowNanos = config.errorWindow().toNanos();
+  }
+
+  @Override
+  public String name() {
+    return "least_loaded_round_robin";
+  }
+
+  LeastLoadedConfig config() {
+    return config;
+  }
+
+  @Override
+  public Slot newSlot(Backend backend, PolicyContext context) {
+    return new ErrorCountingSlot(backend, context, config.countErrors(), windowNanos);
+  }
+
+  @Override
+  public Picker newPicker(Slot[] slots, PolicyContext context) {
+    int start = slots.length == 0 ? 0 : Math.floorMod(context.random().nextLong(), slots.length);
+    long seed = context.random().nextLong();
+    return new LeastLoadedPicker(slots, start, config.countErrors(), context, context.warmUp() ? new AtomicSplitMix(seed) : null);
+  }
+
+  @Override
+  public String toString() {
+    return name() + config;
+  }
+
+  /**
+   * Errors in a sliding window made of two fixed buckets, packed into one long so that recording
+   * and reading are single atomic operations: bucket number (32 bits), previous bucket's count (16)
+   * and current bucket's count (16, saturating). The previous bucket is weighted by the part of it
+   * still inside the window.
+   */
+  static final class ErrorCountingSlot extends Slot {
+    private static final long COUNT_MASK = 0xFFFF;
+    private final boolean countErrors;
+    private final long windowNanos;
+    private final AtomicLong errors = new AtomicLong();
+
+    ErrorCountingSlot(Backend backend, PolicyContext context, boolean countErrors, long windowNanos) {
+      super(backend, context, 0);
+      this.countErrors = countErrors;
+      this.windowNanos = windowNanos;
+    }
+
+    @Override
+    void recordFailure(long latencyNanos) {
+      if (!countErrors) {
+        return;
+      }
+      long bucket = Math.floorDiv(clock.nanoTime(), windowNanos) & 0xFFFF_FFFFL;
+      for (;;) {
+        long packed = errors.get();
+        long at = packed >>> 32;
+        long previous = (packed >>> 16) & COUNT_MASK;
+        long current = packed & COUNT_MASK;
+        long next;
+        if (at == bucket) {
+          next = (at << 32) | (previous << 16) | Math.min(COUNT_MASK, current + 1);
+        } else if (at == ((bucket - 1) & 0xFFFF_FFFFL)) {
+          next = (bucket << 32) | (current << 16) | 1;
+        } else {
+          next = (bucket << 32) | 1;
+        }
+        if (errors.compareAndSet(packed, next)) {
+          return;
+        }
+      }
+    }
+
+    /** Errors in the last window, as whole requests. */
+    long recentErrors(long now) {
+      long packed = errors.get();
+      if (packed == 0) {
+        return 0;
+      }
+      long bucketStart = Math.floorDiv(now, windowNanos);
+      long bucket = bucketStart & 0xFFFF_FFFFL;
+      long remaining = windowNanos - (now - bucketStart * windowNanos);
+      long at = packed >>> 32;
+      long previous = (packed >>> 16) & COUNT_MASK;
+      long current = packed & COUNT_MASK;
+      if (at == bucket) {
+        return current + previous * remaining / windowNanos;
+      }
+      if (at == ((bucket - 1) & 0xFFFF_FFFFL)) {
+        return current * remaining / windowNanos;
+      }
+      return 0;
+    }
+
+    long load(long now) {
+      long active = backend.activeRequests();
+      return countErrors ? active + recentErrors(now) : active;
+    }
+  }
+
+  static final class LeastLoadedPicker implements Picker {
+    private final Slot[] slots;
+    private final boolean countErrors;
+    private final PolicyContext context;
+    private final AtomicSplitMix warmUpRandom;
+    // Where the round robin among the least loaded resumes: just after the last backend picked.
+    // A plain volatile: racing pickers may start from the same place, which only costs evenness.
+    private volatile int next;
+
+    LeastLoadedPicker(Slot[] slots, int start, boolean countErrors, PolicyContext context, AtomicSplitMix warmUpRandom) {
+      this.slots = slots;
+      this.next = start;
+      this.countErrors = countErrors;
+      this.context = context;
+      this.warmUpRandom = warmUpRandom;
+    }
+
+    @Override
+    public Pick pick() {
+      Slot[] all = slots;
+      int n = all.length;
+      if (n == 0) {
+        return FailedPick.NO_BACKENDS;
+      }
+      long now = countErrors ? context.clock().nanoTime() : 0;
+      // A lost race for the last free place on a backend rescans; n rounds bound the work.
+      for (int round = 0; round < n; round++) {
+        long least = Long.MAX_VALUE;
+        for (Slot slot : all) {
+          if (slot.backend.acceptsNewRequests()) {
+            least = Math.min(least, ((ErrorCountingSlot) slot).load(now));
+          }
+        }
+        if (least == Long.MAX_VALUE) {
+          return FailedPick.of(all);
+        }
+        int start = next;
+        Slot warming = null;
+        int warmingIndex = -1;
+        for (int i = 0; i < n; i++) {
+          int index = start + i < n ? start + i : start + i - n;
+          Slot slot = all[index];
+          if (!slot.backend.acceptsNewRequests() || ((ErrorCountingSlot) slot).load(now) != least) {
+            continue;
+          }
+          if (warmUpRandom != null && !warmUpRandom.admits(slot.backend.warmUpFactor())) {
+            if (warming == null) {
+              warming = slot;
+              warmingIndex = index;
+            }
+            continue;
+          }
+          if (slot.backend.tryAcquire()) {
+            next = index + 1 < n ? index + 1 : 0;
+            return slot;
+          }
+        }
+        if (warming != null && warming.backend.tryAcquire()) {
+          next = warmingIndex + 1 < n ? warmingIndex + 1 : 0;
+          return warming;
+        }
+      }
+      return FailedPick.of(all);
+    }
+  }
+}

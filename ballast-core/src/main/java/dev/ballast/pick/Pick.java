@@ -1,0 +1,51 @@
+package dev.ballast.pick;
+
+import dev.ballast.health.Backend;
+
+/**
+ * The result of {@link Picker#pick()}: the chosen backend and the handle on which the caller
+ * reports how the request ended.
+ *
+ * <p>So that picking allocates nothing, the handle is not a per-request object: a successful pick
+ * returns the chosen backend's own long-lived tracking object, and a failed pick one of a few
+ * shared constants. Each successful pick must therefore be ended exactly once, by exactly one of
+ * {@link #onSuccess}, {@link #onFailure} or {@link #onCancel()}; ending it twice releases a request
+ * that another caller still holds. Ending a failed pick does nothing, so callers may end every
+ * pick the same way. All methods are thread-safe, lock-free and allocation-free.
+ */
+public interface Pick {
+
+  PickStatus status();
+
+  /** Whether a backend was picked. */
+  default boolean isPicked() {
+    return status() == PickStatus.PICKED;
+  }
+
+  /**
+   * The chosen backend.
+   *
+   * @throws IllegalStateException if nothing was picked
+   */
+  Backend backend();
+
+  /** The request succeeded after {@code latencyNanos} (negative values count as zero). */
+  void onSuccess(long latencyNanos);
+
+  /** The request failed after {@code latencyNanos}: counted against the backend, which policies avoid. */
+  void onFailure(FailureKind kind, long latencyNanos);
+
+  /** The caller gave up (deadline, user cancel): never counted against the backend. */
+  void onCancel();
+
+  /**
+   * A load report from the chosen backend, such as one carried on its response. The fields mean
+   * what gRPC's ORCA fields mean: {@code cpuUtilization} and {@code applicationUtilization} (1.0
+   * is fully used; above 1.0 is possible, 0 means unknown for the latter), {@code rps} (queries per
+   * second, {@code rps_fractional}) and {@code eps} (errors per second). A report with a negative,
+   * NaN or infinite field is rejected and counted ({@link Balancer#rejectedLoadReports()}).
+   *
+   * @return whether the report was accepted; always {@code false} for a failed pick
+   */
+  boolean reportLoad(double cpuUtilization, double applicationUtilization, double rps, double eps);
+}

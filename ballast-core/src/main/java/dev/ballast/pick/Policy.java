@@ -1,0 +1,57 @@
+package dev.ballast.pick;
+
+import java.util.List;
+
+/**
+ * A picking policy: an immutable description from which a {@link Balancer} builds picker
+ * snapshots. Obtain one from the static factories; each takes a validated config record whose
+ * defaults are documented on it and in {@code docs/policies.md}.
+ */
+public sealed interface Policy
+    permits RoundRobinPolicy,
+        LeastLoadedPolicy,
+        WeightedRoundRobinPolicy,
+        PowerOfTwoChoicesPolicy {
+
+  /** The policy names, as {@link #name()} returns them. */
+  List<String> NAMES =
+      List.of(
+          "round_robin",
+          "least_loaded_round_robin",
+          "weighted_round_robin",
+          "power_of_two_choices");
+
+  String name();
+
+  /** Each available backend in turn, from a random start per client. */
+  static Policy roundRobin() {
+    return RoundRobinPolicy.INSTANCE;
+  }
+
+  /** Round robin among the backends with the fewest active requests, recent errors counted as active. */
+  static Policy leastLoadedRoundRobin() {
+    return leastLoadedRoundRobin(LeastLoadedConfig.defaults());
+  }
+
+  static Policy leastLoadedRoundRobin(LeastLoadedConfig config) {
+    return new LeastLoadedPolicy(config);
+  }
+
+  /** Round robin weighted by capability scores from the backends' load reports. */
+  static Policy weightedRoundRobin() {
+    return weightedRoundRobin(WeightedRoundRobinConfig.defaults());
+  }
+
+  static Policy weightedRoundRobin(WeightedRoundRobinConfig config) {
+    return new WeightedRoundRobinPolicy(config);
+  }
+
+  /** The cheaper of two distinct random backends, by latency, in-flight requests, utilization and success rate. */
+  static Policy powerOfTwoChoices() {
+    return powerOfTwoChoices(PowerOfTwoChoicesConfig.defaults());
+  }
+
+  static Policy powerOfTwoChoices(PowerOfTwoChoicesConfig config) {
+    return new PowerOfTwoChoicesPolicy(config);
+  }
+}

@@ -1,0 +1,32 @@
+package dev.ballast.pick;
+
+import java.time.Duration;
+
+/** The project's one message shape for bad settings: {@code "name: value (expected: min..max)"}. */
+final class Ranges {
+  private Ranges() {}
+
+  static int checkInt(String name, int value, int min, int max) {
+    if (value < min || value > max) {
+      throw new IllegalArgumentException(name + ": " + value + " (expected: " + min + ".." + max + ")");
+    }
+    return value;
+  }
+
+  static double checkDouble(String name, double value, double min, double max) {
+    if (Double.isNaN(value) || value < min || value > max) {
+      throw new IllegalArgumentException(name + ": " + value + " (expected: " + min + ".." + max + ")");
+    }
+    return value;
+  }
+
+  static Duration checkDuration(String name, Duration value, Duration min, Duration max) {
+    if (value == null) {
+      throw new IllegalArgumentException(name + ": null (expected: " + min + ".." + max + ")");
+    }
+    if (value.compareTo(min) < 0 || value.compareTo(max) > 0) {
+      throw new IllegalArgumentException(name + ": " + value + " (expected: " + min + ".." + max + ")");
+    }
+    return value;
+  }
+}

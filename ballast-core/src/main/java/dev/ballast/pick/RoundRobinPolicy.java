@@ -1,0 +1,80 @@
+package dev.ballast.pick;
+
+import dev.ballast.health.Backend;
+import java.util.concurrent.atomic.AtomicLong;
+
+/** {@code round_robin}: the chapter's simple round robin over backends that take new requests. */
+final class RoundRobinPolicy implements Policy, PickerFactory {
+  static final RoundRobinPolicy INSTANCE = new RoundRobinPolicy();
+
+  private RoundRobinPolicy() {}
+
+  @Override
+  public String name() {
+    return "round_robin";
+  }
+
+  @Override
+  public Slot newSlot(Backend backend, PolicyContext context) {
+    return new PlainSlot(backend, context, 1.0);
+  }
+
+  @Override
+  public Picker newPicker(Slot[] slots, PolicyContext context) {
+    // A random start per client and snapshot, so that clients created together do not all begin
+    // with the same backend.
+    long start = slots.length == 0 ? 0 : Math.floorMod(context.random().nextLong(), slots.length);
+    long seed = context.random().nextLong();
+    return new RoundRobinPicker(slots, start, context.warmUp() ? new AtomicSplitMix(seed) : null);
+  }
+
+  @Override
+  public String toString() {
+    return name();
+  }
+
+  static final class RoundRobinPicker implements Picker {
+    private final Slot[] slots;
+    private final AtomicLong cursor;
+    private final AtomicSplitMix warmUpRandom;
+
+    RoundRobinPicker(Slot[] slots, long start, AtomicSplitMix warmUpRandom) {
+      this.slots = slots;
+      this.cursor = new AtomicLong(start);
+      this.warmUpRandom = warmUpRandom;
+    }
+
+    @Override
+    public Pick pick() {
+      Slot[] all = slots;
+      int n = all.length;
+      if (n == 0) {
+        return FailedPick.NO_BACKENDS;
+      }
+      long start = cursor.getAndIncrement();
+      Slot warming = null;
+      for (int i = 0; i < n; i++) {
+        Slot slot = all[(int) Long.remainderUnsigned(start + i, n)];
+        if (!slot.backend.acceptsNewRequests()) {
+          continue;
+        }
+        if (warmUpRandom != null && !warmUpRandom.admits(slot.backend.warmUpFactor())) {
+          warming = warming == null ? slot : warming;
+          continue;
+        }
+        if (slot.backend.tryAcquire()) {
+          if (i > 0) {
+            // Skip the cursor past the backends just passed over, so the backend after a gap
+            // does not get a double turn. Best effort: a racing picker has moved it already.
+            cursor.compareAndSet(start + 1, start + i + 1);
+          }
+          return slot;
+        }
+      }
+      if (warming != null && warming.backend.tryAcquire()) {
+        return warming;
+      }
+      return FailedPick.of(all);
+    }
+  }
+}

@@ -1,0 +1,135 @@
+package dev.ballast.pick;
+
+import dev.ballast.health.Backend;
+import dev.ballast.health.CapacityGate;
+import dev.ballast.health.HealthConfig;
+import dev.ballast.health.NanoClock;
+import dev.ballast.health.SubsetHealth;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.random.RandomGenerator;
+
+final class SnapshotBalancer implements Balancer {
+  private final Policy policy;
+  private final PickerFactory factory;
+  private final SubsetHealth health;
+  private final PolicyContext context;
+  private final LongAdder rejectedLoadReports = new LongAdder();
+  private Slot[] slots = new Slot[0];
+  private volatile Map<String, Slot> slotsByKey = Map.of();
+  private volatile Picker picker;
+
+  SnapshotBalancer(Policy policy, HealthConfig healthConfig, NanoClock clock, RandomGenerator random) {
+    this.policy = Objects.requireNonNull(policy, "policy");
+    this.factory = (PickerFactory) policy;
+    this.health = SubsetHealth.create(healthConfig, clock);
+    this.context =
+        new PolicyContext(
+            clock, Objects.requireNonNull(random, "random"), rejectedLoadReports, healthConfig.warmUpEnabled());
+    this.picker = factory.newPicker(slots, context);
+  }
+
+  @Override
+  public Policy policy() {
+    return policy;
+  }
+
+  @Override
+  public SubsetHealth health() {
+    return health;
+  }
+
+  @Override
+  public synchronized void updateSubset(List<String> keys) {
+    List<Backend> backends = health.update(keys);
+    Map<String, Slot> old = slotsByKey;
+    Map<String, Slot> next = new HashMap<>();
+    Slot[] nextSlots = new Slot[backends.size()];
+    for (int i = 0; i < nextSlots.length; i++) {
+      Backend backend = backends.get(i);
+      Slot slot = old.get(backend.key());
+      if (slot == null) {
+        slot = factory.newSlot(backend, context);
+      }
+      nextSlots[i] = slot;
+      next.put(backend.key(), slot);
+    }
+    slots = nextSlots;
+    slotsByKey = Map.copyOf(next);
+    picker = factory.newPicker(nextSlots.clone(), context);
+    health.capacity().signal();
+  }
+
+  @Override
+  public synchronized void refresh() {
+    health.refreshIdle();
+    picker = factory.refresh(picker, slots.clone(), context);
+  }
+
+  @Override
+  public long refreshIntervalNanos() {
+    return factory.refreshIntervalNanos();
+  }
+
+  @Override
+  public Picker picker() {
+    return picker;
+  }
+
+  @Override
+  public Pick pick() {
+    return picker.pick();
+  }
+
+  @Override
+  public Pick pick(long timeoutNanos) throws InterruptedException {
+    Pick pick = picker.pick();
+    if (pick.isPicked() || timeoutNanos <= 0) {
+      return pick;
+    }
+    CapacityGate gate = health.capacity();
+    gate.enter();
+    try {
+      long remaining = timeoutNanos;
+      for (;;) {
+        long epoch = gate.epoch();
+        pick = picker.pick();
+        if (pick.isPicked() || remaining <= 0) {
+          return pick;
+        }
+        remaining = gate.awaitChange(epoch, remaining);
+      }
+    } finally {
+      gate.exit();
+    }
+  }
+
+  @Override
+  public Backend backend(String key) {
+    return health.backend(key);
+  }
+
+  @Override
+  public boolean reportLoad(String key, double cpuUtilization, double applicationUtilization, double rps, double eps) {
+    Slot slot = slotsByKey.get(key);
+    return slot != null && slot.reportLoad(cpuUtilization, applicationUtilization, rps, eps);
+  }
+
+  /** The policy's tracking object for {@code key}, for tests in this package. */
+  Slot slot(String key) {
+    return slotsByKey.get(key);
+  }
+
+  @Override
+  public long rejectedLoadReports() {
+    return rejectedLoadReports.sum();
+  }
+
+  @Override
+  public String toString() {
+    return "Balancer{" + policy.name() + ", " + health.backends() + "}";
+  }
+}

@@ -1,0 +1,140 @@
+package dev.ballast.pick;
+
+import dev.ballast.health.Backend;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * {@code weighted_round_robin}: the chapter's weighted round robin with gRPC's capability score,
+ * {@code qps / (utilization + (eps / qps) * errorUtilizationPenalty)}, recomputed by the control
+ * plane every {@code weightUpdatePeriod} into a new snapshot.
+ */
+final class WeightedRoundRobinPolicy implements Policy, PickerFactory {
+  static final double MIN_RATIO = 0.1;
+  static final double MAX_RATIO = 10.0;
+
+  private final WeightedRoundRobinConfig config;
+  private final long blackoutNanos;
+  private final long expirationNanos;
+
+  WeightedRoundRobinPolicy(WeightedRoundRobinConfig config) {
+    this.config = Objects.requireNonNull(config, "config");
+    this.blackoutNanos = config.blackoutPeriod().toNanos();
+    this.expirationNanos = config.weightExpirationPeriod().toNanos();
+  }
+
+  @Override
+  public String name() {
+    return "weighted_round_robin";
+  }
+
+  @Override
+  public Slot newSlot(Backend backend, PolicyContext context) {
+    return new PlainSlot(backend, context, config.errorUtilizationPenalty());
+  }
+
+  @Override
+  public Picker newPicker(Slot[] slots, PolicyContext context) {
+    // A random place in the schedule per client, like round robin's random start.
+    return build(slots, context, new AtomicLong(context.random().nextLong() & Long.MAX_VALUE));
+  }
+
+  @Override
+  public Picker refresh(Picker current, Slot[] slots, PolicyContext context) {
+    return build(slots, context, ((WeightedPicker) current).sequence);
+  }
+
+  @Override
+  public long refreshIntervalNanos() {
+    return config.weightUpdatePeriod().toNanos();
+  }
+
+  private Picker build(Slot[] slots, PolicyContext context, AtomicLong sequence) {
+    double[] weights = weights(slots, context.clock().nanoTime(), blackoutNanos, expirationNanos, context.warmUp());
+    return new WeightedPicker(slots, weights, sequence);
+  }
+
+  /**
+   * The weights a snapshot uses: reported weights clamped to [0.1, 10] times their mean, the mean
+   * for backends without a usable weight, all equal (plain round robin) while fewer than two
+   * backends have one, and scaled by each backend's warm-up factor.
+   */
+  static double[] weights(Slot[] slots, long now, long blackoutNanos, long expirationNanos, boolean warmUp) {
+    int n = slots.length;
+    double[] weights = new double[n];
+    int weighted = 0;
+    double sum = 0;
+    for (int i = 0; i < n; i++) {
+      weights[i] = slots[i].weight(now, blackoutNanos, expirationNanos);
+      if (weights[i] > 0) {
+        weighted++;
+        sum += weights[i];
+      }
+    }
+    if (weighted < 2) {
+      java.util.Arrays.fill(weights, 1.0);
+    } else {
+      double mean = sum / weighted;
+      for (int i = 0; i < n; i++) {
+        weights[i] =
+            weights[i] == 0 ? mean : Math.max(MIN_RATIO * mean, Math.min(MAX_RATIO * mean, weights[i]));
+      }
+    }
+    if (warmUp) {
+      for (int i = 0; i < n; i++) {
+        weights[i] *= slots[i].backend.warmUpFactor();
+      }
+    }
+    return weights;
+  }
+
+  @Override
+  public String toString() {
+    return name() + config;
+  }
+
+  static final class WeightedPicker implements Picker {
+    private final Slot[] slots;
+    private final double[] weights;
+    private final StrideScheduler scheduler;
+    final AtomicLong sequence;
+
+    WeightedPicker(Slot[] slots, double[] weights, AtomicLong sequence) {
+      this.slots = slots;
+      this.weights = weights;
+      this.sequence = sequence;
+      this.scheduler = slots.length == 0 ? null : new StrideScheduler(weights, sequence);
+    }
+
+    /** The weight of backend {@code index} in this snapshot, before scaling. */
+    double weight(int index) {
+      return weights[index];
+    }
+
+    @Override
+    public Pick pick() {
+      Slot[] all = slots;
+      int n = all.length;
+      if (n == 0) {
+        return FailedPick.NO_BACKENDS;
+      }
+      int index = 0;
+      // A scheduled backend that cannot take the request passes its turn to the next scheduled one.
+      for (int misses = 0; misses < n; misses++) {
+        index = scheduler.next();
+        Slot slot = all[index];
+        if (slot.backend.tryAcquire()) {
+          return slot;
+        }
+      }
+      // Many scheduled turns missed: one linear pass tells whether anyone can take it at all.
+      for (int i = 1; i <= n; i++) {
+        Slot slot = all[(index + i) % n];
+        if (slot.backend.tryAcquire()) {
+          return slot;
+        }
+      }
+      return FailedPick.of(all);
+    }
+  }
+}

@@ -1,0 +1,212 @@
+package dev.ballast.health;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+final class BackendStateTransitionsTest {
+  private final FakeClock clock = new FakeClock();
+
+  private Backend backend(HealthConfig config) {
+    return SubsetHealth.create(config, clock).update(List.of("b0")).get(0);
+  }
+
+  @Test
+  void aNewBackendGetsNoRequestsUntilItsConnectionIsUp() {
+    Backend backend = backend(HealthConfig.defaults());
+
+    assertThat(backend.state()).isEqualTo(BackendState.CONNECTING);
+    assertThat(backend.tryAcquire()).isFalse();
+
+    backend.onConnected();
+
+    assertThat(backend.state()).isEqualTo(BackendState.HEALTHY);
+    assertThat(backend.tryAcquire()).isTrue();
+  }
+
+  @Test
+  void aRefusingBackendGetsNoRequestsAndComesBackOnReconnect() {
+    Backend backend = backend(HealthConfig.defaults());
+    backend.onConnected();
+
+    backend.onConnectFailed();
+    assertThat(backend.state()).isEqualTo(BackendState.REFUSING);
+    assertThat(backend.tryAcquire()).isFalse();
+
+    backend.onConnecting();
+    assertThat(backend.tryAcquire()).isFalse();
+    backend.onConnected();
+    assertThat(backend.tryAcquire()).isTrue();
+  }
+
+  @Test
+  void lameDuckStopsNewRequestsWhileInFlightOnesEndNormally() {
+    Backend backend = backend(HealthConfig.defaults());
+    backend.onConnected();
+    assertThat(backend.tryAcquire()).isTrue();
+    assertThat(backend.tryAcquire()).isTrue();
+
+    backend.onLameDuck();
+
+    assertThat(backend.state()).isEqualTo(BackendState.LAME_DUCK);
+    assertThat(backend.acceptsNewRequests()).isFalse();
+    assertThat(backend.tryAcquire()).isFalse();
+    backend.release(RequestOutcome.SUCCESS);
+    backend.release(RequestOutcome.SUCCESS);
+    assertThat(backend.activeRequests()).isZero();
+    assertThat(backend.requestsEnded(RequestOutcome.SUCCESS)).isEqualTo(2);
+  }
+
+  @Test
+  void aHealthCheckAnswerMovesBetweenLameDuckAndHealthy() {
+    Backend backend = backend(HealthConfig.defaults());
+    backend.onConnected();
+
+    backend.onHealthCheck(false);
+    assertThat(backend.state()).isEqualTo(BackendState.LAME_DUCK);
+
+    backend.onHealthCheck(true);
+    assertThat(backend.state()).isEqualTo(BackendState.HEALTHY);
+  }
+
+  @Test
+  void aConnectionToABackendInLameDuckDoesNotMakeItHealthy() {
+    Backend backend = backend(HealthConfig.defaults());
+    backend.onLameDuck();
+
+    backend.onConnected();
+
+    assertThat(backend.state()).isEqualTo(BackendState.LAME_DUCK);
+  }
+
+  @Test
+  void flowControlSkipsABackendAtItsActiveRequestLimit() {
+    Backend backend = backend(HealthConfig.builder().activeRequestLimit(3).build());
+    backend.onConnected();
+
+    assertThat(backend.tryAcquire()).isTrue();
+    assertThat(backend.tryAcquire()).isTrue();
+    assertThat(backend.tryAcquire()).isTrue();
+    assertThat(backend.tryAcquire()).isFalse();
+    assertThat(backend.acceptsNewRequests()).isFalse();
+    assertThat(backend.state()).isEqualTo(BackendState.HEALTHY);
+
+    backend.release(RequestOutcome.CANCELLED);
+
+    assertThat(backend.acceptsNewRequests()).isTrue();
+    assertThat(backend.tryAcquire()).isTrue();
+    assertThat(backend.requestsStarted()).isEqualTo(4);
+    assertThat(backend.requestsEnded(RequestOutcome.CANCELLED)).isEqualTo(1);
+  }
+
+  @Test
+  void aQuietBackendBecomesIdleIsCheckedLessOftenAndWakesOnTheNextRequest() {
+    SubsetHealth health =
+        SubsetHealth.create(
+            HealthConfig.builder()
+                .idleAfter(Duration.ofSeconds(30))
+                .healthCheckInterval(Duration.ofSeconds(5))
+                .idleHealthCheckInterval(Duration.ofSeconds(60))
+                .build(),
+            clock);
+    Backend backend = health.update(List.of("b0")).get(0);
+    backend.onConnected();
+    health.refreshIdle();
+
+    clock.advance(Duration.ofSeconds(29));
+    health.refreshIdle();
+    assertThat(backend.state()).isEqualTo(BackendState.HEALTHY);
+    assertThat(backend.healthCheckIntervalNanos()).isEqualTo(Duration.ofSeconds(5).toNanos());
+
+    clock.advance(Duration.ofSeconds(1));
+    health.refreshIdle();
+    assertThat(backend.state()).isEqualTo(BackendState.IDLE);
+    assertThat(backend.healthCheckIntervalNanos()).isEqualTo(Duration.ofSeconds(60).toNanos());
+    assertThat(backend.acceptsNewRequests()).isTrue();
+
+    assertThat(backend.tryAcquire()).isTrue();
+    assertThat(backend.state()).isEqualTo(BackendState.HEALTHY);
+  }
+
+  @Test
+  void aBackendWithARequestInFlightNeverBecomesIdle() {
+    SubsetHealth health =
+        SubsetHealth.create(HealthConfig.builder().idleAfter(Duration.ofSeconds(1)).build(), clock);
+    Backend backend = health.update(List.of("b0")).get(0);
+    backend.onConnected();
+    backend.tryAcquire();
+
+    for (int i = 0; i < 10; i++) {
+      clock.advance(Duration.ofSeconds(1));
+      health.refreshIdle();
+    }
+
+    assertThat(backend.state()).isEqualTo(BackendState.HEALTHY);
+  }
+
+  @Test
+  void warmUpIsOffByDefault() {
+    Backend backend = backend(HealthConfig.defaults());
+    backend.onConnected();
+
+    assertThat(backend.warmUpFactor()).isEqualTo(1.0);
+  }
+
+  @Test
+  void warmUpRampsLinearlyOverItsWindowAfterEveryRestart() {
+    Backend backend =
+        backend(
+            HealthConfig.builder().warmUpWindow(Duration.ofSeconds(10)).warmUpStartFactor(0.1).build());
+    backend.onConnected();
+
+    assertThat(backend.warmUpFactor()).isEqualTo(0.1);
+    clock.advance(Duration.ofSeconds(5));
+    assertThat(backend.warmUpFactor()).isCloseTo(0.55, org.assertj.core.data.Offset.offset(1e-12));
+    clock.advance(Duration.ofSeconds(5));
+    assertThat(backend.warmUpFactor()).isEqualTo(1.0);
+
+    backend.onConnectFailed();
+    backend.onConnected();
+    assertThat(backend.warmUpFactor()).isEqualTo(0.1);
+  }
+
+  @Test
+  void leavingLameDuckIsNotARestartAndDoesNotWarmUp() {
+    Backend backend =
+        backend(HealthConfig.builder().warmUpWindow(Duration.ofSeconds(10)).build());
+    backend.onConnected();
+    clock.advance(Duration.ofSeconds(10));
+
+    backend.onLameDuck();
+    backend.onHealthCheck(true);
+
+    assertThat(backend.warmUpFactor()).isEqualTo(1.0);
+  }
+
+  @Test
+  void theSubsetKeepsABackendsCountersWhileItsKeyStays() {
+    SubsetHealth health = SubsetHealth.create(HealthConfig.defaults(), clock);
+    Backend first = health.update(List.of("a", "b")).get(0);
+    first.onConnected();
+    first.tryAcquire();
+
+    List<Backend> next = health.update(List.of("c", "a"));
+
+    assertThat(next.get(1)).isSameAs(first);
+    assertThat(next.get(1).activeRequests()).isEqualTo(1);
+    assertThat(health.backend("b")).isNull();
+    assertThat(health.backend("c").state()).isEqualTo(BackendState.CONNECTING);
+  }
+
+  @Test
+  void theSubsetRejectsDuplicateKeys() {
+    SubsetHealth health = SubsetHealth.create(HealthConfig.defaults(), clock);
+
+    assertThatThrownBy(() -> health.update(List.of("a", "a")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("keys: duplicate key 'a' (expected: unique keys)");
+  }
+}

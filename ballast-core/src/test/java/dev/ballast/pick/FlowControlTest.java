@@ -1,0 +1,126 @@
+package dev.ballast.pick;
+
+import static dev.ballast.pick.TestBalancers.connected;
+import static dev.ballast.pick.TestBalancers.fixed;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ballast.health.HealthConfig;
+import dev.ballast.health.RequestOutcome;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+final class FlowControlTest {
+  private final FakeClock clock = new FakeClock();
+  private final HealthConfig limitOfOne = HealthConfig.builder().activeRequestLimit(1).build();
+
+  @Test
+  void anEmptySubsetFailsFastWithNoBackends() {
+    Balancer balancer = Balancer.create(Policy.roundRobin(), HealthConfig.defaults(), clock, fixed(0));
+
+    assertThat(balancer.pick().status()).isEqualTo(PickStatus.NO_BACKENDS);
+  }
+
+  @Test
+  void backendsThatAreAllConnectingRefusingOrInLameDuckFailFastAsUnavailable() {
+    Balancer balancer = Balancer.create(Policy.roundRobin(), HealthConfig.defaults(), clock, fixed(0));
+    balancer.updateSubset(List.of("a", "b", "c"));
+    balancer.backend("b").onConnectFailed();
+    balancer.backend("c").onLameDuck();
+
+    Pick pick = balancer.pick();
+
+    assertThat(pick.status()).isEqualTo(PickStatus.ALL_UNAVAILABLE);
+    assertThat(pick.isPicked()).isFalse();
+  }
+
+  @Test
+  void backendsThatAreAllAtTheirLimitFailFastAsAtLimit() {
+    Balancer balancer = connected(Policy.roundRobin(), limitOfOne, clock, fixed(0), List.of("a", "b", "c"));
+    balancer.backend("c").onLameDuck();
+    assertThat(balancer.pick().isPicked()).isTrue();
+    assertThat(balancer.pick().isPicked()).isTrue();
+
+    Pick pick = balancer.pick();
+
+    assertThat(pick.status()).isEqualTo(PickStatus.ALL_AT_LIMIT);
+    pick.onFailure(FailureKind.BACKEND, 0);
+    pick.onCancel();
+    assertThat(TestBalancers.activeCounts(balancer)).containsExactly(1, 1, 0);
+  }
+
+  @Test
+  void aCancelledRequestFreesItsPlaceAndIsNeverCountedAsAFailure() {
+    Balancer balancer = connected(Policy.roundRobin(), limitOfOne, clock, fixed(0), List.of("a"));
+    Pick pick = balancer.pick();
+
+    pick.onCancel();
+
+    assertThat(pick.backend().requestsEnded(RequestOutcome.CANCELLED)).isEqualTo(1);
+    assertThat(pick.backend().requestsEnded(RequestOutcome.BACKEND_FAILURE)).isZero();
+    assertThat(balancer.pick().isPicked()).isTrue();
+  }
+
+  @Test
+  void aCallerMayWaitUntilARequestEndsInsteadOfFailingFast() throws Exception {
+    Balancer balancer = connected(Policy.roundRobin(), limitOfOne, clock, fixed(0), List.of("a"));
+    Pick held = balancer.pick();
+    AtomicReference<Pick> waited = new AtomicReference<>();
+    Thread waiter =
+        new Thread(
+            () -> {
+              try {
+                waited.set(balancer.pick(Duration.ofMinutes(1).toNanos()));
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+            });
+    waiter.start();
+    while (waiter.getState() != Thread.State.TIMED_WAITING && waiter.isAlive()) {
+      Thread.onSpinWait();
+    }
+
+    held.onSuccess(5);
+    waiter.join(Duration.ofMinutes(1).toMillis());
+
+    assertThat(waiter.isAlive()).isFalse();
+    assertThat(waited.get().isPicked()).isTrue();
+    assertThat(waited.get().backend().key()).isEqualTo("a");
+  }
+
+  @Test
+  void aCallerWaitingForABackendToLeaveLameDuckGetsItWhenItDoes() throws Exception {
+    Balancer balancer = connected(Policy.roundRobin(), limitOfOne, clock, fixed(0), List.of("a"));
+    balancer.backend("a").onLameDuck();
+    AtomicReference<Pick> waited = new AtomicReference<>();
+    Thread waiter =
+        new Thread(
+            () -> {
+              try {
+                waited.set(balancer.pick(Duration.ofMinutes(1).toNanos()));
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+            });
+    waiter.start();
+    while (waiter.getState() != Thread.State.TIMED_WAITING && waiter.isAlive()) {
+      Thread.onSpinWait();
+    }
+
+    balancer.backend("a").onHealthCheck(true);
+    waiter.join(Duration.ofMinutes(1).toMillis());
+
+    assertThat(waiter.isAlive()).isFalse();
+    assertThat(waited.get().isPicked()).isTrue();
+  }
+
+  @Test
+  void aWaitThatRunsOutReturnsTheTypedReason() throws Exception {
+    Balancer balancer = connected(Policy.roundRobin(), limitOfOne, clock, fixed(0), List.of("a"));
+    balancer.pick();
+
+    assertThat(balancer.pick(0).status()).isEqualTo(PickStatus.ALL_AT_LIMIT);
+    assertThat(balancer.pick(Duration.ofMillis(1).toNanos()).status()).isEqualTo(PickStatus.ALL_AT_LIMIT);
+  }
+}

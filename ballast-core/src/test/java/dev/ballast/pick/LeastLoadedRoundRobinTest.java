@@ -1,0 +1,126 @@
+package dev.ballast.pick;
+
+import static dev.ballast.pick.TestBalancers.activeCounts;
+import static dev.ballast.pick.TestBalancers.connected;
+import static dev.ballast.pick.TestBalancers.fixed;
+import static dev.ballast.pick.TestBalancers.keys;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.ballast.health.HealthConfig;
+import dev.ballast.health.RequestOutcome;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+final class LeastLoadedRoundRobinTest {
+  private final FakeClock clock = new FakeClock();
+
+  @Test
+  void reproducesTheChaptersExampleTables() {
+    Balancer balancer =
+        connected(Policy.leastLoadedRoundRobin(), HealthConfig.defaults(), clock, fixed(0), keys("t", 10));
+    int[] initial = {2, 1, 0, 0, 1, 0, 2, 0, 0, 1};
+    for (int t = 0; t < 10; t++) {
+      for (int r = 0; r < initial[t]; r++) {
+        assertThat(balancer.backend("t" + t).tryAcquire()).isTrue();
+      }
+    }
+
+    assertThat(balancer.pick().backend().key()).isEqualTo("t2");
+    assertThat(activeCounts(balancer)).containsExactly(2, 1, 1, 0, 1, 0, 2, 0, 0, 1);
+
+    List<String> nextFour = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      nextFour.add(balancer.pick().backend().key());
+    }
+    assertThat(nextFour).containsExactly("t3", "t5", "t7", "t8");
+    assertThat(activeCounts(balancer)).containsExactly(2, 1, 1, 1, 1, 1, 2, 1, 1, 1);
+
+    balancer.backend("t4").release(RequestOutcome.SUCCESS);
+
+    assertThat(balancer.pick().backend().key()).isEqualTo("t4");
+  }
+
+  @Test
+  void roundRobinsAmongTheLeastLoadedWhenAllAreEqual() {
+    Balancer balancer =
+        connected(Policy.leastLoadedRoundRobin(), HealthConfig.defaults(), clock, fixed(1), keys("t", 3));
+
+    assertThat(TestBalancers.pickAndRelease(balancer, 6)).containsExactly("t1", "t2", "t0", "t1", "t2", "t0");
+  }
+
+  @Test
+  void aBackendThatFailsEveryRequestInstantlyCannotSinkholeTrafficOnceErrorsCount() {
+    double withErrorCounting = failingBackendShare(true);
+    double withoutErrorCounting = failingBackendShare(false);
+
+    assertThat(withErrorCounting).isLessThan(0.05);
+    assertThat(withoutErrorCounting).isGreaterThan(0.80);
+  }
+
+  /**
+   * Ten backends, one request per millisecond; nine answer after 100 ms, {@code t3} fails every
+   * request at once. Returns {@code t3}'s share of 20,000 picks.
+   */
+  private double failingBackendShare(boolean countErrors) {
+    FakeClock time = new FakeClock();
+    Balancer balancer =
+        connected(
+            Policy.leastLoadedRoundRobin(new LeastLoadedConfig(countErrors, Duration.ofSeconds(1))),
+            HealthConfig.defaults(),
+            time,
+            fixed(0),
+            keys("t", 10));
+    long latency = Duration.ofMillis(100).toNanos();
+    ArrayDeque<Pick> inFlight = new ArrayDeque<>();
+    ArrayDeque<Long> endsAt = new ArrayDeque<>();
+    int picks = 20_000;
+    int toFailing = 0;
+    for (int i = 0; i < picks; i++) {
+      time.advance(Duration.ofMillis(1));
+      while (!endsAt.isEmpty() && endsAt.peekFirst() <= time.nanoTime()) {
+        endsAt.pollFirst();
+        inFlight.pollFirst().onSuccess(latency);
+      }
+      Pick pick = balancer.pick();
+      assertThat(pick.isPicked()).isTrue();
+      if (pick.backend().key().equals("t3")) {
+        toFailing++;
+        pick.onFailure(FailureKind.BACKEND, 0);
+      } else {
+        inFlight.addLast(pick);
+        endsAt.addLast(time.nanoTime() + latency);
+      }
+    }
+    return (double) toFailing / picks;
+  }
+
+  @Test
+  void errorsStopCountingAfterTheirWindow() {
+    Balancer balancer =
+        connected(
+            Policy.leastLoadedRoundRobin(new LeastLoadedConfig(true, Duration.ofSeconds(10))),
+            HealthConfig.defaults(),
+            clock,
+            fixed(0),
+            keys("t", 2));
+    Pick first = balancer.pick();
+    assertThat(first.backend().key()).isEqualTo("t0");
+    first.onFailure(FailureKind.NETWORK, 0);
+
+    assertThat(TestBalancers.pickAndRelease(balancer, 3)).containsExactly("t1", "t1", "t1");
+
+    clock.advance(Duration.ofSeconds(20));
+    assertThat(TestBalancers.pickAndRelease(balancer, 2)).containsExactly("t0", "t1");
+  }
+
+  @Test
+  void aZeroErrorWindowIsRejectedWithTheAllowedRange() {
+    assertThatThrownBy(() -> new LeastLoadedConfig(true, Duration.ZERO))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("errorWindow: PT0S (expected: PT0.001S..PT1H)");
+  }
+}

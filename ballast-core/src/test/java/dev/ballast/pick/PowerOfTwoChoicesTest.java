@@ -1,0 +1,223 @@
+package dev.ballast.pick;
+
+import static dev.ballast.pick.TestBalancers.connected;
+import static dev.ballast.pick.TestBalancers.keys;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ballast.health.HealthConfig;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.constraints.DoubleRange;
+import net.jqwik.api.constraints.IntRange;
+import net.jqwik.api.constraints.LongRange;
+import org.junit.jupiter.api.Test;
+
+final class PowerOfTwoChoicesTest {
+  private static final PowerOfTwoChoicesConfig NEVER_FORCED =
+      PowerOfTwoChoicesConfig.builder().forcePickInterval(Duration.ofHours(1)).build();
+
+  private final FakeClock clock = new FakeClock();
+
+  private Balancer balancer(PowerOfTwoChoicesConfig config, int n, long seed) {
+    return connected(
+        Policy.powerOfTwoChoices(config), HealthConfig.defaults(), clock, new SplittableRandom(seed), keys("b", n));
+  }
+
+  private static PowerOfTwoChoicesPolicy.ScoredSlot slot(Balancer balancer, String key) {
+    return (PowerOfTwoChoicesPolicy.ScoredSlot) ((SnapshotBalancer) balancer).slot(key);
+  }
+
+  /** One finished request of {@code latencyMillis} on {@code key}. */
+  private static void answer(Balancer balancer, String key, long latencyMillis, boolean failed) {
+    assertThat(balancer.backend(key).tryAcquire()).isTrue();
+    Pick handle = slot(balancer, key);
+    if (failed) {
+      handle.onFailure(FailureKind.BACKEND, Duration.ofMillis(latencyMillis).toNanos());
+    } else {
+      handle.onSuccess(Duration.ofMillis(latencyMillis).toNanos());
+    }
+  }
+
+  @Property(tries = 300)
+  void neverPicksTheWorseOfItsTwoCandidates(
+      @ForAll @IntRange(min = 0, max = 20) int activeA,
+      @ForAll @IntRange(min = 0, max = 20) int activeB,
+      @ForAll @LongRange(min = 0, max = 1000) long latencyA,
+      @ForAll @LongRange(min = 0, max = 1000) long latencyB,
+      @ForAll boolean failedA,
+      @ForAll boolean failedB,
+      @ForAll @DoubleRange(min = 0, max = 2) double utilizationA,
+      @ForAll @DoubleRange(min = 0, max = 2) double utilizationB,
+      @ForAll long seed) {
+    Balancer balancer = balancer(NEVER_FORCED, 2, seed);
+    // A latency of 0 stands for "no answer yet": the new-backend penalty applies.
+    if (latencyA > 0) {
+      answer(balancer, "b0", latencyA, failedA);
+    }
+    if (latencyB > 0) {
+      answer(balancer, "b1", latencyB, failedB);
+    }
+    balancer.reportLoad("b0", utilizationA, 0, 100, 0);
+    balancer.reportLoad("b1", utilizationB, 0, 100, 0);
+    for (int i = 0; i < activeA; i++) {
+      balancer.backend("b0").tryAcquire();
+    }
+    for (int i = 0; i < activeB; i++) {
+      balancer.backend("b1").tryAcquire();
+    }
+    double costA = slot(balancer, "b0").cost(clock.nanoTime());
+    double costB = slot(balancer, "b1").cost(clock.nanoTime());
+
+    String picked = balancer.pick().backend().key();
+
+    assertThat(picked.equals("b0") ? costA : costB).isLessThanOrEqualTo(picked.equals("b0") ? costB : costA);
+  }
+
+  @Property(tries = 200)
+  void neverPicksTheBusierOfTwoOtherwiseEqualBackends(
+      @ForAll @IntRange(min = 0, max = 50) int activeA,
+      @ForAll @IntRange(min = 0, max = 50) int activeB,
+      @ForAll long seed) {
+    net.jqwik.api.Assume.that(activeA != activeB);
+    Balancer balancer = balancer(NEVER_FORCED, 2, seed);
+    answer(balancer, "b0", 20, false);
+    answer(balancer, "b1", 20, false);
+    for (int i = 0; i < activeA; i++) {
+      balancer.backend("b0").tryAcquire();
+    }
+    for (int i = 0; i < activeB; i++) {
+      balancer.backend("b1").tryAcquire();
+    }
+
+    assertThat(balancer.pick().backend().key()).isEqualTo(activeA < activeB ? "b0" : "b1");
+  }
+
+  @Property(tries = 50)
+  void theMostExpensiveBackendIsNeverPicked(@ForAll @IntRange(min = 2, max = 12) int n, @ForAll long seed) {
+    Balancer balancer = balancer(NEVER_FORCED, n, seed);
+    for (int i = 0; i < n; i++) {
+      answer(balancer, "b" + i, 10 + i, false);
+    }
+
+    for (int i = 0; i < 1000; i++) {
+      Pick pick = balancer.pick();
+      assertThat(pick.backend().key()).isNotEqualTo("b" + (n - 1));
+      pick.onCancel();
+    }
+  }
+
+  @Test
+  void twoCandidatesAreAlwaysDistinctSoBothBackendsOfTwoAreCompared() {
+    Balancer balancer = balancer(NEVER_FORCED, 2, 42);
+    answer(balancer, "b0", 10, false);
+    answer(balancer, "b1", 11, false);
+
+    for (int i = 0; i < 1000; i++) {
+      Pick pick = balancer.pick();
+      assertThat(pick.backend().key()).isEqualTo("b0");
+      pick.onCancel();
+    }
+  }
+
+  @Test
+  void aNewBackendCarriesAPenaltyUntilItsFirstAnswer() {
+    Balancer balancer = balancer(NEVER_FORCED, 2, 1);
+    answer(balancer, "b0", 100, false);
+
+    assertThat(slot(balancer, "b1").latencyNanos()).isEqualTo(Duration.ofMillis(500).toNanos());
+    assertThat(balancer.pick().backend().key()).isEqualTo("b0");
+  }
+
+  @Test
+  void aBackendThatFailsFastLooksSlowAndLosesItsSuccessRate() {
+    Balancer balancer = balancer(NEVER_FORCED, 2, 1);
+    answer(balancer, "b0", 50, false);
+    answer(balancer, "b1", 50, false);
+    clock.advance(Duration.ofSeconds(1));
+
+    answer(balancer, "b1", 0, true);
+
+    assertThat(slot(balancer, "b1").latencyNanos()).isEqualTo(Duration.ofSeconds(1).toNanos());
+    assertThat(slot(balancer, "b1").successRate()).isLessThan(1.0);
+    for (int i = 0; i < 100; i++) {
+      Pick pick = balancer.pick();
+      assertThat(pick.backend().key()).isEqualTo("b0");
+      pick.onCancel();
+    }
+  }
+
+  @Test
+  void aLowerReportedUtilizationWinsWhenAllElseIsEqual() {
+    Balancer balancer = balancer(NEVER_FORCED, 2, 1);
+    answer(balancer, "b0", 20, false);
+    answer(balancer, "b1", 20, false);
+    balancer.reportLoad("b0", 0.9, 0, 100, 0);
+    balancer.reportLoad("b1", 0.1, 0, 100, 0);
+
+    assertThat(balancer.pick().backend().key()).isEqualTo("b1");
+  }
+
+  @Test
+  void aStaleUtilizationReportIsIgnored() {
+    Balancer balancer =
+        balancer(PowerOfTwoChoicesConfig.builder().forcePickInterval(Duration.ofHours(1)).loadReportExpiration(Duration.ofSeconds(5)).build(), 2, 1);
+    answer(balancer, "b0", 20, false);
+    answer(balancer, "b1", 20, false);
+    balancer.reportLoad("b0", 0.9, 0, 100, 0);
+    double fresh = slot(balancer, "b0").cost(clock.nanoTime());
+
+    clock.advance(Duration.ofSeconds(5));
+
+    assertThat(slot(balancer, "b0").cost(clock.nanoTime())).isLessThan(fresh);
+  }
+
+  @Test
+  void aBackendNotPickedForTheForceIntervalIsPickedOnceWithinIt() {
+    Duration interval = Duration.ofSeconds(1);
+    int n = 4;
+    Balancer balancer =
+        balancer(PowerOfTwoChoicesConfig.builder().forcePickInterval(interval).build(), n, 7);
+    for (int i = 0; i < n - 1; i++) {
+      answer(balancer, "b" + i, 1, false);
+    }
+    answer(balancer, "b3", 2000, false);
+
+    // One request per millisecond for ten seconds; b3 answers in 2 s, the others in 1 ms.
+    List<Long> slowPickTimes = new ArrayList<>();
+    long start = clock.nanoTime();
+    for (int i = 0; i < 10_000; i++) {
+      clock.advance(Duration.ofMillis(1));
+      Pick pick = balancer.pick();
+      if (pick.backend().key().equals("b3")) {
+        slowPickTimes.add(clock.nanoTime() - start);
+        pick.onSuccess(Duration.ofSeconds(2).toNanos());
+      } else {
+        pick.onSuccess(Duration.ofMillis(1).toNanos());
+      }
+    }
+
+    // Only forced picks reach b3, once per interval, each within n picks (n ms) of it running out.
+    assertThat(slowPickTimes).hasSizeBetween(9, 10);
+    long previous = 0;
+    for (long at : slowPickTimes) {
+      assertThat(at - previous).isBetween(interval.toNanos(), interval.toNanos() + Duration.ofMillis(n).toNanos());
+      previous = at;
+    }
+  }
+
+  @Test
+  void aBadSettingNamesTheFieldAndTheRange() {
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () -> PowerOfTwoChoicesConfig.builder().forcePickInterval(Duration.ZERO).build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("forcePickInterval: PT0S (expected: PT0.001S..PT1H)");
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () -> PowerOfTwoChoicesConfig.builder().failurePenalty(Duration.ofMillis(-1)).build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("failurePenalty: PT-0.001S (expected: PT0S..PT1H)");
+  }
+}

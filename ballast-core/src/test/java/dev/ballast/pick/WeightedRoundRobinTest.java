@@ -1,0 +1,236 @@
+package dev.ballast.pick;
+
+import static dev.ballast.pick.TestBalancers.connected;
+import static dev.ballast.pick.TestBalancers.fixed;
+import static dev.ballast.pick.TestBalancers.keys;
+import static dev.ballast.pick.TestBalancers.pickAndRelease;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import dev.ballast.health.HealthConfig;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.constraints.IntRange;
+import net.jqwik.api.constraints.Size;
+import org.junit.jupiter.api.Test;
+
+final class WeightedRoundRobinTest {
+  private final FakeClock clock = new FakeClock();
+  private final WeightedRoundRobinConfig noBlackout =
+      WeightedRoundRobinConfig.builder().blackoutPeriod(Duration.ZERO).build();
+
+  private Balancer balancer(WeightedRoundRobinConfig config, List<String> keys) {
+    return connected(Policy.weightedRoundRobin(config), HealthConfig.defaults(), clock, fixed(0), keys);
+  }
+
+  @Test
+  void withoutReportsItIsPlainRoundRobin() {
+    Balancer balancer = balancer(noBlackout, List.of("a", "b", "c"));
+
+    assertThat(pickAndRelease(balancer, 6)).containsExactly("a", "b", "c", "a", "b", "c");
+  }
+
+  @Test
+  void spreadsWeightsOneOneTwoInAnExactSmoothSequence() {
+    Balancer balancer = balancer(noBlackout, List.of("a", "b", "c"));
+    balancer.reportLoad("a", 1.0, 0, 100, 0);
+    balancer.reportLoad("b", 1.0, 0, 100, 0);
+    balancer.reportLoad("c", 1.0, 0, 200, 0);
+    balancer.refresh();
+
+    assertThat(pickAndRelease(balancer, 8)).containsExactly("b", "c", "a", "c", "b", "c", "a", "c");
+  }
+
+  @Test
+  void sharesMatchTheWeightsWithinOnePercentOverOneHundredThousandPicks() {
+    Balancer balancer = balancer(noBlackout, keys("b", 4));
+    for (int i = 0; i < 4; i++) {
+      balancer.reportLoad("b" + i, 0.5, 0, 100 * (i + 1), 0);
+    }
+    balancer.refresh();
+
+    Map<String, Integer> counts = count(balancer, 100_000);
+
+    for (int i = 0; i < 4; i++) {
+      double expected = (i + 1) / 10.0;
+      assertThat(counts.get("b" + i) / 100_000.0).isCloseTo(expected, within(expected * 0.01));
+    }
+  }
+
+  @Property(tries = 40)
+  void sharesMatchAnyUnclampedWeights(@ForAll @Size(min = 2, max = 8) List<@IntRange(min = 1, max = 5) Integer> weights) {
+    FakeClock time = new FakeClock();
+    List<String> keys = keys("b", weights.size());
+    Balancer balancer = connected(Policy.weightedRoundRobin(noBlackout), HealthConfig.defaults(), time, fixed(3), keys);
+    double total = 0;
+    for (int i = 0; i < weights.size(); i++) {
+      balancer.reportLoad(keys.get(i), 1.0, 0, weights.get(i), 0);
+      total += weights.get(i);
+    }
+    balancer.refresh();
+
+    Map<String, Integer> counts = count(balancer, 100_000);
+
+    for (int i = 0; i < weights.size(); i++) {
+      double expected = weights.get(i) / total;
+      assertThat(counts.get(keys.get(i)) / 100_000.0).isCloseTo(expected, within(expected * 0.01));
+    }
+  }
+
+  @Test
+  void neverPicksTheSameBackendTwiceInARowWhileOthersHaveWeight() {
+    Balancer balancer = balancer(noBlackout, keys("b", 3));
+    balancer.reportLoad("b0", 1.0, 0, 10, 0);
+    balancer.reportLoad("b1", 1.0, 0, 10, 0);
+    balancer.reportLoad("b2", 1.0, 0, 30, 0);
+    balancer.refresh();
+
+    List<String> picks = pickAndRelease(balancer, 10_000);
+
+    int longestRun = 1;
+    int run = 1;
+    for (int i = 1; i < picks.size(); i++) {
+      run = picks.get(i).equals(picks.get(i - 1)) ? run + 1 : 1;
+      longestRun = Math.max(longestRun, run);
+    }
+    assertThat(longestRun).isLessThanOrEqualTo(2);
+  }
+
+  @Test
+  void ignoresWeightsDuringTheBlackoutAfterTheFirstReport() {
+    Balancer balancer =
+        balancer(WeightedRoundRobinConfig.builder().blackoutPeriod(Duration.ofSeconds(10)).build(), keys("b", 2));
+    balancer.reportLoad("b0", 1.0, 0, 100, 0);
+    balancer.reportLoad("b1", 1.0, 0, 300, 0);
+    balancer.refresh();
+    assertThat(weights(balancer)).containsExactly(1.0, 1.0);
+
+    clock.advance(Duration.ofSeconds(10));
+    balancer.reportLoad("b0", 1.0, 0, 100, 0);
+    balancer.reportLoad("b1", 1.0, 0, 300, 0);
+    balancer.refresh();
+    assertThat(weights(balancer)).containsExactly(100.0, 300.0);
+  }
+
+  @Test
+  void staleWeightsExpireAndTheBlackoutStartsAgain() {
+    Balancer balancer =
+        balancer(
+            WeightedRoundRobinConfig.builder()
+                .blackoutPeriod(Duration.ofSeconds(10))
+                .weightExpirationPeriod(Duration.ofMinutes(3))
+                .build(),
+            keys("b", 2));
+    balancer.reportLoad("b0", 1.0, 0, 100, 0);
+    balancer.reportLoad("b1", 1.0, 0, 300, 0);
+    clock.advance(Duration.ofSeconds(10));
+    balancer.refresh();
+    assertThat(weights(balancer)).containsExactly(100.0, 300.0);
+
+    clock.advance(Duration.ofMinutes(3));
+    balancer.refresh();
+    assertThat(weights(balancer)).containsExactly(1.0, 1.0);
+
+    balancer.reportLoad("b0", 1.0, 0, 100, 0);
+    balancer.reportLoad("b1", 1.0, 0, 300, 0);
+    balancer.refresh();
+    assertThat(weights(balancer)).containsExactly(1.0, 1.0);
+  }
+
+  @Test
+  void aBackendWithoutAWeightGetsTheMeanAndOneWeightAloneIsPlainRoundRobin() {
+    Balancer balancer = balancer(noBlackout, keys("b", 3));
+    balancer.reportLoad("b0", 1.0, 0, 100, 0);
+    balancer.refresh();
+    assertThat(weights(balancer)).containsExactly(1.0, 1.0, 1.0);
+
+    balancer.reportLoad("b1", 1.0, 0, 300, 0);
+    balancer.refresh();
+    assertThat(weights(balancer)).containsExactly(100.0, 300.0, 200.0);
+  }
+
+  @Test
+  void errorsLowerTheWeightByThePenalty() {
+    Balancer balancer =
+        balancer(WeightedRoundRobinConfig.builder().blackoutPeriod(Duration.ZERO).errorUtilizationPenalty(2.0).build(), keys("b", 2));
+    balancer.reportLoad("b0", 0.5, 0, 100, 0);
+    balancer.reportLoad("b1", 0.5, 0, 100, 25);
+    balancer.refresh();
+
+    // b1: 100 / (0.5 + (25 / 100) * 2.0) = 100
+    assertThat(weights(balancer)).containsExactly(200.0, 100.0);
+  }
+
+  @Test
+  void applicationUtilizationWinsOverCpuWhenReported() {
+    Balancer balancer = balancer(noBlackout, keys("b", 2));
+    balancer.reportLoad("b0", 0.9, 0.25, 100, 0);
+    balancer.reportLoad("b1", 0.5, 0, 100, 0);
+    balancer.refresh();
+
+    assertThat(weights(balancer)).containsExactly(400.0, 200.0);
+  }
+
+  @Test
+  void aBackendClaimingNearZeroUtilizationIsClampedToTenTimesTheMean() {
+    // With 20 backends one outlier cannot pull the mean up to a tenth of its own weight, so the
+    // upper clamp binds (with 10 or fewer it never does: see docs/policies.md).
+    Balancer balancer = balancer(noBlackout, keys("b", 20));
+    for (int i = 0; i < 19; i++) {
+      balancer.reportLoad("b" + i, 0.5, 0, 100, 0);
+    }
+    balancer.reportLoad("b19", 1e-12, 0, 100, 0);
+    balancer.refresh();
+
+    double[] weights = weights(balancer);
+    double rawMean = (19 * 200.0 + 1e14) / 20;
+    assertThat(weights[19]).isCloseTo(10 * rawMean, within(1.0));
+    assertThat(weights[0]).isCloseTo(0.1 * rawMean, within(1e-3));
+    double share = count(balancer, 100_000).get("b19") / 100_000.0;
+    assertThat(share).isCloseTo(weights[19] / (weights[19] + 19 * weights[0]), within(0.001));
+  }
+
+  @Test
+  void badReportsAreRejectedCountedAndNeverUsed() {
+    Balancer balancer = balancer(noBlackout, keys("b", 2));
+    assertThat(balancer.reportLoad("b0", Double.NaN, 0, 100, 0)).isFalse();
+    assertThat(balancer.reportLoad("b0", 0.5, -0.1, 100, 0)).isFalse();
+    assertThat(balancer.reportLoad("b1", 0.5, 0, Double.POSITIVE_INFINITY, 0)).isFalse();
+    assertThat(balancer.reportLoad("b1", 0.5, 0, 100, Double.NaN)).isFalse();
+    balancer.refresh();
+
+    assertThat(balancer.rejectedLoadReports()).isEqualTo(4);
+    assertThat(weights(balancer)).containsExactly(1.0, 1.0);
+  }
+
+  @Test
+  void recomputesAtTheConfiguredPeriod() {
+    Balancer balancer =
+        balancer(WeightedRoundRobinConfig.builder().weightUpdatePeriod(Duration.ofMillis(250)).build(), keys("b", 2));
+
+    assertThat(balancer.refreshIntervalNanos()).isEqualTo(Duration.ofMillis(250).toNanos());
+  }
+
+  private static double[] weights(Balancer balancer) {
+    WeightedRoundRobinPolicy.WeightedPicker picker = (WeightedRoundRobinPolicy.WeightedPicker) balancer.picker();
+    double[] weights = new double[balancer.health().backends().size()];
+    for (int i = 0; i < weights.length; i++) {
+      weights[i] = picker.weight(i);
+    }
+    return weights;
+  }
+
+  private static Map<String, Integer> count(Balancer balancer, int picks) {
+    Map<String, Integer> counts = new HashMap<>();
+    for (int i = 0; i < picks; i++) {
+      Pick pick = balancer.pick();
+      counts.merge(pick.backend().key(), 1, Integer::sum);
+      pick.onSuccess(1);
+    }
+    return counts;
+  }
+}
