@@ -11,7 +11,9 @@ public sealed interface Policy
     permits RoundRobinPolicy,
         LeastLoadedPolicy,
         WeightedRoundRobinPolicy,
-        PowerOfTwoChoicesPolicy {
+        PowerOfTwoChoicesPolicy,
+        FairSharePolicy,
+        InterleavedWeightedRoundRobinPolicy {
 
   /** The policy names, as {@link #name()} returns them. */
   List<String> NAMES =
@@ -19,7 +21,9 @@ public sealed interface Policy
           "round_robin",
           "least_loaded_round_robin",
           "weighted_round_robin",
-          "power_of_two_choices");
+          "power_of_two_choices",
+          "fair_share",
+          "interleaved_weighted_round_robin");
 
   String name();
 
@@ -53,5 +57,19 @@ public sealed interface Policy
 
   static Policy powerOfTwoChoices(PowerOfTwoChoicesConfig config) {
     return new PowerOfTwoChoicesPolicy(config);
+  }
+
+  /** The backend whose predicted end time for this request is the earliest. */
+  static Policy fairShare() {
+    return fairShare(FairShareConfig.defaults());
+  }
+
+  static Policy fairShare(FairShareConfig config) {
+    return new FairSharePolicy(config);
+  }
+
+  /** Static weights spread over rounds so that a heavy backend's picks interleave with the others'. */
+  static Policy interleavedWeightedRoundRobin(InterleavedWeightedRoundRobinConfig config) {
+    return new InterleavedWeightedRoundRobinPolicy(config);
   }
 }

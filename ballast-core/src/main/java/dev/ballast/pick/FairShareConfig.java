@@ -1,0 +1,66 @@
+package dev.ballast.pick;
+
+import java.time.Duration;
+
+/**
+ * Settings of {@code fair_share}.
+ *
+ * @param statistic how a backend's expected service time is estimated from its recent successful
+ *     requests: their mean (kept current on every answer) or their median (robust to outliers,
+ *     recomputed by {@link Balancer#refresh()}) (default {@link Statistic#MEAN})
+ * @param window how many recent latencies per backend the statistic covers (default 64; 1..4096)
+ * @param initialServiceTime the expected service time of a backend with no answers yet (default
+ *     10 ms; 1 ns..1 h)
+ */
+public record FairShareConfig(Statistic statistic, int window, Duration initialServiceTime) {
+
+  /** How the window of latencies becomes one expected service time. */
+  public enum Statistic {
+    MEAN,
+    MEDIAN
+  }
+
+  public FairShareConfig {
+    if (statistic == null) {
+      throw new IllegalArgumentException("statistic: null (expected: MEAN or MEDIAN)");
+    }
+    Ranges.checkInt("window", window, 1, 4096);
+    Ranges.checkDuration("initialServiceTime", initialServiceTime, Duration.ofNanos(1), Duration.ofHours(1));
+  }
+
+  public static FairShareConfig defaults() {
+    return builder().build();
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Settings start at their defaults; {@link #build()} validates. */
+  public static final class Builder {
+    private Statistic statistic = Statistic.MEAN;
+    private int window = 64;
+    private Duration initialServiceTime = Duration.ofMillis(10);
+
+    private Builder() {}
+
+    public Builder statistic(Statistic statistic) {
+      this.statistic = statistic;
+      return this;
+    }
+
+    public Builder window(int window) {
+      this.window = window;
+      return this;
+    }
+
+    public Builder initialServiceTime(Duration serviceTime) {
+      this.initialServiceTime = serviceTime;
+      return this;
+    }
+
+    public FairShareConfig build() {
+      return new FairShareConfig(statistic, window, initialServiceTime);
+    }
+  }
+}

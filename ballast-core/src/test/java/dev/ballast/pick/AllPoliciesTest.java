@@ -1,0 +1,269 @@
+package dev.ballast.pick;
+
+import static dev.ballast.pick.TestBalancers.keys;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.sun.management.ThreadMXBean;
+import dev.ballast.health.Backend;
+import dev.ballast.health.BackendState;
+import dev.ballast.health.HealthConfig;
+import dev.ballast.health.RequestOutcome;
+import java.lang.management.ManagementFactory;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.constraints.IntRange;
+import net.jqwik.api.constraints.Size;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** What must hold for every policy: availability, flow control, exact counters, validated reports, no allocation. */
+final class AllPoliciesTest {
+
+  static List<Policy> policies() {
+    return List.of(
+        Policy.roundRobin(),
+        Policy.leastLoadedRoundRobin(),
+        Policy.weightedRoundRobin(WeightedRoundRobinConfig.builder().blackoutPeriod(Duration.ZERO).build()),
+        Policy.powerOfTwoChoices(PowerOfTwoChoicesConfig.builder().forcePickInterval(Duration.ofMillis(5)).build()),
+        Policy.fairShare(),
+        Policy.interleavedWeightedRoundRobin(InterleavedWeightedRoundRobinConfig.of(Map.of("b0", 3, "b1", 2))));
+  }
+
+  private static Balancer balancer(Policy policy, HealthConfig health, FakeClock clock, long seed, int n) {
+    Balancer balancer = Balancer.create(policy, health, clock, new SplittableRandom(seed));
+    balancer.updateSubset(keys("b", n));
+    for (int i = 0; i < n; i++) {
+      balancer.backend("b" + i).onConnected();
+      balancer.reportLoad("b" + i, 0.2 + 0.1 * i, 0, 100 + 50 * i, i);
+    }
+    balancer.refresh();
+    return balancer;
+  }
+
+  @Property(tries = 300)
+  void noPolicyEverPicksAnUnavailableOrAtLimitBackend(
+      @ForAll @IntRange(min = 0, max = 5) int policyIndex,
+      @ForAll @Size(min = 1, max = 8) List<BackendState> states,
+      @ForAll @Size(min = 8, max = 8) List<@IntRange(min = 0, max = 3) Integer> active,
+      @ForAll boolean warmUp,
+      @ForAll long seed) {
+    int limit = 3;
+    FakeClock clock = new FakeClock();
+    HealthConfig health =
+        HealthConfig.builder()
+            .activeRequestLimit(limit)
+            .warmUpWindow(warmUp ? Duration.ofSeconds(10) : Duration.ZERO)
+            .build();
+    int n = states.size();
+    Balancer balancer = balancer(policies().get(policyIndex), health, clock, seed, n);
+    clock.advance(Duration.ofSeconds(3));
+    for (int i = 0; i < n; i++) {
+      Backend backend = balancer.backend("b" + i);
+      for (int r = 0; r < active.get(i); r++) {
+        backend.tryAcquire();
+      }
+      setState(backend, states.get(i));
+    }
+
+    for (int round = 0; round < 4 * limit * n; round++) {
+      List<String> allowed = new ArrayList<>();
+      boolean anyAccepting = false;
+      for (Backend backend : balancer.health().backends()) {
+        anyAccepting |= backend.state().acceptsNewRequests();
+        if (backend.state().acceptsNewRequests() && backend.activeRequests() < limit) {
+          allowed.add(backend.key());
+        }
+      }
+
+      Pick pick = balancer.pick();
+
+      if (allowed.isEmpty()) {
+        assertThat(pick.status()).isEqualTo(anyAccepting ? PickStatus.ALL_AT_LIMIT : PickStatus.ALL_UNAVAILABLE);
+        return;
+      }
+      assertThat(pick.isPicked()).isTrue();
+      assertThat(allowed).contains(pick.backend().key());
+      assertThat(pick.backend().activeRequests()).isLessThanOrEqualTo(limit);
+      clock.advance(Duration.ofMillis(1));
+    }
+  }
+
+  private static void setState(Backend backend, BackendState state) {
+    switch (state) {
+      case CONNECTING:
+        backend.onConnecting();
+        break;
+      case REFUSING:
+        backend.onConnectFailed();
+        break;
+      case LAME_DUCK:
+        backend.onLameDuck();
+        break;
+      case HEALTHY:
+      case IDLE:
+        break;
+      default:
+        throw new AssertionError(state);
+    }
+  }
+
+  @ParameterizedTest
+  @MethodSource("policies")
+  void concurrentPicksAndOutcomesKeepEveryCounterExact(Policy policy) throws Exception {
+    int threads = 4;
+    int iterations = 20_000;
+    int limit = 2;
+    FakeClock clock = new FakeClock();
+    Balancer balancer =
+        balancer(policy, HealthConfig.builder().activeRequestLimit(limit).build(), clock, 11, 3);
+    LongAdder picked = new LongAdder();
+    LongAdder refused = new LongAdder();
+    LongAdder[] outcomes = new LongAdder[RequestOutcome.values().length];
+    for (int i = 0; i < outcomes.length; i++) {
+      outcomes[i] = new LongAdder();
+    }
+    LongAdder badReports = new LongAdder();
+    AtomicInteger overLimit = new AtomicInteger();
+    CountDownLatch start = new CountDownLatch(1);
+    List<Thread> workers = new ArrayList<>();
+    for (int t = 0; t < threads; t++) {
+      int salt = t;
+      Thread worker =
+          new Thread(
+              () -> {
+                try {
+                  start.await();
+                } catch (InterruptedException e) {
+                  Thread.currentThread().interrupt();
+                  return;
+                }
+                for (int i = 0; i < iterations; i++) {
+                  Pick pick = balancer.pick();
+                  if (!pick.isPicked()) {
+                    assertThat(pick.status()).isEqualTo(PickStatus.ALL_AT_LIMIT);
+                    refused.increment();
+                    continue;
+                  }
+                  picked.increment();
+                  if (pick.backend().activeRequests() > limit) {
+                    overLimit.incrementAndGet();
+                  }
+                  if (i % 7 == 0 && !pick.reportLoad(Double.NaN, 0, 10, 0)) {
+                    badReports.increment();
+                  } else if (i % 5 == 0) {
+                    pick.reportLoad(0.5, 0, 100 + salt, 1);
+                  }
+                  switch ((i + salt) % 4) {
+                    case 0:
+                      pick.onSuccess(1_000 + i);
+                      outcomes[RequestOutcome.SUCCESS.ordinal()].increment();
+                      break;
+                    case 1:
+                      pick.onFailure(FailureKind.BACKEND, 10);
+                      outcomes[RequestOutcome.BACKEND_FAILURE.ordinal()].increment();
+                      break;
+                    case 2:
+                      pick.onFailure(FailureKind.NETWORK, 10);
+                      outcomes[RequestOutcome.NETWORK_FAILURE.ordinal()].increment();
+                      break;
+                    default:
+                      pick.onCancel();
+                      outcomes[RequestOutcome.CANCELLED.ordinal()].increment();
+                      break;
+                  }
+                }
+              });
+      worker.start();
+      workers.add(worker);
+    }
+    start.countDown();
+    // The control plane keeps working meanwhile: time passes, snapshots are rebuilt.
+    for (int i = 0; i < 200; i++) {
+      clock.advance(Duration.ofMillis(10));
+      balancer.refresh();
+    }
+    for (Thread worker : workers) {
+      worker.join(Duration.ofMinutes(2).toMillis());
+      assertThat(worker.isAlive()).isFalse();
+    }
+
+    assertThat(picked.sum() + refused.sum()).isEqualTo((long) threads * iterations);
+    assertThat(overLimit.get()).isZero();
+    assertThat(balancer.rejectedLoadReports()).isEqualTo(badReports.sum());
+    long started = 0;
+    long[] ended = new long[outcomes.length];
+    for (Backend backend : balancer.health().backends()) {
+      assertThat(backend.activeRequests()).isZero();
+      started += backend.requestsStarted();
+      for (RequestOutcome outcome : RequestOutcome.values()) {
+        ended[outcome.ordinal()] += backend.requestsEnded(outcome);
+      }
+    }
+    assertThat(started).isEqualTo(picked.sum());
+    for (RequestOutcome outcome : RequestOutcome.values()) {
+      assertThat(ended[outcome.ordinal()]).as(outcome.name()).isEqualTo(outcomes[outcome.ordinal()].sum());
+    }
+  }
+
+  @ParameterizedTest
+  @MethodSource("policies")
+  void badLoadReportsAreRejectedAndCountedForEveryPolicy(Policy policy) {
+    Balancer balancer = balancer(policy, HealthConfig.defaults(), new FakeClock(), 1, 2);
+    long before = balancer.rejectedLoadReports();
+    double[] bad = {Double.NaN, -0.5, Double.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY};
+    int rejected = 0;
+    for (double value : bad) {
+      for (int field = 0; field < 4; field++) {
+        double[] report = {0.5, 0.5, 100, 1};
+        report[field] = value;
+        assertThat(balancer.reportLoad("b0", report[0], report[1], report[2], report[3])).isFalse();
+        rejected++;
+      }
+    }
+
+    assertThat(balancer.rejectedLoadReports() - before).isEqualTo(rejected);
+    assertThat(balancer.reportLoad("b0", 0.5, 0, 100, 1)).isTrue();
+    assertThat(balancer.reportLoad("unknown", 0.5, 0, 100, 1)).isFalse();
+    assertThat(balancer.rejectedLoadReports() - before).isEqualTo(rejected);
+  }
+
+  @ParameterizedTest
+  @MethodSource("policies")
+  void pickOutcomeAndLoadReportAllocateNothing(Policy policy) {
+    FakeClock clock = new FakeClock();
+    Balancer balancer = balancer(policy, HealthConfig.defaults(), clock, 5, 100);
+    ThreadMXBean threads = (ThreadMXBean) ManagementFactory.getThreadMXBean();
+    long thread = Thread.currentThread().getId();
+    runRequests(balancer, clock, 200_000);
+
+    long before = threads.getThreadAllocatedBytes(thread);
+    runRequests(balancer, clock, 100_000);
+    long allocated = threads.getThreadAllocatedBytes(thread) - before;
+
+    // Reading the counter itself may cost a few bytes; a single allocating pick would cost megabytes.
+    assertThat(allocated).isLessThan(1_000);
+  }
+
+  private static final Duration STEP = Duration.ofNanos(10_000);
+
+  private static void runRequests(Balancer balancer, FakeClock clock, int count) {
+    for (int i = 0; i < count; i++) {
+      Pick pick = balancer.pick();
+      pick.reportLoad(0.5, 0, 100, 1);
+      if ((i & 15) == 0) {
+        pick.onFailure(FailureKind.BACKEND, 5_000);
+      } else {
+        pick.onSuccess(1_000_000);
+      }
+      clock.advance(STEP);
+    }
+  }
+}

@@ -1,0 +1,116 @@
+package dev.ballast.pick;
+
+import static dev.ballast.pick.TestBalancers.connected;
+import static dev.ballast.pick.TestBalancers.fixed;
+import static dev.ballast.pick.TestBalancers.keys;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.ballast.health.HealthConfig;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+final class FairShareTest {
+  private final FakeClock clock = new FakeClock();
+
+  private Balancer balancer(FairShareConfig config, int n) {
+    return connected(Policy.fairShare(config), HealthConfig.defaults(), clock, fixed(0), keys("b", n));
+  }
+
+  private static FairSharePolicy.FairShareSlot slot(Balancer balancer, String key) {
+    return (FairSharePolicy.FairShareSlot) ((SnapshotBalancer) balancer).slot(key);
+  }
+
+  private static void answer(Balancer balancer, String key, long latencyMillis) {
+    assertThat(balancer.backend(key).tryAcquire()).isTrue();
+    slot(balancer, key).onSuccess(Duration.ofMillis(latencyMillis).toNanos());
+  }
+
+  @Test
+  void picksTheEarliestPredictedEndSoAThreeTimesFasterBackendGetsThreeTimesThePicks() {
+    Balancer balancer = balancer(FairShareConfig.builder().window(1).build(), 2);
+    answer(balancer, "b0", 10);
+    answer(balancer, "b1", 30);
+
+    List<String> picks = new ArrayList<>();
+    for (int i = 0; i < 8; i++) {
+      Pick pick = balancer.pick();
+      picks.add(pick.backend().key());
+      pick.onCancel();
+    }
+
+    // Predicted ends: b0 10, 20, 30 (tie with b1's 30 goes to the first), b1 30, b0 40, 50, 60 (tie), b1 60.
+    assertThat(picks).containsExactly("b0", "b0", "b0", "b1", "b0", "b0", "b0", "b1");
+  }
+
+  @Test
+  void aBackendWhosePredictedEndIsInThePastStartsFromNow() {
+    Balancer balancer = balancer(FairShareConfig.builder().window(1).build(), 2);
+    answer(balancer, "b0", 10);
+    answer(balancer, "b1", 10);
+    for (int i = 0; i < 10; i++) {
+      balancer.pick().onCancel();
+    }
+
+    clock.advance(Duration.ofSeconds(1));
+
+    assertThat(slot(balancer, "b0").predictedEnd(clock.nanoTime()))
+        .isEqualTo(clock.nanoTime() + Duration.ofMillis(10).toNanos());
+  }
+
+  @Test
+  void theMeanCoversOnlyTheLastWindowOfSuccesses() {
+    Balancer balancer = balancer(FairShareConfig.builder().window(3).build(), 1);
+    answer(balancer, "b0", 100);
+    answer(balancer, "b0", 10);
+    answer(balancer, "b0", 20);
+    assertThat(slot(balancer, "b0").expectedNanos()).isEqualTo(Duration.ofMillis(130).toNanos() / 3);
+
+    answer(balancer, "b0", 30);
+
+    assertThat(slot(balancer, "b0").expectedNanos()).isEqualTo(Duration.ofMillis(20).toNanos());
+  }
+
+  @Test
+  void theMedianIgnoresAnOutlierAndUpdatesOnRefresh() {
+    Balancer balancer =
+        balancer(
+            FairShareConfig.builder()
+                .statistic(FairShareConfig.Statistic.MEDIAN)
+                .window(5)
+                .initialServiceTime(Duration.ofMillis(5))
+                .build(),
+            1);
+    for (long latency : new long[] {10, 12, 1000, 11, 9}) {
+      answer(balancer, "b0", latency);
+    }
+    assertThat(slot(balancer, "b0").expectedNanos()).isEqualTo(Duration.ofMillis(5).toNanos());
+
+    balancer.refresh();
+
+    assertThat(slot(balancer, "b0").expectedNanos()).isEqualTo(Duration.ofMillis(11).toNanos());
+  }
+
+  @Test
+  void failuresAreNotServiceTimesSoAFastFailingBackendDoesNotLookFast() {
+    Balancer balancer = balancer(FairShareConfig.defaults(), 1);
+    answer(balancer, "b0", 50);
+    balancer.backend("b0").tryAcquire();
+
+    slot(balancer, "b0").onFailure(FailureKind.BACKEND, 0);
+
+    assertThat(slot(balancer, "b0").expectedNanos()).isEqualTo(Duration.ofMillis(50).toNanos());
+  }
+
+  @Test
+  void aBadSettingNamesTheFieldAndTheRange() {
+    assertThatThrownBy(() -> FairShareConfig.builder().window(0).build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("window: 0 (expected: 1..4096)");
+    assertThatThrownBy(() -> FairShareConfig.builder().statistic(null).build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("statistic: null (expected: MEAN or MEDIAN)");
+  }
+}
