@@ -1,0 +1,191 @@
+package dev.ballast.benchmarks;
+
+import dev.ballast.health.HealthConfig;
+import dev.ballast.health.NanoClock;
+import dev.ballast.pick.Balancer;
+import dev.ballast.pick.InterleavedWeightedRoundRobinConfig;
+import dev.ballast.pick.Pick;
+import dev.ballast.pick.Picker;
+import dev.ballast.pick.Policy;
+import dev.ballast.pick.WeightedRoundRobinConfig;
+import io.grpc.LoadBalancer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+import org.openjdk.jmh.infra.Blackhole;
+
+/**
+ * Time and allocation per pick: Ballast's policies against gRPC-Java's own pickers, on the same
+ * number of READY backends with the same load reports, in the same run.
+ *
+ * <p>One operation is what a transport does for one request: pick, then end the request the way
+ * the policy's accounting expects (Ballast: {@link Pick#onSuccess}; gRPC: its stream tracer sees
+ * the stream created and closed, where the picker attached one). The picker is shared by all
+ * benchmark threads, as a channel's picker is.
+ *
+ * <p>Run: {@code java -jar ballast-benchmarks/target/benchmarks.jar PickerBenchmark -prof gc}
+ * ({@code -t 2} for two threads). See docs/benchmarks.md.
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(1)
+public class PickerBenchmark {
+  static final long LATENCY_NANOS = 2_000_000;
+
+  @Param({
+    "ballast:round_robin",
+    "ballast:least_loaded_round_robin",
+    "ballast:weighted_round_robin",
+    "ballast:power_of_two_choices",
+    "ballast:fair_share",
+    "ballast:interleaved_weighted_round_robin",
+    "grpc:round_robin",
+    "grpc:weighted_round_robin",
+    "grpc:least_request_experimental"
+  })
+  public String policy;
+
+  @Param({"10", "100", "1000"})
+  public int backends;
+
+  private Picker ballastPicker;
+  private GrpcPickerFixture grpc;
+  private LoadBalancer.SubchannelPicker grpcPicker;
+
+  @Setup(Level.Trial)
+  public void setUp() {
+    String[] parts = policy.split(":", 2);
+    LoadProfile load = LoadProfile.of(backends);
+    if (parts[0].equals("ballast")) {
+      Balancer balancer = ballastBalancer(parts[1], backends, load);
+      ballastPicker = balancer.picker();
+      check(ballastPicker.pick());
+    } else {
+      grpc = GrpcPickerFixture.create(parts[1], grpcConfig(parts[1]), backends);
+      if (parts[1].equals("weighted_round_robin")) {
+        grpc.reportLoads(load.qps, load.eps, load.utilization, 3);
+      }
+      grpcPicker = grpc.picker();
+    }
+  }
+
+  @TearDown(Level.Trial)
+  public void tearDown() {
+    if (grpc != null) {
+      grpc.close();
+    }
+  }
+
+  @Benchmark
+  public void pickAndComplete(Blackhole blackhole) {
+    if (ballastPicker != null) {
+      Pick pick = ballastPicker.pick();
+      blackhole.consume(pick.backend());
+      pick.onSuccess(LATENCY_NANOS);
+    } else {
+      LoadBalancer.PickResult result = grpcPicker.pickSubchannel(GrpcPickerFixture.ARGS);
+      blackhole.consume(result.getSubchannel());
+      GrpcPickerFixture.completeCall(result, null);
+    }
+  }
+
+  /** A balancer over {@code backends} connected backends that have all reported {@code load}. */
+  static Balancer ballastBalancer(String name, int backends, LoadProfile load) {
+    List<String> keys = new ArrayList<>(backends);
+    for (int i = 0; i < backends; i++) {
+      keys.add("backend-" + i);
+    }
+    Balancer balancer =
+        Balancer.create(ballastPolicy(name, keys), HealthConfig.defaults(), NanoClock.system(), new SplittableRandom(7));
+    balancer.updateSubset(keys);
+    for (String key : keys) {
+      balancer.backend(key).onConnected();
+    }
+    for (int round = 0; round < 3; round++) {
+      for (int i = 0; i < backends; i++) {
+        balancer.reportLoad(keys.get(i), load.utilization[i], 0, load.qps[i], load.eps[i]);
+      }
+    }
+    balancer.refresh();
+    return balancer;
+  }
+
+  static Policy ballastPolicy(String name, List<String> keys) {
+    return switch (name) {
+      case "round_robin" -> Policy.roundRobin();
+      case "least_loaded_round_robin" -> Policy.leastLoadedRoundRobin();
+      // Same settings as the gRPC side: no blackout, so both use the reports at once.
+      case "weighted_round_robin" ->
+          Policy.weightedRoundRobin(WeightedRoundRobinConfig.builder().blackoutPeriod(Duration.ZERO).build());
+      case "power_of_two_choices" -> Policy.powerOfTwoChoices();
+      case "fair_share" -> Policy.fairShare();
+      case "interleaved_weighted_round_robin" ->
+          Policy.interleavedWeightedRoundRobin(new InterleavedWeightedRoundRobinConfig(staticWeights(keys), 1));
+      default -> throw new IllegalArgumentException("policy: '" + name + "' (expected: a Ballast policy name)");
+    };
+  }
+
+  /** Interleaved WRR takes configured weights: 1 to 5, repeating. */
+  static Map<String, Integer> staticWeights(List<String> keys) {
+    Map<String, Integer> weights = new java.util.HashMap<>();
+    for (int i = 0; i < keys.size(); i++) {
+      weights.put(keys.get(i), 1 + i % 5);
+    }
+    return weights;
+  }
+
+  static Map<String, ?> grpcConfig(String name) {
+    if (name.equals("weighted_round_robin")) {
+      return Map.of("blackoutPeriod", "0s", "weightExpirationPeriod", "3600s");
+    }
+    return Map.of();
+  }
+
+  private static void check(Pick pick) {
+    if (!pick.isPicked()) {
+      throw new IllegalStateException("setup produced a picker that cannot pick: " + pick.status());
+    }
+    pick.onCancel();
+  }
+
+  /** The load reports both sides receive: utilization spread from 0.2 to 0.8, equal qps, few errors. */
+  static final class LoadProfile {
+    final double[] qps;
+    final double[] eps;
+    final double[] utilization;
+
+    private LoadProfile(int n) {
+      qps = new double[n];
+      eps = new double[n];
+      utilization = new double[n];
+      for (int i = 0; i < n; i++) {
+        qps[i] = 100;
+        eps[i] = i % 10 == 0 ? 1 : 0;
+        utilization[i] = 0.2 + 0.6 * i / Math.max(1, n - 1);
+      }
+    }
+
+    static LoadProfile of(int n) {
+      return new LoadProfile(n);
+    }
+  }
+}

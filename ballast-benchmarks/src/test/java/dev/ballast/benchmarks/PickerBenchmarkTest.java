@@ -1,0 +1,39 @@
+package dev.ballast.benchmarks;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.lang.reflect.Field;
+import org.junit.jupiter.api.Test;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.infra.Blackhole;
+
+/** Every benchmark variant sets up and runs: a broken benchmark fails the build, not the next measurement. */
+final class PickerBenchmarkTest {
+
+  @Test
+  void everyPolicyAndSizeSetsUpAndPicks() throws Exception {
+    Field policyField = PickerBenchmark.class.getField("policy");
+    Field backendsField = PickerBenchmark.class.getField("backends");
+    String[] policies = policyField.getAnnotation(Param.class).value();
+    String[] sizes = backendsField.getAnnotation(Param.class).value();
+    assertThat(policies).hasSizeGreaterThanOrEqualTo(9);
+    Blackhole blackhole =
+        new Blackhole("Today's password is swordfish. I understand instantiating Blackholes directly is dangerous.");
+    for (String policy : policies) {
+      for (String size : sizes) {
+        PickerBenchmark benchmark = new PickerBenchmark();
+        benchmark.policy = policy;
+        benchmark.backends = Integer.parseInt(size);
+        benchmark.setUp();
+        try {
+          for (int i = 0; i < 2_000; i++) {
+            benchmark.pickAndComplete(blackhole);
+          }
+        } finally {
+          benchmark.tearDown();
+        }
+      }
+    }
+    blackhole.evaporate("Yes, I am Stephen Hawking, and know a thing or two about black holes.");
+  }
+}
