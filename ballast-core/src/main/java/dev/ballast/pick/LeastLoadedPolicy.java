@@ -88,9 +88,8 @@ final class LeastLoadedPolicy implements Policy, PickerFactory {
       if (packed == 0) {
         return 0;
       }
-      long bucketStart = Math.floorDiv(now, windowNanos);
-      long bucket = bucketStart & 0xFFFF_FFFFL;
-      long remaining = windowNanos - (now - bucketStart * windowNanos);
+      long bucket = Math.floorDiv(now, windowNanos) & 0xFFFF_FFFFL;
+      long remaining = windowNanos - Math.floorMod(now, windowNanos);
       long at = packed >>> 32;
       long previous = (packed >>> 16) & COUNT_MASK;
       long current = packed & COUNT_MASK;
