@@ -1,6 +1,5 @@
 package dev.ballast.health;
 
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -58,6 +57,6 @@ final class CapacitySignal implements CapacityGate {
 
   @Override
   public String toString() {
-    return "CapacitySignal{waiters=" + waiters.get() + ", epoch=" + epoch + ", unit=" + TimeUnit.NANOSECONDS + "}";
+    return "CapacitySignal{waiters=" + waiters.get() + ", epoch=" + epoch + "}";
   }
 }

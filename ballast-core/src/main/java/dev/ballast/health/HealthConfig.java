@@ -9,7 +9,8 @@ import java.time.Duration;
  *     backend; a backend at its limit is skipped (default 100, the chapter's value; 1..1000000)
  * @param healthCheckInterval how often the transport health-checks an active connection (default
  *     5 s; 1 ms..1 h)
- * @param idleHealthCheckInterval the cheaper rate for idle connections (default 60 s; 1 ms..1 d)
+ * @param idleHealthCheckInterval the cheaper rate for idle connections (default 60 s;
+ *     healthCheckInterval..1 d)
  * @param idleAfter a healthy backend with no requests for this long becomes {@link
  *     BackendState#IDLE} (default 60 s; 1 ms..1 d)
  * @param warmUpWindow how long a backend that just became healthy after connecting or refusing
@@ -33,6 +34,11 @@ public record HealthConfig(
     Ranges.checkInt("activeRequestLimit", activeRequestLimit, 1, 1_000_000);
     Ranges.checkDuration("healthCheckInterval", healthCheckInterval, ONE_MS, ONE_HOUR);
     Ranges.checkDuration("idleHealthCheckInterval", idleHealthCheckInterval, ONE_MS, ONE_DAY);
+    if (idleHealthCheckInterval.compareTo(healthCheckInterval) < 0) {
+      throw new IllegalArgumentException(
+          "idleHealthCheckInterval: " + idleHealthCheckInterval
+              + " (expected: " + healthCheckInterval + ".." + ONE_DAY + ", idle checks are the cheaper ones)");
+    }
     Ranges.checkDuration("idleAfter", idleAfter, ONE_MS, ONE_DAY);
     Ranges.checkDuration("warmUpWindow", warmUpWindow, Duration.ZERO, ONE_HOUR);
     Ranges.checkDouble("warmUpStartFactor", warmUpStartFactor, 0.01, 1.0);

@@ -1,6 +1,7 @@
 package dev.ballast.health;
 
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -24,7 +25,7 @@ final class TrackedBackend implements Backend {
   private final LongAdder backendFailures = new LongAdder();
   private final LongAdder networkFailures = new LongAdder();
   private final LongAdder cancelled = new LongAdder();
-  private volatile long warmUpStartNanos = NOT_WARMING;
+  private final AtomicLong warmUpStartNanos = new AtomicLong(NOT_WARMING);
 
   // Idle detection runs on the control plane only (refreshIdle is serialized).
   private long startedAtLastCheck = -1;
@@ -69,14 +70,14 @@ final class TrackedBackend implements Backend {
 
   @Override
   public double warmUpFactor() {
-    long start = warmUpStartNanos;
+    long start = warmUpStartNanos.get();
     if (start == NOT_WARMING) {
       return 1.0;
     }
     long elapsed = clock.nanoTime() - start;
     if (elapsed >= warmUpWindowNanos) {
-      // Later readers skip the clock; a racing restart may be overwritten, which only ends its ramp early.
-      warmUpStartNanos = NOT_WARMING;
+      // Later readers skip the clock read; the CAS leaves a ramp that a restart just began alone.
+      warmUpStartNanos.compareAndSet(start, NOT_WARMING);
       return 1.0;
     }
     double from = config.warmUpStartFactor();
@@ -196,7 +197,7 @@ final class TrackedBackend implements Backend {
     long now = clock.nanoTime();
     quietSinceNanos = now;
     if (warmUpWindowNanos > 0) {
-      warmUpStartNanos = now;
+      warmUpStartNanos.set(now);
     }
     gate.signal();
     return true;

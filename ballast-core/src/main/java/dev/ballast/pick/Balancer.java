@@ -4,6 +4,7 @@ import dev.ballast.health.Backend;
 import dev.ballast.health.HealthConfig;
 import dev.ballast.health.NanoClock;
 import dev.ballast.health.SubsetHealth;
+import java.util.List;
 import java.util.SplittableRandom;
 import java.util.random.RandomGenerator;
 
@@ -38,7 +39,7 @@ public interface Balancer {
   SubsetHealth health();
 
   /** Makes the subset exactly {@code keys} (see {@link SubsetHealth#update}) and builds a new snapshot. */
-  void updateSubset(java.util.List<String> keys);
+  void updateSubset(List<String> keys);
 
   /**
    * The periodic control-plane work: idle detection, and the policy's recomputation (weights for

@@ -45,7 +45,7 @@ final class FairSharePolicy implements Policy, PickerFactory {
 
   @Override
   public String toString() {
-    return name() + config;
+    return name() + "(" + config + ")";
   }
 
   static final class FairShareSlot extends Slot {

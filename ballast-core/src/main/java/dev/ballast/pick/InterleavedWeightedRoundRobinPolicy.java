@@ -74,7 +74,7 @@ final class InterleavedWeightedRoundRobinPolicy implements Policy, PickerFactory
 
   @Override
   public String toString() {
-    return name() + config;
+    return name() + "(" + config + ")";
   }
 
   static final class InterleavedPicker implements Picker {

@@ -1,6 +1,7 @@
 package dev.ballast.pick;
 
 import dev.ballast.health.Backend;
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -12,17 +13,13 @@ final class LeastLoadedPolicy implements Policy, PickerFactory {
   private final long windowNanos;
 
   LeastLoadedPolicy(LeastLoadedConfig config) {
-    this.config = java.util.Objects.requireNonNull(config, "config");
+    this.config = Objects.requireNonNull(config, "config");
     this.windowNanos = config.errorWindow().toNanos();
   }
 
   @Override
   public String name() {
     return "least_loaded_round_robin";
-  }
-
-  LeastLoadedConfig config() {
-    return config;
   }
 
   @Override
@@ -39,7 +36,7 @@ final class LeastLoadedPolicy implements Policy, PickerFactory {
 
   @Override
   public String toString() {
-    return name() + config;
+    return name() + "(" + config + ")";
   }
 
   /**
@@ -91,9 +88,8 @@ final class LeastLoadedPolicy implements Policy, PickerFactory {
       if (packed == 0) {
         return 0;
       }
-      long bucketStart = Math.floorDiv(now, windowNanos);
-      long bucket = bucketStart & 0xFFFF_FFFFL;
-      long remaining = windowNanos - (now - bucketStart * windowNanos);
+      long bucket = Math.floorDiv(now, windowNanos) & 0xFFFF_FFFFL;
+      long remaining = windowNanos - Math.floorMod(now, windowNanos);
       long at = packed >>> 32;
       long previous = (packed >>> 16) & COUNT_MASK;
       long current = packed & COUNT_MASK;

@@ -1,6 +1,7 @@
 package dev.ballast.pick;
 
 import java.util.List;
+import java.util.Map;
 
 /**
  * A picking policy: an immutable description from which a {@link Balancer} builds picker
@@ -26,6 +27,32 @@ public sealed interface Policy
           "interleaved_weighted_round_robin");
 
   String name();
+
+  /**
+   * The policy called {@code name} (one of {@link #NAMES}) with its default config; interleaved
+   * weighted round robin then weighs every backend 1.
+   *
+   * @throws IllegalArgumentException for an unknown name
+   */
+  static Policy byName(String name) {
+    switch (String.valueOf(name)) {
+      case "round_robin":
+        return roundRobin();
+      case "least_loaded_round_robin":
+        return leastLoadedRoundRobin();
+      case "weighted_round_robin":
+        return weightedRoundRobin();
+      case "power_of_two_choices":
+        return powerOfTwoChoices();
+      case "fair_share":
+        return fairShare();
+      case "interleaved_weighted_round_robin":
+        return interleavedWeightedRoundRobin(InterleavedWeightedRoundRobinConfig.of(Map.of()));
+      default:
+        throw new IllegalArgumentException(
+            "policy: '" + name + "' (expected: one of " + String.join(", ", NAMES) + ")");
+    }
+  }
 
   /** Each available backend in turn, from a random start per client. */
   static Policy roundRobin() {

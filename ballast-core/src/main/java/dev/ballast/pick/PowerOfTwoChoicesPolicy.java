@@ -51,7 +51,7 @@ final class PowerOfTwoChoicesPolicy implements Policy, PickerFactory {
 
   @Override
   public String toString() {
-    return name() + config;
+    return name() + "(" + config + ")";
   }
 
   /** Exponential decay weight of an old value after {@code elapsed} with time constant {@code tau}. */

@@ -63,9 +63,11 @@ final class RoundRobinPolicy implements Policy, PickerFactory {
           continue;
         }
         if (slot.backend.tryAcquire()) {
-          if (i > 0) {
-            // Skip the cursor past the backends just passed over, so the backend after a gap
-            // does not get a double turn. Best effort: a racing picker has moved it already.
+          if (i > 0 && warming == null) {
+            // Skip the cursor past the unavailable backends just passed over, so the backend after
+            // a gap does not get a double turn. Best effort: a racing picker has moved it already.
+            // A warming backend's declined turn is different: it belongs to the others, so the
+            // cursor stays and the backend after it keeps its own turn as well.
             cursor.compareAndSet(start + 1, start + i + 1);
           }
           return slot;

@@ -1,6 +1,7 @@
 package dev.ballast.pick;
 
 import dev.ballast.health.Backend;
+import java.util.Arrays;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -72,7 +73,7 @@ final class WeightedRoundRobinPolicy implements Policy, PickerFactory {
       }
     }
     if (weighted < 2) {
-      java.util.Arrays.fill(weights, 1.0);
+      Arrays.fill(weights, 1.0);
     } else {
       double mean = sum / weighted;
       for (int i = 0; i < n; i++) {
@@ -90,7 +91,7 @@ final class WeightedRoundRobinPolicy implements Policy, PickerFactory {
 
   @Override
   public String toString() {
-    return name() + config;
+    return name() + "(" + config + ")";
   }
 
   static final class WeightedPicker implements Picker {

@@ -39,4 +39,16 @@ final class HealthConfigTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("idleAfter: PT0S (expected: PT0.001S..PT24H)");
   }
+
+  @Test
+  void idleHealthChecksCannotBeMoreFrequentThanActiveOnes() {
+    assertThatThrownBy(
+            () ->
+                HealthConfig.builder()
+                    .healthCheckInterval(Duration.ofSeconds(5))
+                    .idleHealthCheckInterval(Duration.ofSeconds(1))
+                    .build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("idleHealthCheckInterval: PT1S (expected: PT5S..PT24H, idle checks are the cheaper ones)");
+  }
 }
