@@ -56,9 +56,16 @@ final class WeightedRoundRobinPolicy implements Policy, PickerFactory {
   }
 
   /**
-   * The weights a snapshot uses: reported weights clamped to [0.1, 10] times their mean, the mean
-   * for backends without a usable weight, all equal (plain round robin) while fewer than two
-   * backends have one, and scaled by each backend's warm-up factor.
+   * The weights a snapshot uses: each reported weight capped at 10 times the mean of the
+   * <em>other</em> reported weights, then raised to at least 0.1 times the mean of the others'
+   * capped weights; the mean of the capped weights for backends without a usable weight; all equal
+   * (plain round robin) while fewer than two backends have one, and scaled by each backend's
+   * warm-up factor.
+   *
+   * <p>The clamp leaves the backend itself out of its reference mean. Against a mean that includes
+   * it, a backend claiming near-zero utilization raises its own cap, and with 10 or fewer backends
+   * the cap never binds; against the others' mean it is held to 10 times their average for any
+   * number of backends, so it takes at most {@code 10 / (n + 9)} of the picks.
    */
   static double[] weights(Slot[] slots, long now, long blackoutNanos, long expirationNanos, boolean warmUp) {
     int n = slots.length;
@@ -75,11 +82,25 @@ final class WeightedRoundRobinPolicy implements Policy, PickerFactory {
     if (weighted < 2) {
       Arrays.fill(weights, 1.0);
     } else {
-      double mean = sum / weighted;
+      // Cap first, against the others' reported weights; then raise the floor against the others'
+      // capped weights, so that a liar's huge weight lifts nobody.
+      double[] capped = new double[n];
+      double cappedSum = 0;
       for (int i = 0; i < n; i++) {
-        weights[i] =
-            weights[i] == 0 ? mean : Math.max(MIN_RATIO * mean, Math.min(MAX_RATIO * mean, weights[i]));
+        if (weights[i] > 0) {
+          capped[i] = Math.min(MAX_RATIO * (sum - weights[i]) / (weighted - 1), weights[i]);
+          cappedSum += capped[i];
+        }
       }
+      double[] clamped = new double[n];
+      for (int i = 0; i < n; i++) {
+        if (weights[i] == 0) {
+          clamped[i] = cappedSum / weighted;
+        } else {
+          clamped[i] = Math.max(MIN_RATIO * (cappedSum - capped[i]) / (weighted - 1), capped[i]);
+        }
+      }
+      weights = clamped;
     }
     if (warmUp) {
       for (int i = 0; i < n; i++) {

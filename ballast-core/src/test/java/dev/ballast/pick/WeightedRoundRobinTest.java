@@ -17,6 +17,8 @@ import net.jqwik.api.Property;
 import net.jqwik.api.constraints.IntRange;
 import net.jqwik.api.constraints.Size;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 final class WeightedRoundRobinTest {
   private final FakeClock clock = new FakeClock();
@@ -175,23 +177,33 @@ final class WeightedRoundRobinTest {
     assertThat(weights(balancer)).containsExactly(400.0, 200.0);
   }
 
-  @Test
-  void aBackendClaimingNearZeroUtilizationIsClampedToTenTimesTheMean() {
-    // With 20 backends one outlier cannot pull the mean up to a tenth of its own weight, so the
-    // upper clamp binds (with 10 or fewer it never does: see docs/policies.md).
-    Balancer balancer = balancer(noBlackout, keys("b", 20));
-    for (int i = 0; i < 19; i++) {
+  @ParameterizedTest(name = "{0} backends")
+  @ValueSource(ints = {2, 3, 10, 20})
+  void aBackendClaimingNearZeroUtilizationTakesNoMoreThanTheClampAllows(int n) {
+    Balancer balancer = balancer(noBlackout, keys("b", n));
+    for (int i = 0; i < n - 1; i++) {
       balancer.reportLoad("b" + i, 0.5, 0, 100, 0);
     }
-    balancer.reportLoad("b19", 1e-12, 0, 100, 0);
+    String liar = "b" + (n - 1);
+    balancer.reportLoad(liar, 1e-12, 0, 100, 0);
     balancer.refresh();
 
+    // Its weight is held to 10 times the others' mean (200), so its share is 10 / (n + 9).
     double[] weights = weights(balancer);
-    double rawMean = (19 * 200.0 + 1e14) / 20;
-    assertThat(weights[19]).isCloseTo(10 * rawMean, within(1.0));
-    assertThat(weights[0]).isCloseTo(0.1 * rawMean, within(1e-3));
-    double share = count(balancer, 100_000).get("b19") / 100_000.0;
-    assertThat(share).isCloseTo(weights[19] / (weights[19] + 19 * weights[0]), within(0.001));
+    assertThat(weights[n - 1]).isCloseTo(2000.0, within(1e-6));
+    double share = count(balancer, 100_000).get(liar) / 100_000.0;
+    assertThat(share).isCloseTo(10.0 / (n + 9), within(0.001));
+  }
+
+  @Test
+  void aBackendReportingHugeUtilizationKeepsATenthOfTheOthersMean() {
+    Balancer balancer = balancer(noBlackout, keys("b", 3));
+    balancer.reportLoad("b0", 0.5, 0, 100, 0);
+    balancer.reportLoad("b1", 0.5, 0, 100, 0);
+    balancer.reportLoad("b2", 1e9, 0, 100, 0);
+    balancer.refresh();
+
+    assertThat(weights(balancer)[2]).isCloseTo(20.0, within(1e-9));
   }
 
   @Test
