@@ -1,6 +1,5 @@
 package dev.ballast.health;
 
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
@@ -19,9 +18,13 @@ final class TrackedBackend implements Backend {
   private final long idleAfterNanos;
 
   private final AtomicReference<BackendState> state = new AtomicReference<>(BackendState.CONNECTING);
-  private final AtomicInteger active = new AtomicInteger();
-  private final LongAdder started = new LongAdder();
-  private final LongAdder succeeded = new LongAdder();
+  // Requests started (upper 44 bits, wrapping after 2^44) and in flight (lower 20 bits: the limit
+  // is at most 1,000,000 < 2^20) share one word, so that a request costs one atomic operation to
+  // start and one to end. Successes are what ended without another outcome.
+  private static final int ACTIVE_BITS = 20;
+  private static final long ACTIVE_MASK = (1L << ACTIVE_BITS) - 1;
+  private static final long ONE_STARTED = 1L << ACTIVE_BITS;
+  private final AtomicLong flow = new AtomicLong();
   private final LongAdder backendFailures = new LongAdder();
   private final LongAdder networkFailures = new LongAdder();
   private final LongAdder cancelled = new LongAdder();
@@ -55,7 +58,7 @@ final class TrackedBackend implements Backend {
 
   @Override
   public int activeRequests() {
-    return active.get();
+    return (int) (flow.get() & ACTIVE_MASK);
   }
 
   @Override
@@ -65,7 +68,7 @@ final class TrackedBackend implements Backend {
 
   @Override
   public boolean acceptsNewRequests() {
-    return state.get().acceptsNewRequests() && active.get() < limit;
+    return state.get().acceptsNewRequests() && (flow.get() & ACTIVE_MASK) < limit;
   }
 
   @Override
@@ -96,18 +99,17 @@ final class TrackedBackend implements Backend {
       return false;
     }
     for (;;) {
-      int a = active.get();
-      if (a >= limit) {
+      long f = flow.get();
+      if ((f & ACTIVE_MASK) >= limit) {
         return false;
       }
-      if (active.compareAndSet(a, a + 1)) {
+      if (flow.compareAndSet(f, f + ONE_STARTED + 1)) {
         break;
       }
     }
     if (current == BackendState.IDLE) {
       state.compareAndSet(BackendState.IDLE, BackendState.HEALTHY);
     }
-    started.increment();
     return true;
   }
 
@@ -115,7 +117,6 @@ final class TrackedBackend implements Backend {
   public void release(RequestOutcome outcome) {
     switch (outcome) {
       case SUCCESS:
-        succeeded.increment();
         break;
       case BACKEND_FAILURE:
         backendFailures.increment();
@@ -129,20 +130,27 @@ final class TrackedBackend implements Backend {
       default:
         throw new AssertionError(outcome);
     }
-    active.decrementAndGet();
+    flow.getAndDecrement();
     gate.signal();
   }
 
   @Override
   public long requestsStarted() {
-    return started.sum();
+    return flow.get() >>> ACTIVE_BITS;
+  }
+
+  /** Started, minus in flight, minus every other outcome: exact whenever no request is in transit. */
+  private long successes() {
+    long f = flow.get();
+    return (f >>> ACTIVE_BITS) - (f & ACTIVE_MASK)
+        - backendFailures.sum() - networkFailures.sum() - cancelled.sum();
   }
 
   @Override
   public long requestsEnded(RequestOutcome outcome) {
     switch (outcome) {
       case SUCCESS:
-        return succeeded.sum();
+        return successes();
       case BACKEND_FAILURE:
         return backendFailures.sum();
       case NETWORK_FAILURE:
@@ -206,8 +214,9 @@ final class TrackedBackend implements Backend {
   /** Moves a healthy backend that has had no requests for {@code idleAfter} to idle. */
   void refreshIdle() {
     long now = clock.nanoTime();
-    long count = started.sum();
-    if (state.get() != BackendState.HEALTHY || active.get() > 0 || count != startedAtLastCheck) {
+    long f = flow.get();
+    long count = f >>> ACTIVE_BITS;
+    if (state.get() != BackendState.HEALTHY || (f & ACTIVE_MASK) > 0 || count != startedAtLastCheck) {
       startedAtLastCheck = count;
       quietSinceNanos = now;
       return;
@@ -219,6 +228,6 @@ final class TrackedBackend implements Backend {
 
   @Override
   public String toString() {
-    return key + "{" + state.get() + ", active=" + active.get() + "/" + limit + "}";
+    return key + "{" + state.get() + ", active=" + activeRequests() + "/" + limit + "}";
   }
 }
