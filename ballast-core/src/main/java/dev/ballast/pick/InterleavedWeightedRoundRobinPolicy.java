@@ -80,12 +80,14 @@ final class InterleavedWeightedRoundRobinPolicy implements Policy, PickerFactory
   static final class InterleavedPicker implements Picker {
     private final Slot[] slots;
     private final int[] cycle;
+    private final Divisor cycleDivisor;
     private final AtomicLong cursor;
     private final AtomicSplitMix warmUpRandom;
 
     InterleavedPicker(Slot[] slots, int[] cycle, long start, AtomicSplitMix warmUpRandom) {
       this.slots = slots;
       this.cycle = cycle;
+      this.cycleDivisor = new Divisor(Math.max(1, cycle.length));
       this.cursor = new AtomicLong(start);
       this.warmUpRandom = warmUpRandom;
     }
@@ -100,7 +102,7 @@ final class InterleavedWeightedRoundRobinPolicy implements Policy, PickerFactory
       int length = cycle.length;
       int index = 0;
       for (int misses = 0; misses < n; misses++) {
-        index = cycle[(int) Long.remainderUnsigned(cursor.getAndIncrement(), length)];
+        index = cycle[cycleDivisor.remainder(cursor.getAndIncrement())];
         Slot slot = all[index];
         if (warmUpRandom != null && !warmUpRandom.admits(slot.backend.warmUpFactor())) {
           continue;

@@ -35,11 +35,13 @@ final class RoundRobinPolicy implements Policy, PickerFactory {
 
   static final class RoundRobinPicker implements Picker {
     private final Slot[] slots;
+    private final Divisor divisor;
     private final AtomicLong cursor;
     private final AtomicSplitMix warmUpRandom;
 
     RoundRobinPicker(Slot[] slots, long start, AtomicSplitMix warmUpRandom) {
       this.slots = slots;
+      this.divisor = new Divisor(Math.max(1, slots.length));
       this.cursor = new AtomicLong(start);
       this.warmUpRandom = warmUpRandom;
     }
@@ -53,8 +55,9 @@ final class RoundRobinPolicy implements Policy, PickerFactory {
       }
       long start = cursor.getAndIncrement();
       Slot warming = null;
-      for (int i = 0; i < n; i++) {
-        Slot slot = all[(int) Long.remainderUnsigned(start + i, n)];
+      int index = divisor.remainder(start);
+      for (int i = 0; i < n; i++, index = index + 1 == n ? 0 : index + 1) {
+        Slot slot = all[index];
         if (!slot.backend.acceptsNewRequests()) {
           continue;
         }

@@ -17,6 +17,7 @@ final class StrideScheduler {
   private static final int MASK = SCALE - 1;
 
   private final int[] scaled;
+  private final Divisor divisor;
   private final AtomicLong sequence;
 
   /** {@code weights} must be positive and finite; {@code sequence} may be shared with later snapshots. */
@@ -29,6 +30,7 @@ final class StrideScheduler {
     for (int i = 0; i < weights.length; i++) {
       scaled[i] = (int) Math.max(1, Math.min(SCALE, Math.round(weights[i] / max * SCALE)));
     }
+    this.divisor = new Divisor(Math.max(1, weights.length));
     this.sequence = sequence;
   }
 
@@ -37,8 +39,8 @@ final class StrideScheduler {
     int n = scaled.length;
     for (;;) {
       long seq = sequence.getAndIncrement();
-      int index = (int) Long.remainderUnsigned(seq, n);
-      long generation = Long.divideUnsigned(seq, n);
+      int index = divisor.remainder(seq);
+      long generation = divisor.quotient(seq);
       int w = scaled[index];
       // Offsetting each backend's phase by half a cycle keeps light backends from lining up.
       long phase = (long) index * (SCALE / 2);
