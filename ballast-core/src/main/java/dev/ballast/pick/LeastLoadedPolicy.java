@@ -31,7 +31,8 @@ final class LeastLoadedPolicy implements Policy, PickerFactory {
   public Picker newPicker(Slot[] slots, PolicyContext context) {
     int start = slots.length == 0 ? 0 : Math.floorMod(context.random().nextLong(), slots.length);
     long seed = context.random().nextLong();
-    return new LeastLoadedPicker(slots, start, config.countErrors(), context, context.warmUp() ? new AtomicSplitMix(seed) : null);
+    return new LeastLoadedPicker(
+        slots, start, config.countErrors(), config.scanWindow(), context, context.warmUp() ? new AtomicSplitMix(seed) : null);
   }
 
   @Override
@@ -106,21 +107,30 @@ final class LeastLoadedPolicy implements Policy, PickerFactory {
       long active = backend.activeRequests();
       return countErrors ? active + recentErrors(now) : active;
     }
+
+    /** Whether any error is on record: without one the load is the active count and needs no clock. */
+    boolean hasErrors() {
+      return countErrors && errors.get() != 0;
+    }
   }
 
   static final class LeastLoadedPicker implements Picker {
+    private static final long NOT_READ = Long.MIN_VALUE;
     private final Slot[] slots;
     private final boolean countErrors;
+    private final int scanWindow;
     private final PolicyContext context;
     private final AtomicSplitMix warmUpRandom;
     // Where the round robin among the least loaded resumes: just after the last backend picked.
     // A plain volatile: racing pickers may start from the same place, which only costs evenness.
     private volatile int next;
 
-    LeastLoadedPicker(Slot[] slots, int start, boolean countErrors, PolicyContext context, AtomicSplitMix warmUpRandom) {
+    LeastLoadedPicker(
+        Slot[] slots, int start, boolean countErrors, int scanWindow, PolicyContext context, AtomicSplitMix warmUpRandom) {
       this.slots = slots;
       this.next = start;
       this.countErrors = countErrors;
+      this.scanWindow = Math.min(scanWindow, slots.length);
       this.context = context;
       this.warmUpRandom = warmUpRandom;
     }
@@ -132,6 +142,38 @@ final class LeastLoadedPolicy implements Policy, PickerFactory {
       if (n == 0) {
         return FailedPick.NO_BACKENDS;
       }
+      if (warmUpRandom == null) {
+        // The clock is read only once a backend in the window has errors on record.
+        long seen = NOT_READ;
+        // One pass over the window: the first backend, in round-robin order, with the least load.
+        int start = next;
+        int chosen = -1;
+        long least = Long.MAX_VALUE;
+        for (int i = 0, index = start; i < scanWindow; i++, index = index + 1 == n ? 0 : index + 1) {
+          Slot slot = all[index];
+          if (slot.backend.acceptsNewRequests()) {
+            ErrorCountingSlot counting = (ErrorCountingSlot) slot;
+            long load;
+            if (counting.hasErrors()) {
+              if (seen == NOT_READ) {
+                seen = context.clock().nanoTime();
+              }
+              load = counting.load(seen);
+            } else {
+              load = slot.backend.activeRequests();
+            }
+            if (load < least) {
+              least = load;
+              chosen = index;
+            }
+          }
+        }
+        if (chosen >= 0 && all[chosen].backend.tryAcquire()) {
+          next = chosen + 1 < n ? chosen + 1 : 0;
+          return all[chosen];
+        }
+      }
+      // Warm-up, an empty window or a lost race for the last free place: compare every backend.
       long now = countErrors ? context.clock().nanoTime() : 0;
       // A lost race for the last free place on a backend rescans; n rounds bound the work.
       for (int round = 0; round < n; round++) {

@@ -45,6 +45,57 @@ final class LeastLoadedRoundRobinTest {
   }
 
   @Test
+  void withMoreBackendsThanTheScanWindowPicksTheLeastLoadedOfTheNextWindow() {
+    // 20 backends, a window of 4 starting at t0: t1..t3 are busier than t0, and t10 (outside the
+    // window) is idle. The pick stays inside the window: t0, the least loaded there.
+    Balancer balancer =
+        connected(
+            Policy.leastLoadedRoundRobin(new LeastLoadedConfig(true, Duration.ofSeconds(10), 4)),
+            HealthConfig.defaults(),
+            clock,
+            fixed(0),
+            keys("t", 20));
+    int[] initial = new int[20];
+    java.util.Arrays.fill(initial, 3);
+    initial[0] = 2;
+    initial[10] = 0;
+    for (int t = 0; t < 20; t++) {
+      for (int r = 0; r < initial[t]; r++) {
+        assertThat(balancer.backend("t" + t).tryAcquire()).isTrue();
+      }
+    }
+
+    assertThat(balancer.pick().backend().key()).isEqualTo("t0");
+    // The window moved on to t1..t4, all at 3: round robin takes the first.
+    assertThat(balancer.pick().backend().key()).isEqualTo("t1");
+  }
+
+  @Test
+  void aWindowAsLargeAsTheSubsetIsTheExactAlgorithm() {
+    Balancer balancer =
+        connected(
+            Policy.leastLoadedRoundRobin(new LeastLoadedConfig(true, Duration.ofSeconds(10), 20)),
+            HealthConfig.defaults(),
+            clock,
+            fixed(0),
+            keys("t", 20));
+    for (int t = 0; t < 20; t++) {
+      if (t != 13) {
+        assertThat(balancer.backend("t" + t).tryAcquire()).isTrue();
+      }
+    }
+
+    assertThat(balancer.pick().backend().key()).isEqualTo("t13");
+  }
+
+  @Test
+  void rejectsAScanWindowOutOfRange() {
+    assertThatThrownBy(() -> new LeastLoadedConfig(true, Duration.ofSeconds(1), 0))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("scanWindow: 0");
+  }
+
+  @Test
   void roundRobinsAmongTheLeastLoadedWhenAllAreEqual() {
     Balancer balancer =
         connected(Policy.leastLoadedRoundRobin(), HealthConfig.defaults(), clock, fixed(1), keys("t", 3));
