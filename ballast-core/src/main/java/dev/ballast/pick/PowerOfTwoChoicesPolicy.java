@@ -55,8 +55,17 @@ final class PowerOfTwoChoicesPolicy implements Policy, PickerFactory {
   }
 
   /** Exponential decay weight of an old value after {@code elapsed} with time constant {@code tau}. */
-  private static double keep(long elapsed, long tau) {
-    return elapsed <= 0 ? 1.0 : Math.exp(-(double) elapsed / tau);
+  static double keep(long elapsed, long tau) {
+    if (elapsed <= 0) {
+      return 1.0;
+    }
+    double x = (double) elapsed / tau;
+    // Busy backends complete requests microseconds apart, far inside the decay time: there the
+    // series is exact to 1e-9 and costs a fraction of Math.exp.
+    if (x < 1e-3) {
+      return 1.0 - x * (1.0 - x * (0.5 - x / 6.0));
+    }
+    return Math.exp(-x);
   }
 
   static final class ScoredSlot extends Slot {
@@ -151,6 +160,7 @@ final class PowerOfTwoChoicesPolicy implements Policy, PickerFactory {
     private final PolicyContext context;
     private final AtomicSplitMix random;
     private final AtomicLong probe;
+    private final Divisor probeDivisor;
     private final long forcePickNanos;
 
     TwoChoicesPicker(Slot[] slots, PolicyContext context, AtomicSplitMix random, long probeStart, long forcePickNanos) {
@@ -158,6 +168,7 @@ final class PowerOfTwoChoicesPolicy implements Policy, PickerFactory {
       this.context = context;
       this.random = random;
       this.probe = new AtomicLong(probeStart);
+      this.probeDivisor = new Divisor(Math.max(1, slots.length));
       this.forcePickNanos = forcePickNanos;
     }
 
@@ -172,7 +183,7 @@ final class PowerOfTwoChoicesPolicy implements Policy, PickerFactory {
       if (n > 1) {
         // Looking at one backend per pick, in rotation, finds every stale one within n picks at
         // O(1) cost; the CAS makes racing pickers force it only once.
-        ScoredSlot stale = (ScoredSlot) all[(int) Long.remainderUnsigned(probe.getAndIncrement(), n)];
+        ScoredSlot stale = (ScoredSlot) all[probeDivisor.remainder(probe.getAndIncrement())];
         long last = stale.lastPickedNanos.get();
         if (now - last >= forcePickNanos
             && stale.backend.acceptsNewRequests()
@@ -186,8 +197,10 @@ final class PowerOfTwoChoicesPolicy implements Policy, PickerFactory {
         if (n == 1) {
           chosen = (ScoredSlot) all[0];
         } else {
-          int i = random.nextInt(n);
-          int j = random.nextInt(n - 1);
+          // One draw for both candidates: the high and low halves, each scaled by multiply-shift.
+          long draw = random.nextLong();
+          int i = (int) (((draw >>> 32) * n) >>> 32);
+          int j = (int) (((draw & 0xFFFF_FFFFL) * (n - 1)) >>> 32);
           if (j >= i) {
             j++;
           }

@@ -220,4 +220,12 @@ final class PowerOfTwoChoicesTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("failurePenalty: PT-0.001S (expected: PT0S..PT1H)");
   }
+
+  @net.jqwik.api.Property(tries = 2000)
+  void decayMatchesTheExponentialWithinOneInABillion(
+      @net.jqwik.api.ForAll @net.jqwik.api.constraints.LongRange(min = 0, max = 10_000_000_000L) long elapsed,
+      @net.jqwik.api.ForAll @net.jqwik.api.constraints.LongRange(min = 1, max = 10_000_000_000L) long tau) {
+    double exact = Math.exp(-(double) elapsed / tau);
+    assertThat(PowerOfTwoChoicesPolicy.keep(elapsed, tau)).isCloseTo(exact, org.assertj.core.api.Assertions.within(1e-9));
+  }
 }
