@@ -11,8 +11,11 @@ import java.time.Duration;
  * @param window how many recent latencies per backend the statistic covers (default 64; 1..4096)
  * @param initialServiceTime the expected service time of a backend with no answers yet (default
  *     10 ms; 1 ns..1 h)
+ * @param scanWindow how many backends a pick compares (default 16; 1..1,000,000): all of them when
+ *     the subset is no larger, otherwise the next {@code scanWindow} in rotation, so that a pick
+ *     costs the same at 1,000 backends as at 16
  */
-public record FairShareConfig(Statistic statistic, int window, Duration initialServiceTime) {
+public record FairShareConfig(Statistic statistic, int window, Duration initialServiceTime, int scanWindow) {
 
   /** How the window of latencies becomes one expected service time. */
   public enum Statistic {
@@ -26,6 +29,12 @@ public record FairShareConfig(Statistic statistic, int window, Duration initialS
     }
     Ranges.checkInt("window", window, 1, 4096);
     Ranges.checkDuration("initialServiceTime", initialServiceTime, Duration.ofNanos(1), Duration.ofHours(1));
+    Ranges.checkInt("scanWindow", scanWindow, 1, 1_000_000);
+  }
+
+  /** With the default scan window. */
+  public FairShareConfig(Statistic statistic, int window, Duration initialServiceTime) {
+    this(statistic, window, initialServiceTime, LeastLoadedConfig.DEFAULT_SCAN_WINDOW);
   }
 
   public static FairShareConfig defaults() {
@@ -41,8 +50,14 @@ public record FairShareConfig(Statistic statistic, int window, Duration initialS
     private Statistic statistic = Statistic.MEAN;
     private int window = 64;
     private Duration initialServiceTime = Duration.ofMillis(10);
+    private int scanWindow = LeastLoadedConfig.DEFAULT_SCAN_WINDOW;
 
     private Builder() {}
+
+    public Builder scanWindow(int scanWindow) {
+      this.scanWindow = scanWindow;
+      return this;
+    }
 
     public Builder statistic(Statistic statistic) {
       this.statistic = statistic;
@@ -60,7 +75,7 @@ public record FairShareConfig(Statistic statistic, int window, Duration initialS
     }
 
     public FairShareConfig build() {
-      return new FairShareConfig(statistic, window, initialServiceTime);
+      return new FairShareConfig(statistic, window, initialServiceTime, scanWindow);
     }
   }
 }

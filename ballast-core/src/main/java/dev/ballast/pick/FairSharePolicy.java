@@ -29,7 +29,8 @@ final class FairSharePolicy implements Policy, PickerFactory {
 
   @Override
   public Picker newPicker(Slot[] slots, PolicyContext context) {
-    return new FairSharePicker(slots, context);
+    int start = slots.length == 0 ? 0 : Math.floorMod(context.random().nextLong(), slots.length);
+    return new FairSharePicker(slots, context, config.scanWindow(), start);
   }
 
   @Override
@@ -117,10 +118,16 @@ final class FairSharePolicy implements Policy, PickerFactory {
   static final class FairSharePicker implements Picker {
     private final Slot[] slots;
     private final PolicyContext context;
+    private final int scanWindow;
+    // Where the next window starts. A plain volatile: racing pickers may share a window, which
+    // costs evenness, not correctness.
+    private volatile int next;
 
-    FairSharePicker(Slot[] slots, PolicyContext context) {
+    FairSharePicker(Slot[] slots, PolicyContext context, int scanWindow, int start) {
       this.slots = slots;
       this.context = context;
+      this.scanWindow = scanWindow;
+      this.next = start;
     }
 
     @Override
@@ -131,6 +138,27 @@ final class FairSharePolicy implements Policy, PickerFactory {
         return FailedPick.NO_BACKENDS;
       }
       long now = context.clock().nanoTime();
+      if (n > scanWindow) {
+        int start = next;
+        FairShareSlot best = null;
+        long bestEnd = Long.MAX_VALUE;
+        for (int i = 0, index = start; i < scanWindow; i++, index = index + 1 == n ? 0 : index + 1) {
+          Slot slot = all[index];
+          if (slot.backend.acceptsNewRequests()) {
+            long end = ((FairShareSlot) slot).predictedEnd(now);
+            if (best == null || end < bestEnd) {
+              best = (FairShareSlot) slot;
+              bestEnd = end;
+            }
+          }
+        }
+        next = start + 1 == n ? 0 : start + 1;
+        if (best != null && best.backend.tryAcquire()) {
+          best.claim(now);
+          return best;
+        }
+      }
+      // A subset within the window, an empty window or a lost race: compare every backend.
       for (int round = 0; round < n; round++) {
         FairShareSlot best = null;
         long bestEnd = Long.MAX_VALUE;

@@ -46,6 +46,29 @@ final class FairShareTest {
   }
 
   @Test
+  void withMoreBackendsThanTheScanWindowPicksTheEarliestEndInTheWindow() {
+    // 6 backends, windows of 2 starting at b0 (fixed(0) draws the start 0): b5 is the fastest but
+    // outside the first window, so the first pick compares b0 and b1 only.
+    Balancer balancer = balancer(FairShareConfig.builder().window(1).scanWindow(2).build(), 6);
+    answer(balancer, "b0", 30);
+    answer(balancer, "b1", 20);
+    for (int b = 2; b < 5; b++) {
+      answer(balancer, "b" + b, 40);
+    }
+    answer(balancer, "b5", 1);
+
+    List<String> picks = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      Pick pick = balancer.pick();
+      picks.add(pick.backend().key());
+      pick.onCancel();
+    }
+
+    // Windows {b0,b1}, {b1,b2}, {b2,b3}, {b3,b4}, {b4,b5}: the earliest predicted end in each.
+    assertThat(picks).containsExactly("b1", "b1", "b2", "b3", "b5");
+  }
+
+  @Test
   void aBackendWhosePredictedEndIsInThePastStartsFromNow() {
     Balancer balancer = balancer(FairShareConfig.builder().window(1).build(), 2);
     answer(balancer, "b0", 10);
