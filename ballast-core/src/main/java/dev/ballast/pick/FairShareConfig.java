@@ -11,9 +11,9 @@ import java.time.Duration;
  * @param window how many recent latencies per backend the statistic covers (default 64; 1..4096)
  * @param initialServiceTime the expected service time of a backend with no answers yet (default
  *     10 ms; 1 ns..1 h)
- * @param scanWindow how many backends a pick compares (default 16; 1..1,000,000): all of them when
+ * @param scanWindow how many backends a pick compares (default 8; 1..1,000,000): all of them when
  *     the subset is no larger, otherwise the next {@code scanWindow} in rotation, so that a pick
- *     costs the same at 1,000 backends as at 16
+ *     costs the same at 1,000 backends as at 8
  */
 public record FairShareConfig(Statistic statistic, int window, Duration initialServiceTime, int scanWindow) {
 

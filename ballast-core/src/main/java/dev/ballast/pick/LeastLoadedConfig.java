@@ -10,12 +10,12 @@ import java.time.Duration;
  * @param errorWindow how long an error keeps counting; a sliding window of two buckets (default
  *     10 s; 1 ms..1 h)
  * @param scanWindow how many backends, in round-robin order from where the last pick left off, a
- *     pick compares (default 16; 1..1,000,000). With a subset no larger than this, a pick is the
+ *     pick compares (default 8; 1..1,000,000). With a subset no larger than this, a pick is the
  *     chapter's algorithm exactly; with a larger one it is round robin among the least loaded of
- *     the next {@code scanWindow}, so a pick costs the same for 100 backends as for 16
+ *     the next {@code scanWindow}, so a pick costs the same for 1,000 backends as for 8
  */
 public record LeastLoadedConfig(boolean countErrors, Duration errorWindow, int scanWindow) {
-  public static final int DEFAULT_SCAN_WINDOW = 16;
+  public static final int DEFAULT_SCAN_WINDOW = 8;
 
   public LeastLoadedConfig {
     Ranges.checkDuration("errorWindow", errorWindow, Duration.ofMillis(1), Duration.ofHours(1));

@@ -105,22 +105,34 @@ final class LeastLoadedRoundRobinTest {
 
   @Test
   void aBackendThatFailsEveryRequestInstantlyCannotSinkholeTrafficOnceErrorsCount() {
-    double withErrorCounting = failingBackendShare(true);
-    double withoutErrorCounting = failingBackendShare(false);
+    // The chapter's algorithm: every pick compares all ten backends.
+    double withErrorCounting = failingBackendShare(true, 10);
+    double withoutErrorCounting = failingBackendShare(false, 10);
 
     assertThat(withErrorCounting).isLessThan(0.05);
     assertThat(withoutErrorCounting).isGreaterThan(0.80);
+  }
+
+  @Test
+  void withTheDefaultScanWindowErrorCountingStillPreventsTheSinkhole() {
+    // Eight of ten backends per pick: the failing one is out of some windows, so it sinkholes
+    // less without error counting, but still takes at least ten times the share it gets with it.
+    double withErrorCounting = failingBackendShare(true, LeastLoadedConfig.DEFAULT_SCAN_WINDOW);
+    double withoutErrorCounting = failingBackendShare(false, LeastLoadedConfig.DEFAULT_SCAN_WINDOW);
+
+    assertThat(withErrorCounting).isLessThan(0.05);
+    assertThat(withoutErrorCounting).isGreaterThan(10 * withErrorCounting).isGreaterThan(0.25);
   }
 
   /**
    * Ten backends, one request per millisecond; nine answer after 100 ms, {@code t3} fails every
    * request at once. Returns {@code t3}'s share of 20,000 picks.
    */
-  private double failingBackendShare(boolean countErrors) {
+  private double failingBackendShare(boolean countErrors, int scanWindow) {
     FakeClock time = new FakeClock();
     Balancer balancer =
         connected(
-            Policy.leastLoadedRoundRobin(new LeastLoadedConfig(countErrors, Duration.ofSeconds(1))),
+            Policy.leastLoadedRoundRobin(new LeastLoadedConfig(countErrors, Duration.ofSeconds(1), scanWindow)),
             HealthConfig.defaults(),
             time,
             fixed(0),
