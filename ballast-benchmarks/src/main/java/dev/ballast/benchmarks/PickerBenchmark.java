@@ -13,7 +13,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -114,8 +113,8 @@ public class PickerBenchmark {
     for (int i = 0; i < backends; i++) {
       keys.add("backend-" + i);
     }
-    Balancer balancer =
-        Balancer.create(ballastPolicy(name, keys), HealthConfig.defaults(), NanoClock.system(), new SplittableRandom(7));
+    // The production factory: system clock, per-thread randomness on the pick path.
+    Balancer balancer = Balancer.create(ballastPolicy(name, keys), HealthConfig.defaults(), NanoClock.system());
     balancer.updateSubset(keys);
     for (String key : keys) {
       balancer.backend(key).onConnected();

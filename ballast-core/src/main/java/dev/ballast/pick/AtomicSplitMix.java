@@ -8,7 +8,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * seed comes from the {@link java.util.random.RandomGenerator} given to the balancer, which makes
  * every pick sequence reproducible under a seeded generator.
  */
-final class AtomicSplitMix {
+final class AtomicSplitMix extends PickRandom {
   private static final long GAMMA = 0x9E3779B97F4A7C15L;
   private final AtomicLong state;
 
@@ -16,25 +16,11 @@ final class AtomicSplitMix {
     this.state = new AtomicLong(seed);
   }
 
+  @Override
   long nextLong() {
     long z = state.addAndGet(GAMMA);
     z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
     z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
     return z ^ (z >>> 31);
-  }
-
-  /** A draw in {@code [0, bound)} from the high bits (multiply-shift; bias below 2^-32). */
-  int nextInt(int bound) {
-    return (int) (((nextLong() >>> 32) * bound) >>> 32);
-  }
-
-  /** A draw in {@code [0, 1)}. */
-  double nextDouble() {
-    return (nextLong() >>> 11) * 0x1.0p-53;
-  }
-
-  /** Whether a backend with warm-up {@code factor} takes this request: always when fully warm. */
-  boolean admits(double factor) {
-    return factor >= 1.0 || nextDouble() < factor;
   }
 }

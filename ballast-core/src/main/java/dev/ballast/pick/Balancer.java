@@ -20,18 +20,28 @@ import java.util.random.RandomGenerator;
  */
 public interface Balancer {
 
-  /** A balancer with default health settings, the system clock and an unseeded generator. */
+  /** A balancer with default health settings and the system clock, for production use. */
   static Balancer create(Policy policy) {
-    return create(policy, HealthConfig.defaults(), NanoClock.system(), new SplittableRandom());
+    return create(policy, HealthConfig.defaults(), NanoClock.system());
   }
 
   /**
-   * A balancer over {@code policy}. {@code random} is used only on the control plane (it need not
-   * be thread-safe): it seeds the pickers' own lock-free streams and start offsets, so a seeded
-   * generator makes every pick sequence reproducible.
+   * A balancer for production use: picks draw from per-thread random sources, so threads picking
+   * at once share no random state.
+   */
+  static Balancer create(Policy policy, HealthConfig health, NanoClock clock) {
+    return new SnapshotBalancer(policy, health, clock, new SplittableRandom(), false);
+  }
+
+  /**
+   * A balancer whose every pick sequence is reproducible from {@code random} (simulations,
+   * tests). {@code random} is used only on the control plane (it need not be thread-safe): it
+   * seeds the pickers' own lock-free streams and start offsets. The pickers' streams are shared by
+   * all threads that pick; for many threads picking at once in production, prefer
+   * {@link #create(Policy, HealthConfig, NanoClock)}.
    */
   static Balancer create(Policy policy, HealthConfig health, NanoClock clock, RandomGenerator random) {
-    return new SnapshotBalancer(policy, health, clock, random);
+    return new SnapshotBalancer(policy, health, clock, random, true);
   }
 
   Policy policy();

@@ -31,8 +31,7 @@ final class InterleavedWeightedRoundRobinPolicy implements Policy, PickerFactory
   public Picker newPicker(Slot[] slots, PolicyContext context) {
     int[] cycle = cycle(slots);
     long start = cycle.length == 0 ? 0 : Math.floorMod(context.random().nextLong(), cycle.length);
-    long seed = context.random().nextLong();
-    return new InterleavedPicker(slots, cycle, start, context.warmUp() ? new AtomicSplitMix(seed) : null);
+    return new InterleavedPicker(slots, cycle, start, context.warmUp() ? context.newPickRandom() : null);
   }
 
   /** Backend indexes in pick order over one full cycle, weights reduced by their greatest common divisor. */
@@ -82,9 +81,9 @@ final class InterleavedWeightedRoundRobinPolicy implements Policy, PickerFactory
     private final int[] cycle;
     private final Divisor cycleDivisor;
     private final AtomicLong cursor;
-    private final AtomicSplitMix warmUpRandom;
+    private final PickRandom warmUpRandom;
 
-    InterleavedPicker(Slot[] slots, int[] cycle, long start, AtomicSplitMix warmUpRandom) {
+    InterleavedPicker(Slot[] slots, int[] cycle, long start, PickRandom warmUpRandom) {
       this.slots = slots;
       this.cycle = cycle;
       this.cycleDivisor = new Divisor(Math.max(1, cycle.length));

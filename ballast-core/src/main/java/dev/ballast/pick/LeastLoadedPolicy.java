@@ -30,9 +30,8 @@ final class LeastLoadedPolicy implements Policy, PickerFactory {
   @Override
   public Picker newPicker(Slot[] slots, PolicyContext context) {
     int start = slots.length == 0 ? 0 : Math.floorMod(context.random().nextLong(), slots.length);
-    long seed = context.random().nextLong();
     return new LeastLoadedPicker(
-        slots, start, config.countErrors(), config.scanWindow(), context, context.warmUp() ? new AtomicSplitMix(seed) : null);
+        slots, start, config.countErrors(), config.scanWindow(), context, context.warmUp() ? context.newPickRandom() : null);
   }
 
   @Override
@@ -120,13 +119,13 @@ final class LeastLoadedPolicy implements Policy, PickerFactory {
     private final boolean countErrors;
     private final int scanWindow;
     private final PolicyContext context;
-    private final AtomicSplitMix warmUpRandom;
+    private final PickRandom warmUpRandom;
     // Where the round robin among the least loaded resumes: just after the last backend picked.
     // A plain volatile: racing pickers may start from the same place, which only costs evenness.
     private volatile int next;
 
     LeastLoadedPicker(
-        Slot[] slots, int start, boolean countErrors, int scanWindow, PolicyContext context, AtomicSplitMix warmUpRandom) {
+        Slot[] slots, int start, boolean countErrors, int scanWindow, PolicyContext context, PickRandom warmUpRandom) {
       this.slots = slots;
       this.next = start;
       this.countErrors = countErrors;

@@ -6,7 +6,17 @@ import java.util.random.RandomGenerator;
 
 /**
  * What a balancer lends its policy: the clock, the control plane's random generator (used only in
- * serialized control-plane calls, e.g. to seed a picker's {@link AtomicSplitMix}) and the counter
- * of rejected load reports.
+ * serialized control-plane calls, e.g. to seed a picker's {@link AtomicSplitMix}), the counter of
+ * rejected load reports, and whether picks must be reproducible from that generator.
  */
-record PolicyContext(NanoClock clock, RandomGenerator random, LongAdder rejectedLoadReports, boolean warmUp) {}
+record PolicyContext(
+    NanoClock clock, RandomGenerator random, LongAdder rejectedLoadReports, boolean warmUp, boolean reproducible) {
+
+  /**
+   * The random source for a new picker: seeded from {@link #random()} when picks must be
+   * reproducible, per thread otherwise (see {@link PickRandom}).
+   */
+  PickRandom newPickRandom() {
+    return reproducible ? new AtomicSplitMix(random.nextLong()) : PickRandom.perThread();
+  }
+}

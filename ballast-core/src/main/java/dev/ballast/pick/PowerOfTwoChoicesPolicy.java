@@ -44,9 +44,8 @@ final class PowerOfTwoChoicesPolicy implements Policy, PickerFactory {
 
   @Override
   public Picker newPicker(Slot[] slots, PolicyContext context) {
-    long seed = context.random().nextLong();
     long probeStart = slots.length == 0 ? 0 : Math.floorMod(context.random().nextLong(), slots.length);
-    return new TwoChoicesPicker(slots, context, new AtomicSplitMix(seed), probeStart, forcePickNanos);
+    return new TwoChoicesPicker(slots, context, context.newPickRandom(), probeStart, forcePickNanos);
   }
 
   @Override
@@ -158,12 +157,12 @@ final class PowerOfTwoChoicesPolicy implements Policy, PickerFactory {
   static final class TwoChoicesPicker implements Picker {
     private final Slot[] slots;
     private final PolicyContext context;
-    private final AtomicSplitMix random;
+    private final PickRandom random;
     private final AtomicLong probe;
     private final Divisor probeDivisor;
     private final long forcePickNanos;
 
-    TwoChoicesPicker(Slot[] slots, PolicyContext context, AtomicSplitMix random, long probeStart, long forcePickNanos) {
+    TwoChoicesPicker(Slot[] slots, PolicyContext context, PickRandom random, long probeStart, long forcePickNanos) {
       this.slots = slots;
       this.context = context;
       this.random = random;

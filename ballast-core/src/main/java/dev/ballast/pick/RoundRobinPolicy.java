@@ -24,8 +24,7 @@ final class RoundRobinPolicy implements Policy, PickerFactory {
     // A random start per client and snapshot, so that clients created together do not all begin
     // with the same backend.
     long start = slots.length == 0 ? 0 : Math.floorMod(context.random().nextLong(), slots.length);
-    long seed = context.random().nextLong();
-    return new RoundRobinPicker(slots, start, context.warmUp() ? new AtomicSplitMix(seed) : null);
+    return new RoundRobinPicker(slots, start, context.warmUp() ? context.newPickRandom() : null);
   }
 
   @Override
@@ -37,9 +36,9 @@ final class RoundRobinPolicy implements Policy, PickerFactory {
     private final Slot[] slots;
     private final Divisor divisor;
     private final AtomicLong cursor;
-    private final AtomicSplitMix warmUpRandom;
+    private final PickRandom warmUpRandom;
 
-    RoundRobinPicker(Slot[] slots, long start, AtomicSplitMix warmUpRandom) {
+    RoundRobinPicker(Slot[] slots, long start, PickRandom warmUpRandom) {
       this.slots = slots;
       this.divisor = new Divisor(Math.max(1, slots.length));
       this.cursor = new AtomicLong(start);

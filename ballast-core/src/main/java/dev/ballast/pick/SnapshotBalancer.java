@@ -22,13 +22,17 @@ final class SnapshotBalancer implements Balancer {
   private volatile Map<String, Slot> slotsByKey = Map.of();
   private volatile Picker picker;
 
-  SnapshotBalancer(Policy policy, HealthConfig healthConfig, NanoClock clock, RandomGenerator random) {
+  SnapshotBalancer(Policy policy, HealthConfig healthConfig, NanoClock clock, RandomGenerator random, boolean reproducible) {
     this.policy = Objects.requireNonNull(policy, "policy");
     this.factory = (PickerFactory) policy;
     this.health = SubsetHealth.create(healthConfig, clock);
     this.context =
         new PolicyContext(
-            clock, Objects.requireNonNull(random, "random"), rejectedLoadReports, healthConfig.warmUpEnabled());
+            clock,
+            Objects.requireNonNull(random, "random"),
+            rejectedLoadReports,
+            healthConfig.warmUpEnabled(),
+            reproducible);
     this.picker = factory.newPicker(slots, context);
   }
 

@@ -22,6 +22,7 @@ import net.jqwik.api.Property;
 import net.jqwik.api.constraints.IntRange;
 import net.jqwik.api.constraints.Size;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /** What must hold for every policy: availability, flow control, exact counters, validated reports, no allocation. */
@@ -37,8 +38,26 @@ final class AllPoliciesTest {
         Policy.interleavedWeightedRoundRobin(InterleavedWeightedRoundRobinConfig.of(Map.of("b0", 3, "b1", 2))));
   }
 
+  /** Every policy twice: with reproducible pick randomness (seeded) and per-thread (production). */
+  static List<Arguments> policiesAndRandomSources() {
+    List<Arguments> out = new ArrayList<>();
+    for (Policy policy : policies()) {
+      out.add(Arguments.of(policy, true));
+      out.add(Arguments.of(policy, false));
+    }
+    return out;
+  }
+
   private static Balancer balancer(Policy policy, HealthConfig health, FakeClock clock, long seed, int n) {
-    Balancer balancer = Balancer.create(policy, health, clock, new SplittableRandom(seed));
+    return balancer(policy, health, clock, seed, n, true);
+  }
+
+  private static Balancer balancer(
+      Policy policy, HealthConfig health, FakeClock clock, long seed, int n, boolean reproducible) {
+    Balancer balancer =
+        reproducible
+            ? Balancer.create(policy, health, clock, new SplittableRandom(seed))
+            : Balancer.create(policy, health, clock);
     balancer.updateSubset(keys("b", n));
     for (int i = 0; i < n; i++) {
       balancer.backend("b" + i).onConnected();
@@ -115,15 +134,15 @@ final class AllPoliciesTest {
     }
   }
 
-  @ParameterizedTest
-  @MethodSource("policies")
-  void concurrentPicksAndOutcomesKeepEveryCounterExact(Policy policy) throws Exception {
+  @ParameterizedTest(name = "{0}, reproducible randomness: {1}")
+  @MethodSource("policiesAndRandomSources")
+  void concurrentPicksAndOutcomesKeepEveryCounterExact(Policy policy, boolean reproducible) throws Exception {
     int threads = 4;
     int iterations = 20_000;
     int limit = 2;
     FakeClock clock = new FakeClock();
     Balancer balancer =
-        balancer(policy, HealthConfig.builder().activeRequestLimit(limit).build(), clock, 11, 3);
+        balancer(policy, HealthConfig.builder().activeRequestLimit(limit).build(), clock, 11, 3, reproducible);
     LongAdder picked = new LongAdder();
     LongAdder refused = new LongAdder();
     LongAdder[] outcomes = new LongAdder[RequestOutcome.values().length];
@@ -235,11 +254,11 @@ final class AllPoliciesTest {
     assertThat(balancer.rejectedLoadReports() - before).isEqualTo(rejected);
   }
 
-  @ParameterizedTest
-  @MethodSource("policies")
-  void pickOutcomeAndLoadReportAllocateNothing(Policy policy) {
+  @ParameterizedTest(name = "{0}, reproducible randomness: {1}")
+  @MethodSource("policiesAndRandomSources")
+  void pickOutcomeAndLoadReportAllocateNothing(Policy policy, boolean reproducible) {
     FakeClock clock = new FakeClock();
-    Balancer balancer = balancer(policy, HealthConfig.defaults(), clock, 5, 100);
+    Balancer balancer = balancer(policy, HealthConfig.defaults(), clock, 5, 100, reproducible);
     ThreadMXBean threads = (ThreadMXBean) ManagementFactory.getThreadMXBean();
     long thread = Thread.currentThread().getId();
     runRequests(balancer, clock, 200_000);
