@@ -32,10 +32,20 @@ import java.util.Arrays;
  */
 final class OrthogonalLotsSubsetter implements Subsetter {
   private final long salt;
+  private final int pinnedLotSize;
   private volatile CachedAssignment cache;
 
-  OrthogonalLotsSubsetter(long salt) {
+  /**
+   * @param pinnedLotSize 0 to derive the lot size from N and k; otherwise the lot size to use,
+   *     whatever N and k are (so that changing k adds or drops one column instead of re-forming
+   *     every lot)
+   */
+  OrthogonalLotsSubsetter(long salt, int pinnedLotSize) {
+    if (pinnedLotSize < 0) {
+      throw new IllegalArgumentException("lotSize: " + pinnedLotSize + " (expected: 0 for automatic, or 1 or more)");
+    }
     this.salt = salt;
+    this.pinnedLotSize = pinnedLotSize;
   }
 
   @Override
@@ -169,7 +179,7 @@ final class OrthogonalLotsSubsetter implements Subsetter {
     Layout(int n, int k) {
       this.n = n;
       this.k = k;
-      this.lotSize = lotSize(n, k);
+      this.lotSize = pinnedLotSize > 0 ? pinnedLotSize : lotSize(n, k);
       this.generationSize = smallestPrimeFactor(lotSize);
       this.stamp = new int[n];
     }

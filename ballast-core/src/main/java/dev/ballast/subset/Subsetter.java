@@ -119,7 +119,22 @@ public interface Subsetter {
   }
 
   static Subsetter orthogonalLots(long salt) {
-    return new OrthogonalLotsSubsetter(salt);
+    return new OrthogonalLotsSubsetter(salt, 0);
+  }
+
+  /**
+   * {@link #orthogonalLots(long)} with a fixed number of subsets per lot instead of
+   * {@code round(N / k)}. Pin it (to the automatic value of the current N and k) before changing
+   * the subset size: each client then gains or loses about one connection instead of the lots
+   * re-forming. Balance stays within one connection through the repair pass.
+   *
+   * @throws IllegalArgumentException if {@code lotSize < 1}
+   */
+  static Subsetter orthogonalLots(long salt, int lotSize) {
+    if (lotSize < 1) {
+      throw new IllegalArgumentException("lotSize: " + lotSize + " (expected: 1 or more)");
+    }
+    return new OrthogonalLotsSubsetter(salt, lotSize);
   }
 
   /**

@@ -1,0 +1,134 @@
+package dev.ballast.cli;
+
+import dev.ballast.subset.SubsetAnalysis;
+import dev.ballast.subset.SubsetReport;
+import dev.ballast.subset.Subsetter;
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code ballast subset}: connection balance, churn and diversity of subsetting algorithms. */
+@Command(
+    name = "subset",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Measures a subsetting algorithm: connections per backend, churn after one change, diversity.",
+      "Backends are numbered 0..N-1; removing a backend removes the highest-numbered one."
+    })
+final class SubsetCommand implements Callable<Integer> {
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  @Option(
+      names = "--algorithm",
+      paramLabel = "NAME",
+      defaultValue = "orthogonal_lots",
+      description = "random, deterministic, rendezvous or orthogonal_lots (default: ${DEFAULT-VALUE}).")
+  String algorithm;
+
+  @Option(names = "--clients", paramLabel = "C", defaultValue = "300", description = "Number of clients (default: ${DEFAULT-VALUE}).")
+  int clients;
+
+  @Option(names = "--backends", paramLabel = "N", defaultValue = "300", description = "Number of backends (default: ${DEFAULT-VALUE}).")
+  int backends;
+
+  @Option(names = "--subset-size", paramLabel = "K", defaultValue = "30", description = "Backends per client (default: ${DEFAULT-VALUE}).")
+  int subsetSize;
+
+  @Option(names = "--compare", description = "Measure every algorithm, side by side.")
+  boolean compare;
+
+  @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "text", description = "text or json (default: ${DEFAULT-VALUE}).")
+  String format;
+
+  @Option(names = "--assignments", description = "Also print every client's backends (JSON key \"assignments\").")
+  boolean assignments;
+
+  @Option(names = "--salt", paramLabel = "S", defaultValue = "0", description = "Service-wide seed of the algorithms (default: ${DEFAULT-VALUE}).")
+  long salt;
+
+  @Option(
+      names = "--seeds",
+      paramLabel = "S",
+      defaultValue = "1",
+      description = "Also average min/mean and max/mean connections over salts 0..S-1 (default: ${DEFAULT-VALUE}).")
+  int seeds;
+
+  @Option(
+      names = "--lot-size",
+      paramLabel = "M",
+      defaultValue = "0",
+      description = "orthogonal_lots only: pin the subsets per lot (default: 0, automatic round(N/K)).")
+  int lotSize;
+
+  @Override
+  public Integer call() {
+    validate();
+    List<String> names = compare ? Subsetter.NAMES : List.of(algorithm);
+    List<SubsetReport> reports = new ArrayList<>();
+    List<double[]> averages = new ArrayList<>();
+    for (String name : names) {
+      reports.add(SubsetAnalysis.analyze(subsetter(name, salt), clients, backends, subsetSize));
+      averages.add(seeds > 1 ? averageSpread(name) : null);
+    }
+    PrintWriter out = spec.commandLine().getOut();
+    if (format.equals("json")) {
+      out.println(JsonReport.render(reports, averages, seeds, salt, assignments, compare));
+    } else {
+      out.print(TextReport.render(reports, averages, seeds, salt, assignments));
+    }
+    out.flush();
+    return 0;
+  }
+
+  private double[] averageSpread(String name) {
+    double minOverMean = 0;
+    double maxOverMean = 0;
+    for (int s = 0; s < seeds; s++) {
+      SubsetReport.Connections c =
+          SubsetAnalysis.connections(
+              subsetter(name, s).assignAll(dev.ballast.subset.BackendSet.ofCount(backends), clients, subsetSize),
+              backends);
+      minOverMean += c.minOverMean();
+      maxOverMean += c.maxOverMean();
+    }
+    return new double[] {minOverMean / seeds, maxOverMean / seeds};
+  }
+
+  private Subsetter subsetter(String name, long salt) {
+    if (lotSize > 0 && name.equals("orthogonal_lots")) {
+      return Subsetter.orthogonalLots(salt, lotSize);
+    }
+    return Subsetter.byName(name, salt);
+  }
+
+  private void validate() {
+    CommandLine cl = spec.commandLine();
+    if (!compare && !Subsetter.NAMES.contains(algorithm)) {
+      throw new CommandLine.ParameterException(
+          cl, "--algorithm: '" + algorithm + "' (expected: one of " + String.join(", ", Subsetter.NAMES) + ")");
+    }
+    if (clients < 1) {
+      throw new CommandLine.ParameterException(cl, "--clients: " + clients + " (expected: 1 or more)");
+    }
+    if (backends < 1) {
+      throw new CommandLine.ParameterException(cl, "--backends: " + backends + " (expected: 1 or more)");
+    }
+    if (subsetSize < 1 || subsetSize > backends) {
+      throw new CommandLine.ParameterException(
+          cl, "--subset-size: " + subsetSize + " (expected: 1.." + backends + ", the number of backends)");
+    }
+    if (!format.equals("text") && !format.equals("json")) {
+      throw new CommandLine.ParameterException(cl, "--format: '" + format + "' (expected: text or json)");
+    }
+    if (lotSize < 0) {
+      throw new CommandLine.ParameterException(cl, "--lot-size: " + lotSize + " (expected: 0 for automatic, or 1 or more)");
+    }
+    if (seeds < 1 || seeds > 10_000) {
+      throw new CommandLine.ParameterException(cl, "--seeds: " + seeds + " (expected: 1..10000)");
+    }
+  }
+}

@@ -1,0 +1,107 @@
+package dev.ballast.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+final class SubsetCommandTest {
+
+  record Result(int exitCode, String out, String err) {}
+
+  static Result run(String... args) {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    int code = BallastCommand.run(args, new PrintWriter(out, true), new PrintWriter(err, true));
+    return new Result(code, out.toString(), err.toString());
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "--subset-size 0 --backends 10 | --subset-size: 0 (expected: 1..10, the number of backends)",
+        "--subset-size 11 --backends 10 | --subset-size: 11 (expected: 1..10, the number of backends)",
+        "--clients 0 | --clients: 0 (expected: 1 or more)",
+        "--algorithm nope | --algorithm: 'nope' (expected: one of random, deterministic, rendezvous, orthogonal_lots)",
+        "--format xml | --format: 'xml' (expected: text or json)",
+        "--clients many | Invalid value for option '--clients': 'many' is not an int",
+        "--bogus | Unknown option: '--bogus'",
+      })
+  void usageErrorsPrintOneLineAndExitWithTwo(String args, String message) {
+    String[] argv = ("subset " + args).split(" ");
+    Result result = run(argv);
+    assertThat(result.exitCode()).isEqualTo(2);
+    assertThat(result.err().lines()).hasSize(1);
+    assertThat(result.err()).startsWith("ballast: ").contains(message);
+    assertThat(result.out()).isEmpty();
+  }
+
+  @Test
+  void printsEveryFigureForOneAlgorithm() {
+    Result result = run("subset", "--algorithm", "deterministic", "--clients", "10", "--backends", "12", "--subset-size", "3");
+    assertThat(result.exitCode()).isZero();
+    assertThat(result.out())
+        .contains("deterministic")
+        .contains("max-min")
+        .contains("backend removed")
+        .contains("client removed, renumbering")
+        .contains("subset size + 1")
+        .contains("one subset dies: max load/mean")
+        .contains("10% consecutive restart: worst loss")
+        .contains("connections per backend, deterministic");
+  }
+
+  @Test
+  void comparePrintsAllAlgorithmsSideBySide() {
+    Result result = run("subset", "--compare", "--clients", "20", "--backends", "30", "--subset-size", "5");
+    String header = result.out().lines().filter(l -> l.contains("orthogonal_lots")).findFirst().orElseThrow();
+    assertThat(header).contains("random", "deterministic", "rendezvous", "orthogonal_lots");
+  }
+
+  @Test
+  void jsonCompareIsAnArrayWithOneObjectPerAlgorithm() {
+    Result result = run("subset", "--compare", "--format", "json", "--clients", "20", "--backends", "30", "--subset-size", "5");
+    String json = result.out().trim();
+    assertThat(json).startsWith("[{").endsWith("}]");
+    for (String name : new String[] {"random", "deterministic", "rendezvous", "orthogonal_lots"}) {
+      assertThat(json).contains("\"algorithm\":\"" + name + "\"");
+    }
+    assertThat(json).doesNotContain("assignments").doesNotContain("NaN");
+  }
+
+  @Test
+  void assignmentsListEachClientsBackendIndices() {
+    Result result =
+        run("subset", "--algorithm", "deterministic", "--format", "json", "--assignments",
+            "--clients", "4", "--backends", "12", "--subset-size", "3");
+    Matcher m = Pattern.compile("\"assignments\":\\[(.*)]}").matcher(result.out().trim());
+    assertThat(m.find()).isTrue();
+    // Client 0..3 form one round of the chapter's example: every backend exactly once.
+    assertThat(m.group(1)).isEqualTo("[5,11,8],[2,0,4],[10,9,7],[1,3,6]");
+  }
+
+  @Test
+  void figuresThatDoNotApplyAreNullInJson() {
+    Result result = run("subset", "--algorithm", "random", "--format", "json", "--clients", "1", "--backends", "3", "--subset-size", "3");
+    assertThat(result.out()).contains("\"backendRemoved\":null").contains("\"clientRemoved\":null");
+  }
+
+  @Test
+  void averagesTheSpreadOverSeveralSalts() {
+    Result result = run("subset", "--algorithm", "random", "--seeds", "5", "--clients", "30", "--backends", "30", "--subset-size", "3");
+    assertThat(result.out()).contains("min/mean, mean of 5 salts");
+  }
+
+  @Test
+  void missingCommandIsAUsageError() {
+    Result result = run();
+    assertThat(result.exitCode()).isEqualTo(2);
+    assertThat(result.err().lines()).hasSize(1);
+  }
+}

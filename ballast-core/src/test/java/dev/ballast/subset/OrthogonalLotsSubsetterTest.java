@@ -1,0 +1,100 @@
+package dev.ballast.subset;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.api.Test;
+
+/** The design targets of issue 2, at the three configurations docs/subsetting.md tabulates. */
+final class OrthogonalLotsSubsetterTest {
+  private final Subsetter lots = Subsetter.orthogonalLots();
+
+  @ParameterizedTest(name = "C={0} N={1} k={2}")
+  @CsvSource({"300, 300, 30", "50, 500, 20", "1000, 100, 10"})
+  void meetsTheBalanceChurnAndDiversityTargets(int clients, int backends, int k) {
+    SubsetReport report = SubsetAnalysis.analyze(lots, clients, backends, k);
+
+    assertThat(report.connections().maxMinusMin()).as("max-min connections").isLessThanOrEqualTo(1);
+    assertThat(report.connections().idleBackends()).as("backends without clients").isZero();
+    assertThat(report.churn().backendRemoved()).as("churn, backend removed").isLessThanOrEqualTo(2.0 / backends);
+    assertThat(report.churn().backendAdded()).as("churn, backend added").isLessThanOrEqualTo(2.0 / backends);
+    assertThat(report.diversity().identicalSubsetClients()).as("identical subsets").isZero();
+    assertThat(report.diversity().subsetLossMaxOverMean()).as("one subset dies").isLessThanOrEqualTo(1.1);
+    assertThat(report.diversity().subsetLossClientsEvaluated()).isEqualTo(clients);
+  }
+
+  @ParameterizedTest(name = "C={0} N={1} k={2}")
+  @CsvSource({"300, 300, 30", "50, 500, 20", "1000, 100, 10"})
+  void addingOrRemovingAClientAtTheEndMovesOnlyThatClientsConnections(int clients, int backends, int k) {
+    SubsetReport report = SubsetAnalysis.analyze(lots, clients, backends, k);
+    // Only the new client's k connections open: k / (C k + (C + 1) k).
+    assertThat(report.churn().clientAdded()).isEqualTo(1.0 / (2 * clients + 1), org.assertj.core.api.Assertions.within(1e-12));
+    assertThat(report.churn().clientRemoved()).isEqualTo(1.0 / (2 * clients - 1), org.assertj.core.api.Assertions.within(1e-12));
+  }
+
+  @ParameterizedTest(name = "C={0} N={1} k={2} lot size {3}")
+  @CsvSource({"300, 300, 30, 10", "50, 500, 20, 25", "1000, 100, 10, 10"})
+  void withAPinnedLotSizeAClientChangesAboutOneConnectionWhenTheSubsetGrows(
+      int clients, int backends, int k, int lotSize) {
+    SubsetReport report = SubsetAnalysis.analyze(Subsetter.orthogonalLots(0, lotSize), clients, backends, k);
+    double connectionsChangedPerClient = report.churn().subsetSizeGrew() * (2 * k + 1);
+    // The floor is 1 (the new connection); the balance repair moves a few more.
+    assertThat(connectionsChangedPerClient).isBetween(1.0, 2.0);
+    assertThat(report.connections().maxMinusMin()).isLessThanOrEqualTo(1);
+  }
+
+  @Test
+  void clientsOfOneGenerationShareAtMostCeilKOverMBackends() {
+    // N = 250, k = 10: 25 subsets a lot, generations of 5 lots (5 is the smallest prime factor of 25).
+    int[][] a = lots.assignAll(BackendSet.ofCount(250), 125, 10);
+    for (int x = 0; x < a.length; x++) {
+      for (int y = x + 1; y < a.length; y++) {
+        if (x / 125 == y / 125) {
+          assertThat(overlap(a[x], a[y])).as("clients %s and %s", x, y).isLessThanOrEqualTo(1);
+        }
+      }
+    }
+  }
+
+  @Test
+  void computesTheSameSubsetsWithoutAClientCountWhenLotsAreComplete() {
+    BackendSet backends = BackendSet.ofCount(100);
+    int[][] all = lots.assignAll(backends, 40, 10);
+    for (int c = 0; c < 40; c++) {
+      assertThat(lots.subsetRanks(backends, ClientIdentity.ofIndex(c), 10)).containsExactly(all[c]);
+      assertThat(lots.subsetRanks(backends, ClientIdentity.of(c, 40), 10)).containsExactly(all[c]);
+    }
+  }
+
+  @Test
+  void rejectsAnonymousClientsAndBadLotSizes() {
+    assertThatThrownBy(() -> lots.subsetRanks(BackendSet.ofCount(10), ClientIdentity.anonymous(1), 2))
+        .hasMessageContaining("client: anonymous (expected: a dense client index for orthogonal_lots");
+    assertThatThrownBy(() -> Subsetter.orthogonalLots(0, 0)).hasMessage("lotSize: 0 (expected: 1 or more)");
+  }
+
+  @Test
+  void lotSizeIsNOverKRoundedHalfUp() {
+    assertThat(OrthogonalLotsSubsetter.lotSize(300, 30)).isEqualTo(10);
+    assertThat(OrthogonalLotsSubsetter.lotSize(500, 21)).isEqualTo(24);
+    assertThat(OrthogonalLotsSubsetter.lotSize(15, 10)).isEqualTo(2);
+    assertThat(OrthogonalLotsSubsetter.lotSize(14, 10)).isEqualTo(1);
+    assertThat(OrthogonalLotsSubsetter.smallestPrimeFactor(25)).isEqualTo(5);
+    assertThat(OrthogonalLotsSubsetter.smallestPrimeFactor(13)).isEqualTo(13);
+    assertThat(OrthogonalLotsSubsetter.smallestPrimeFactor(1)).isEqualTo(1);
+  }
+
+  private static int overlap(int[] a, int[] b) {
+    int n = 0;
+    for (int x : a) {
+      for (int y : b) {
+        if (x == y) {
+          n++;
+        }
+      }
+    }
+    return n;
+  }
+}
