@@ -42,27 +42,14 @@ final class CallTracer extends ClientStreamTracer {
   @Override
   public void streamClosed(Status status) {
     long latency = clock.nanoTime() - startNanos;
-    switch (status.getCode()) {
-      case OK:
-      // The backend did its job; the request itself was wrong or not allowed.
-      case INVALID_ARGUMENT:
-      case NOT_FOUND:
-      case ALREADY_EXISTS:
-      case PERMISSION_DENIED:
-      case UNAUTHENTICATED:
-      case FAILED_PRECONDITION:
-      case OUT_OF_RANGE:
-      case ABORTED:
-        pick.onSuccess(latency);
-        break;
-      // The caller gave up: never held against the backend.
-      case CANCELLED:
-      case DEADLINE_EXCEEDED:
-        pick.onCancel();
-        break;
-      default:
-        pick.onFailure(answered ? FailureKind.BACKEND : FailureKind.NETWORK, latency);
-        break;
+    Status.Code code = status.getCode();
+    if (Outcomes.isCallerGivingUp(code)) {
+      pick.onCancel();
+    } else if (Outcomes.isBackendFailure(code)) {
+      pick.onFailure(answered ? FailureKind.BACKEND : FailureKind.NETWORK, latency);
+    } else {
+      // OK, or a correct answer to a bad request: the backend did its job.
+      pick.onSuccess(latency);
     }
     endpoint.requestEnded();
   }
