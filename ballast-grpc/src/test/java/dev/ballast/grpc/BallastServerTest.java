@@ -162,11 +162,7 @@ final class BallastServerTest {
       assertThat(LameDuckSignal.isPresent(recorder.trailers.get(recorder.trailers.size() - 1))).isTrue();
 
       // After the drain the server takes no new calls but waits for the one in flight.
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-      while (!fixture.ballast.server().isShutdown() && System.nanoTime() < deadline) {
-        Thread.onSpinWait();
-      }
-      assertThat(fixture.ballast.server().isShutdown()).isTrue();
+      Poll.until("the drain ends", () -> fixture.ballast.server().isShutdown());
       assertThat(terminated).isNotDone();
       fixture.release.countDown();
 
@@ -227,10 +223,7 @@ final class BallastServerTest {
       int before = leaves.requests.get();
       // Two checks answered after the switch: the client has heard NOT_SERVING at least once.
       int checks = leaves.healthChecks.get();
-      deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-      while (leaves.healthChecks.get() < checks + 2 && System.nanoTime() < deadline) {
-        Thread.onSpinWait();
-      }
+      Poll.until("two health checks", () -> leaves.healthChecks.get() >= checks + 2);
       for (int i = 0; i < 50; i++) {
         call(channel, "fast");
       }

@@ -39,10 +39,39 @@ final class StaticResolverProvider extends NameResolverProvider {
     return SCHEME + ":///" + name;
   }
 
+  /**
+   * A fresh target resolving to the given ports, each labelled with its stable backend key
+   * ({@link BallastLoadBalancerProvider#BACKEND_KEY}), in the map's iteration order.
+   */
+  static String targetNamed(Map<String, Integer> portsByKey) {
+    String name = "service-" + names.incrementAndGet();
+    INSTANCE.services.put(name, namedGroups(portsByKey));
+    return SCHEME + ":///" + name;
+  }
+
   /** Tells every channel of {@code target} about new addresses. */
   static void update(String target, Collection<Integer> ports) {
+    publish(target, groups(ports));
+  }
+
+  static void updateNamed(String target, Map<String, Integer> portsByKey) {
+    publish(target, namedGroups(portsByKey));
+  }
+
+  private static List<EquivalentAddressGroup> namedGroups(Map<String, Integer> portsByKey) {
+    List<EquivalentAddressGroup> out = new ArrayList<>();
+    portsByKey.forEach(
+        (key, port) ->
+            out.add(
+                new EquivalentAddressGroup(
+                    new InetSocketAddress("127.0.0.1", port),
+                    io.grpc.Attributes.newBuilder().set(BallastLoadBalancerProvider.BACKEND_KEY, key).build())));
+    return List.copyOf(out);
+  }
+
+  private static void publish(String target, List<EquivalentAddressGroup> groups) {
     String name = URI.create(target).getPath().substring(1);
-    INSTANCE.services.put(name, groups(ports));
+    INSTANCE.services.put(name, groups);
     for (Resolver resolver : INSTANCE.resolvers.getOrDefault(name, List.of())) {
       resolver.publish();
     }

@@ -20,11 +20,18 @@ final class TestBackend implements AutoCloseable {
   final int port;
   final String key;
   final Server server;
+  /** The Ballast side of the server, if it runs one. */
+  final BallastServer ballast;
   private final Map<String, LongAdder> requestsByCaller = new ConcurrentHashMap<>();
   private final LongAdder requests = new LongAdder();
   private final AtomicInteger openConnections = new AtomicInteger();
+  private final AtomicInteger connectionsOpened = new AtomicInteger();
 
-  private TestBackend(int port, Function<String, EchoService.Behaviour> behaviour, Consumer<ServerBuilder<?>> customize)
+  private TestBackend(
+      int port,
+      Function<String, EchoService.Behaviour> behaviour,
+      Consumer<ServerBuilder<?>> customize,
+      BallastServer.Builder ballastSettings)
       throws IOException {
     NettyServerBuilder builder = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", port));
     builder.addTransportFilter(
@@ -32,6 +39,7 @@ final class TestBackend implements AutoCloseable {
           @Override
           public Attributes transportReady(Attributes attributes) {
             openConnections.incrementAndGet();
+            connectionsOpened.incrementAndGet();
             return attributes;
           }
 
@@ -50,20 +58,32 @@ final class TestBackend implements AutoCloseable {
         };
     builder.addService(EchoService.service(counted));
     customize.accept(builder);
-    this.server = builder.build().start();
+    if (ballastSettings == null) {
+      this.ballast = null;
+      this.server = builder.build().start();
+    } else {
+      this.ballast = ballastSettings.build(builder).start();
+      this.server = ballast.server();
+    }
     this.port = ((InetSocketAddress) server.getListenSockets().get(0)).getPort();
     this.key = "127.0.0.1:" + this.port;
     name[0] = key;
   }
 
   static TestBackend start(int port, Function<String, EchoService.Behaviour> behaviour) throws IOException {
-    return new TestBackend(port, behaviour, b -> {});
+    return new TestBackend(port, behaviour, b -> {}, null);
+  }
+
+  static TestBackend startBallast(
+      int port, Function<String, EchoService.Behaviour> behaviour, BallastServer.Builder settings)
+      throws IOException {
+    return new TestBackend(port, behaviour, b -> {}, settings);
   }
 
   static TestBackend start(
       int port, Function<String, EchoService.Behaviour> behaviour, Consumer<ServerBuilder<?>> customize)
       throws IOException {
-    return new TestBackend(port, behaviour, customize);
+    return new TestBackend(port, behaviour, customize, null);
   }
 
   long requests() {
@@ -82,6 +102,11 @@ final class TestBackend implements AutoCloseable {
 
   int openConnections() {
     return openConnections.get();
+  }
+
+  /** Connections accepted since the server started, closed ones included. */
+  int connectionsOpened() {
+    return connectionsOpened.get();
   }
 
   @Override
