@@ -279,6 +279,11 @@ final class BallastLoadBalancer extends LoadBalancer {
     return config;
   }
 
+  /** The core balancer, for tests in this package. */
+  Balancer balancer() {
+    return balancer;
+  }
+
   @Override
   public void handleNameResolutionError(Status error) {
     if (shutdown) {
