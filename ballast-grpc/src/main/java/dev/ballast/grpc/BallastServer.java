@@ -125,6 +125,7 @@ public final class BallastServer {
     draining = true;
     lameDuck = true;
     setHealth(ServingStatus.NOT_SERVING);
+    logger.log(Level.INFO, "ballast: lame duck; draining for {0}, then shutting down", drainInterval);
     if (!started || server.isTerminated()) {
       server.shutdownNow();
       terminated.complete(null);

@@ -152,6 +152,13 @@ final class BallastConfigParserTest {
   }
 
   @Test
+  void aChannelWhoseDefaultConfigIsBadFailsToBuildWithTheMessage() {
+    assertThatThrownBy(() -> Clients.ballast("dns:///localhost:1", json("subsetSize", 0)))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("ballast config: subsetSize: 0 (expected: an integer in 1..10000)");
+  }
+
+  @Test
   void theProviderNeverThrowsEvenOnMalformedInput() {
     Map<String, Object> weird = new java.util.HashMap<>();
     weird.put("policy", Map.of(1, 2));
