@@ -82,10 +82,20 @@ final class BallastLoadBalancer extends LoadBalancer {
       resetBalancer(next);
     }
     config = next;
+    BackendSet set;
+    int[] ranks;
+    try {
+      set = BackendSet.of(byKey.keySet());
+      ranks = config.subsetter().subsetRanks(set, config.identity(), Math.min(config.subsetSize(), set.size()));
+    } catch (IllegalArgumentException e) {
+      // Validation should have caught it; the channel gets the reason instead of an exception.
+      Status error = Status.UNAVAILABLE.withDescription("ballast: cannot compute the subset: " + e.getMessage());
+      handleNameResolutionError(error);
+      return error;
+    }
     addressesByKey = byKey;
-    backends = BackendSet.of(byKey.keySet());
-    subsetRanks =
-        config.subsetter().subsetRanks(backends, config.identity(), Math.min(config.subsetSize(), backends.size()));
+    backends = set;
+    subsetRanks = ranks;
     reconcile();
     return Status.OK;
   }

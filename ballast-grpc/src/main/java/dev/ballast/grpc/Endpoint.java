@@ -41,8 +41,8 @@ final class Endpoint {
   private EquivalentAddressGroup addresses;
   private Backend backend;
   private ConnectivityState connectivity = ConnectivityState.IDLE;
-  // Lost its connection or failed to connect, and not serving again yet: unlike the first connect,
-  // this is an outage that a stand-in should cover until the health check answers.
+  // Failed to connect, or lost its connection while in lame duck, and not serving again yet: unlike
+  // a first connect or a routine reconnect, an outage that a stand-in should cover.
   private boolean interrupted;
   private boolean shutdown;
   private ScheduledHandle healthTimer;
@@ -96,7 +96,11 @@ final class Endpoint {
     if (shutdown || state == ConnectivityState.SHUTDOWN) {
       return;
     }
-    if (connectivity == ConnectivityState.READY && state != ConnectivityState.READY) {
+    if (connectivity == ConnectivityState.READY
+        && state != ConnectivityState.READY
+        && !backend.state().acceptsNewRequests()) {
+      // A lame duck closing its connection is going away. A serving backend that closes one (a
+      // maximum connection age, say) usually reconnects at once: no stand-in unless that fails.
       interrupted = true;
     }
     connectivity = state;

@@ -11,6 +11,7 @@ import dev.ballast.health.BackendState;
 import dev.ballast.health.RequestOutcome;
 import io.grpc.CallOptions;
 import io.grpc.ClientStreamTracer;
+import io.grpc.ConnectivityState;
 import io.grpc.EquivalentAddressGroup;
 import io.grpc.LoadBalancer.PickResult;
 import io.grpc.LoadBalancer.PickSubchannelArgs;
@@ -145,6 +146,34 @@ final class BallastLoadBalancerTest {
 
     assertThat(standIn.shutdown).isTrue();
     assertThat(pick().getSubchannel()).isSameAs(member);
+  }
+
+  @Test
+  void aServingBackendThatReconnectsGetsNoStandInButALameDuckThatDisconnectsKeepsIt() {
+    resolve(json("subsetAlgorithm", "deterministic", "subsetSize", 1, "clientIndex", 0, "clientCount", 2,
+        "policy", "round_robin"), 9001, 9002);
+    FakeSubchannel member = helper.subchannels.get(0);
+    helper.setState(member, READY);
+
+    // A routine reconnect (the server rotated its connection): no outage, no stand-in.
+    helper.setState(member, ConnectivityState.IDLE);
+    assertThat(member.connectionRequests).isEqualTo(2);
+    helper.setState(member, ConnectivityState.CONNECTING);
+    assertThat(helper.liveSubchannels()).isEqualTo(1);
+    helper.setState(member, READY);
+
+    // A lame duck that closes its connection is going away: its stand-in stays through the reconnect.
+    ClientStreamTracer call = startStream(pick());
+    Metadata trailers = new Metadata();
+    trailers.put(LameDuckSignal.TRAILER, LameDuckSignal.VALUE);
+    call.inboundTrailers(trailers);
+    call.streamClosed(Status.OK);
+    assertThat(helper.liveSubchannels()).isEqualTo(2);
+    helper.setState(member, ConnectivityState.IDLE);
+    helper.setState(member, ConnectivityState.CONNECTING);
+    assertThat(helper.liveSubchannels()).isEqualTo(2);
+    helper.setState(member, READY);
+    assertThat(helper.liveSubchannels()).isEqualTo(1);
   }
 
   @Test

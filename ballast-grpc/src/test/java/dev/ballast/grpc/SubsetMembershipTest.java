@@ -145,9 +145,12 @@ final class SubsetMembershipTest {
       assertThat(connectionsOpened(backends)).isEqualTo(2);
 
       // Lame duck: the member keeps serving (long drain) but asks clients to go elsewhere.
+      long beforeLameDuck = memberBackend.requests();
       memberBackend.ballast.enterLameDuck();
       reachAll(channel, Set.of(otherMember, standIn));
       long memberRequests = memberBackend.requests();
+      // One sequential client: the first response carrying the signal is the last request it sends.
+      assertThat(memberRequests - beforeLameDuck).isLessThanOrEqualTo(1);
       for (int i = 0; i < 100; i++) {
         assertThat(Clients.call(channel, "client")).isIn(otherMember, standIn);
       }
