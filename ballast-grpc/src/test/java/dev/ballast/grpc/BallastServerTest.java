@@ -83,9 +83,13 @@ final class BallastServerTest {
     }
 
     @Override
-    public void close() throws InterruptedException {
+    public void close() {
       release.countDown();
-      ballast.server().shutdownNow().awaitTermination(10, TimeUnit.SECONDS);
+      try {
+        ballast.server().shutdownNow().awaitTermination(10, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
     }
   }
 

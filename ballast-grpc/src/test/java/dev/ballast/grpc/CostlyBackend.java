@@ -51,7 +51,11 @@ final class CostlyBackend implements AutoCloseable {
   }
 
   @Override
-  public void close() throws InterruptedException {
-    ballast.server().shutdownNow().awaitTermination(10, TimeUnit.SECONDS);
+  public void close() {
+    try {
+      ballast.server().shutdownNow().awaitTermination(10, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 }

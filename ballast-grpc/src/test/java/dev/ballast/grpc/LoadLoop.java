@@ -60,11 +60,20 @@ final class LoadLoop implements AutoCloseable {
     return out;
   }
 
-  @Override
-  public void close() throws InterruptedException {
+  /** Stops the threads and waits for their calls in flight to end. */
+  void stop() throws InterruptedException {
     stopped = true;
     for (Thread thread : threads) {
       thread.join(TimeUnit.SECONDS.toMillis(30));
+    }
+  }
+
+  @Override
+  public void close() {
+    try {
+      stop();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 }

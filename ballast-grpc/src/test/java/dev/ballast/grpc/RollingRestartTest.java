@@ -118,7 +118,7 @@ final class RollingRestartTest {
               .as("restarted backend %s back in rotation", restarted.port)
               .isTrue();
         }
-        load.close();
+        load.stop();
         return new Result(load.succeeded(), load.failed(), load.failuresByCode());
       }
     } finally {

@@ -110,8 +110,12 @@ final class TestBackend implements AutoCloseable {
   }
 
   @Override
-  public void close() throws InterruptedException {
+  public void close() {
     server.shutdownNow();
-    server.awaitTermination(10, TimeUnit.SECONDS);
+    try {
+      server.awaitTermination(10, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 }
