@@ -215,6 +215,36 @@ final class BallastLoadBalancerTest {
   }
 
   @Test
+  void removingABackendTouchesOnlyTheSubchannelsWhoseMembershipChanged() {
+    Map<String, ?> config = json("subsetAlgorithm", "rendezvous", "subsetSize", 2, "clientIndex", 0,
+        "policy", "round_robin");
+    int[] ports = {9001, 9002, 9003, 9004, 9005, 9006};
+    resolve(config, ports);
+    List<String> members = new ArrayList<>();
+    helper.subchannels.forEach(s -> members.add(s.addresses.get(0).getAddresses().get(0).toString()));
+    int outsider = 0;
+    for (int port : ports) {
+      if (members.stream().noneMatch(m -> m.endsWith(":" + port))) {
+        outsider = port;
+      }
+    }
+    int kept = outsider;
+
+    // Without a backend that is not in the subset: nothing to do.
+    resolve(config, java.util.Arrays.stream(ports).filter(p -> p != kept).toArray());
+    assertThat(helper.subchannels).hasSize(2).noneMatch(s -> s.shutdown);
+
+    // Without a member: its subchannel goes and exactly one replaces it.
+    FakeSubchannel removed = helper.subchannels.get(0);
+    int removedPort = ((InetSocketAddress) removed.addresses.get(0).getAddresses().get(0)).getPort();
+    resolve(config, java.util.Arrays.stream(ports).filter(p -> p != kept && p != removedPort).toArray());
+    assertThat(removed.shutdown).isTrue();
+    assertThat(helper.subchannels).hasSize(3);
+    assertThat(helper.liveSubchannels()).isEqualTo(2);
+    assertThat(helper.subchannels.get(1).shutdown).isFalse();
+  }
+
+  @Test
   void aNewConfigStartsOverWhileTheSameConfigKeepsEverySubchannel() {
     resolve(json("subsetSize", 1, "clientIndex", 0, "policy", "round_robin"), 9001);
     resolve(json("subsetSize", 1, "clientIndex", 0, "policy", "round_robin"), 9001);
