@@ -1,0 +1,402 @@
+package dev.ballast.grpc;
+
+import dev.ballast.health.HealthConfig;
+import dev.ballast.pick.LeastLoadedConfig;
+import dev.ballast.pick.Policy;
+import dev.ballast.pick.PowerOfTwoChoicesConfig;
+import dev.ballast.pick.WeightedRoundRobinConfig;
+import dev.ballast.subset.ClientIdentity;
+import dev.ballast.subset.Subsetter;
+import java.math.BigDecimal;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Turns the JSON object under {@code "ballast"} in a service config into a {@link BallastConfig}.
+ * gRPC hands it over already parsed: objects are maps, numbers doubles, strings, booleans and
+ * lists. Every problem becomes an {@link IllegalArgumentException} whose message names the field,
+ * the value and what is allowed, in the project's shape {@code "field: value (expected: ...)"}.
+ */
+final class BallastConfigParser {
+  static final String INDEX_PROPERTY = "ballast.client.index";
+  static final String COUNT_PROPERTY = "ballast.client.count";
+  static final String INDEX_ENV = "BALLAST_CLIENT_INDEX";
+  static final String COUNT_ENV = "BALLAST_CLIENT_COUNT";
+
+  static final String DEFAULT_ALGORITHM = "orthogonal_lots";
+  static final String IDENTITY_FREE_ALGORITHM = "rendezvous";
+  static final int DEFAULT_SUBSET_SIZE = 20;
+  static final int MAX_SUBSET_SIZE = 10_000;
+  static final String DEFAULT_POLICY = "least_loaded_round_robin";
+
+  static final Set<String> FIELDS =
+      Set.of(
+          "subsetAlgorithm",
+          "subsetSize",
+          "subsetSalt",
+          "lotSize",
+          "clientIndex",
+          "clientCount",
+          "policy",
+          "activeRequestLimit",
+          "healthCheckServiceName",
+          "healthCheckInterval",
+          "idleHealthCheckInterval",
+          "idleAfter",
+          "warmUpWindow",
+          "warmUpStartFactor");
+
+  private static final Map<String, Set<String>> POLICY_FIELDS =
+      Map.of(
+          "round_robin", Set.of(),
+          "least_loaded_round_robin", Set.of("countErrors", "errorWindow"),
+          "weighted_round_robin",
+              Set.of("blackoutPeriod", "weightExpirationPeriod", "weightUpdatePeriod", "errorUtilizationPenalty"),
+          "power_of_two_choices",
+              Set.of(
+                  "latencyDecay",
+                  "successDecay",
+                  "newBackendPenalty",
+                  "failurePenalty",
+                  "forcePickInterval",
+                  "loadReportExpiration"));
+
+  // The JSON form of google.protobuf.Duration, which gRPC service configs use: "10s", "0.25s".
+  private static final Pattern DURATION = Pattern.compile("(\\d{1,12})(\\.\\d{1,9})?s");
+  // Doubles hold every integer up to 2^53 exactly; larger JSON numbers have already lost digits.
+  private static final double MAX_EXACT = 9_007_199_254_740_992.0;
+
+  private final Function<String, String> systemProperties;
+  private final Function<String, String> environment;
+  private final long anonymousSeed;
+  private final Consumer<String> warning;
+
+  /**
+   * @param systemProperties and {@code environment} are where a missing client identity is looked
+   *     up (injected so that tests need not change the JVM's)
+   * @param anonymousSeed this process's seed when it has no index
+   * @param warning receives the message when the client runs without an identity
+   */
+  BallastConfigParser(
+      Function<String, String> systemProperties,
+      Function<String, String> environment,
+      long anonymousSeed,
+      Consumer<String> warning) {
+    this.systemProperties = systemProperties;
+    this.environment = environment;
+    this.anonymousSeed = anonymousSeed;
+    this.warning = warning;
+  }
+
+  BallastConfig parse(Map<String, ?> json) {
+    if (json == null) {
+      json = Map.of();
+    }
+    checkKnown("", json, FIELDS);
+
+    String algorithm = string(json, "subsetAlgorithm", DEFAULT_ALGORITHM);
+    if (!Subsetter.NAMES.contains(algorithm)) {
+      throw new IllegalArgumentException(
+          "subsetAlgorithm: '" + algorithm + "' (expected: one of " + String.join(", ", Subsetter.NAMES) + ")");
+    }
+    int subsetSize = integer(json, "subsetSize", DEFAULT_SUBSET_SIZE, 1, MAX_SUBSET_SIZE);
+    long salt = (long) number(json, "subsetSalt", 0, -MAX_EXACT, MAX_EXACT, true);
+    Integer lotSize = null;
+    if (json.containsKey("lotSize")) {
+      if (!algorithm.equals("orthogonal_lots")) {
+        throw new IllegalArgumentException(
+            "lotSize: " + format(json.get("lotSize")) + " (expected: only with subsetAlgorithm orthogonal_lots, not "
+                + algorithm + ")");
+      }
+      lotSize = integer(json, "lotSize", 0, 1, MAX_SUBSET_SIZE);
+    }
+
+    ClientIdentity identity = identity(json);
+    boolean needsIndex = algorithm.equals("deterministic") || algorithm.equals("orthogonal_lots");
+    Subsetter subsetter;
+    if (identity.hasIndex() || !needsIndex) {
+      subsetter =
+          lotSize != null ? Subsetter.orthogonalLots(salt, lotSize) : Subsetter.byName(algorithm, salt);
+    } else {
+      warning.accept(
+          "ballast: no client index (set clientIndex and clientCount in the service config, the system properties "
+              + INDEX_PROPERTY + " and " + COUNT_PROPERTY + ", or the environment variables " + INDEX_ENV + " and "
+              + COUNT_ENV + "); subsetting with " + IDENTITY_FREE_ALGORITHM + " and an anonymous seed instead of "
+              + algorithm + ", so backends get unequal numbers of clients");
+      subsetter = Subsetter.byName(IDENTITY_FREE_ALGORITHM, salt);
+    }
+
+    Policy policy = policy(json.get("policy"));
+    HealthConfig health = health(json);
+    String serviceName = string(json, "healthCheckServiceName", "");
+    return new BallastConfig(subsetter, subsetSize, identity, policy, health, serviceName, json);
+  }
+
+  /** The config's identity, else the system properties', else the environment's, else anonymous. */
+  private ClientIdentity identity(Map<String, ?> json) {
+    String indexSource = "clientIndex";
+    String countSource = "clientCount";
+    Integer index = json.containsKey("clientIndex") ? integer(json, "clientIndex", 0, 0, Integer.MAX_VALUE - 1) : null;
+    Integer count = json.containsKey("clientCount") ? integer(json, "clientCount", 0, 1, Integer.MAX_VALUE) : null;
+    if (index == null && count != null) {
+      throw new IllegalArgumentException(
+          "clientCount: " + count + " (expected: only together with clientIndex)");
+    }
+    if (index == null) {
+      indexSource = "system property " + INDEX_PROPERTY;
+      countSource = "system property " + COUNT_PROPERTY;
+      index = external(indexSource, systemProperties.apply(INDEX_PROPERTY), 0);
+      count = external(countSource, systemProperties.apply(COUNT_PROPERTY), 1);
+      if (index == null) {
+        indexSource = "environment variable " + INDEX_ENV;
+        countSource = "environment variable " + COUNT_ENV;
+        index = external(indexSource, environment.apply(INDEX_ENV), 0);
+        count = external(countSource, environment.apply(COUNT_ENV), 1);
+      }
+    }
+    if (index == null) {
+      return ClientIdentity.anonymous(anonymousSeed);
+    }
+    if (count == null) {
+      return ClientIdentity.ofIndex(index);
+    }
+    if (index >= count) {
+      throw new IllegalArgumentException(
+          indexSource + ": " + index + " (expected: 0.." + (count - 1) + " for " + countSource + " " + count + ")");
+    }
+    return ClientIdentity.of(index, count);
+  }
+
+  private static Integer external(String source, String value, int min) {
+    if (value == null || value.isBlank()) {
+      return null;
+    }
+    try {
+      int parsed = Integer.parseInt(value.trim());
+      if (parsed >= min) {
+        return parsed;
+      }
+    } catch (NumberFormatException e) {
+      // Reported below with the allowed range.
+    }
+    throw new IllegalArgumentException(
+        source + ": '" + value + "' (expected: an integer in " + min + ".." + Integer.MAX_VALUE + ")");
+  }
+
+  private Policy policy(Object raw) {
+    String name;
+    Map<String, ?> settings;
+    if (raw == null) {
+      return policyNamed(DEFAULT_POLICY, Map.of());
+    } else if (raw instanceof String) {
+      name = (String) raw;
+      settings = Map.of();
+    } else if (raw instanceof Map && ((Map<?, ?>) raw).size() == 1) {
+      Map.Entry<?, ?> only = ((Map<?, ?>) raw).entrySet().iterator().next();
+      name = String.valueOf(only.getKey());
+      if (!(only.getValue() instanceof Map)) {
+        throw new IllegalArgumentException(
+            "policy." + name + ": " + format(only.getValue()) + " (expected: an object of settings, such as {})");
+      }
+      settings = asStringMap(only.getValue());
+    } else {
+      throw new IllegalArgumentException(
+          "policy: " + format(raw) + " (expected: a policy name, or an object with one key, the name, whose value"
+              + " holds its settings, e.g. {\"weighted_round_robin\": {\"blackoutPeriod\": \"10s\"}})");
+    }
+    return policyNamed(name, settings);
+  }
+
+  private Policy policyNamed(String name, Map<String, ?> settings) {
+    Set<String> fields = POLICY_FIELDS.get(name);
+    if (fields == null || !Policy.NAMES.contains(name)) {
+      throw new IllegalArgumentException(
+          "policy: '" + name + "' (expected: one of " + String.join(", ", new TreeSet<>(POLICY_FIELDS.keySet())) + ")");
+    }
+    String prefix = "policy." + name + ".";
+    checkKnown(prefix, settings, fields);
+    try {
+      switch (name) {
+        case "round_robin":
+          return Policy.roundRobin();
+        case "least_loaded_round_robin": {
+          LeastLoadedConfig d = LeastLoadedConfig.defaults();
+          return Policy.leastLoadedRoundRobin(
+              new LeastLoadedConfig(
+                  bool(settings, prefix, "countErrors", d.countErrors()),
+                  duration(settings, prefix, "errorWindow", d.errorWindow())));
+        }
+        case "weighted_round_robin": {
+          WeightedRoundRobinConfig d = WeightedRoundRobinConfig.defaults();
+          return Policy.weightedRoundRobin(
+              WeightedRoundRobinConfig.builder()
+                  .blackoutPeriod(duration(settings, prefix, "blackoutPeriod", d.blackoutPeriod()))
+                  .weightExpirationPeriod(
+                      duration(settings, prefix, "weightExpirationPeriod", d.weightExpirationPeriod()))
+                  .weightUpdatePeriod(duration(settings, prefix, "weightUpdatePeriod", d.weightUpdatePeriod()))
+                  .errorUtilizationPenalty(
+                      number(settings, prefix + "errorUtilizationPenalty", "errorUtilizationPenalty",
+                          d.errorUtilizationPenalty()))
+                  .build());
+        }
+        case "power_of_two_choices": {
+          PowerOfTwoChoicesConfig d = PowerOfTwoChoicesConfig.defaults();
+          return Policy.powerOfTwoChoices(
+              PowerOfTwoChoicesConfig.builder()
+                  .latencyDecay(duration(settings, prefix, "latencyDecay", d.latencyDecay()))
+                  .successDecay(duration(settings, prefix, "successDecay", d.successDecay()))
+                  .newBackendPenalty(duration(settings, prefix, "newBackendPenalty", d.newBackendPenalty()))
+                  .failurePenalty(duration(settings, prefix, "failurePenalty", d.failurePenalty()))
+                  .forcePickInterval(duration(settings, prefix, "forcePickInterval", d.forcePickInterval()))
+                  .loadReportExpiration(
+                      duration(settings, prefix, "loadReportExpiration", d.loadReportExpiration()))
+                  .build());
+        }
+        default:
+          throw new AssertionError(name);
+      }
+    } catch (IllegalArgumentException e) {
+      throw prefixed(prefix, e);
+    }
+  }
+
+  private static HealthConfig health(Map<String, ?> json) {
+    HealthConfig d = HealthConfig.defaults();
+    try {
+      return HealthConfig.builder()
+          .activeRequestLimit(integer(json, "activeRequestLimit", d.activeRequestLimit(), 1, 1_000_000))
+          .healthCheckInterval(duration(json, "", "healthCheckInterval", d.healthCheckInterval()))
+          .idleHealthCheckInterval(duration(json, "", "idleHealthCheckInterval", d.idleHealthCheckInterval()))
+          .idleAfter(duration(json, "", "idleAfter", d.idleAfter()))
+          .warmUpWindow(duration(json, "", "warmUpWindow", d.warmUpWindow()))
+          .warmUpStartFactor(number(json, "warmUpStartFactor", "warmUpStartFactor", d.warmUpStartFactor()))
+          .build();
+    } catch (IllegalArgumentException e) {
+      throw prefixed("", e);
+    }
+  }
+
+  /** Core validation names the setting but not where it sits in the JSON; this adds the path. */
+  private static IllegalArgumentException prefixed(String prefix, IllegalArgumentException e) {
+    String message = String.valueOf(e.getMessage());
+    if (prefix.isEmpty() || message.startsWith(prefix)) {
+      return e;
+    }
+    return new IllegalArgumentException(prefix + message, e);
+  }
+
+  private static void checkKnown(String prefix, Map<String, ?> json, Set<String> allowed) {
+    for (String key : json.keySet()) {
+      if (!allowed.contains(key)) {
+        throw new IllegalArgumentException(
+            prefix + key + ": unknown field (expected: "
+                + (allowed.isEmpty() ? "no settings" : "one of " + String.join(", ", new TreeSet<>(allowed))) + ")");
+      }
+    }
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Map<String, ?> asStringMap(Object value) {
+    for (Object key : ((Map<?, ?>) value).keySet()) {
+      if (!(key instanceof String)) {
+        throw new IllegalArgumentException("policy: key " + key + " (expected: string keys)");
+      }
+    }
+    return (Map<String, ?>) value;
+  }
+
+  private static String string(Map<String, ?> json, String field, String defaultValue) {
+    Object value = json.get(field);
+    if (value == null) {
+      return defaultValue;
+    }
+    if (!(value instanceof String)) {
+      throw new IllegalArgumentException(field + ": " + format(value) + " (expected: a string)");
+    }
+    return (String) value;
+  }
+
+  private static boolean bool(Map<String, ?> json, String prefix, String field, boolean defaultValue) {
+    Object value = json.get(field);
+    if (value == null) {
+      return defaultValue;
+    }
+    if (!(value instanceof Boolean)) {
+      throw new IllegalArgumentException(prefix + field + ": " + format(value) + " (expected: true or false)");
+    }
+    return (Boolean) value;
+  }
+
+  private static int integer(Map<String, ?> json, String field, int defaultValue, int min, int max) {
+    return (int) number(json, field, defaultValue, min, max, true);
+  }
+
+  private static double number(
+      Map<String, ?> json, String field, double defaultValue, double min, double max, boolean whole) {
+    Object value = json.get(field);
+    if (value == null) {
+      return defaultValue;
+    }
+    String expected = (whole ? "an integer in " : "a number in ") + plain(min) + ".." + plain(max);
+    if (!(value instanceof Number)) {
+      throw new IllegalArgumentException(field + ": " + format(value) + " (expected: " + expected + ")");
+    }
+    double d = ((Number) value).doubleValue();
+    if (Double.isNaN(d) || d < min || d > max || (whole && d != Math.rint(d))) {
+      throw new IllegalArgumentException(field + ": " + format(value) + " (expected: " + expected + ")");
+    }
+    return d;
+  }
+
+  /** A number whose range the core checks (its message then names the range). */
+  private static double number(Map<String, ?> json, String path, String field, double defaultValue) {
+    Object value = json.get(field);
+    if (value == null) {
+      return defaultValue;
+    }
+    if (!(value instanceof Number)) {
+      throw new IllegalArgumentException(path + ": " + format(value) + " (expected: a number)");
+    }
+    return ((Number) value).doubleValue();
+  }
+
+  private static Duration duration(Map<String, ?> json, String prefix, String field, Duration defaultValue) {
+    Object value = json.get(field);
+    if (value == null) {
+      return defaultValue;
+    }
+    Matcher m = value instanceof String ? DURATION.matcher((String) value) : null;
+    if (m == null || !m.matches()) {
+      throw new IllegalArgumentException(
+          prefix + field + ": " + format(value)
+              + " (expected: a duration in seconds as a string, such as \"10s\" or \"0.25s\")");
+    }
+    long seconds = Long.parseLong(m.group(1));
+    long nanos = m.group(2) == null ? 0 : new BigDecimal("0" + m.group(2)).movePointRight(9).longValueExact();
+    return Duration.ofSeconds(seconds, nanos);
+  }
+
+  private static String format(Object value) {
+    if (value instanceof String) {
+      return "\"" + value + "\"";
+    }
+    if (value instanceof Double) {
+      return plain((Double) value);
+    }
+    if (value instanceof List || value instanceof Map || value instanceof Boolean || value == null) {
+      return String.valueOf(value);
+    }
+    return value + " (" + value.getClass().getSimpleName() + ")";
+  }
+
+  private static String plain(double d) {
+    return d == Math.rint(d) && Math.abs(d) < 1e16 ? Long.toString((long) d) : Double.toString(d);
+  }
+}

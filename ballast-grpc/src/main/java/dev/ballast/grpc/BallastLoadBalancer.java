@@ -1,0 +1,335 @@
+package dev.ballast.grpc;
+
+import static io.grpc.ConnectivityState.CONNECTING;
+import static io.grpc.ConnectivityState.READY;
+import static io.grpc.ConnectivityState.TRANSIENT_FAILURE;
+
+import dev.ballast.health.Backend;
+import dev.ballast.health.BackendState;
+import dev.ballast.health.NanoClock;
+import dev.ballast.pick.Balancer;
+import dev.ballast.subset.BackendSet;
+import dev.ballast.subset.Replacements;
+import io.grpc.ChannelLogger.ChannelLogLevel;
+import io.grpc.ConnectivityState;
+import io.grpc.EquivalentAddressGroup;
+import io.grpc.LoadBalancer;
+import io.grpc.Status;
+import io.grpc.SynchronizationContext;
+import io.grpc.SynchronizationContext.ScheduledHandle;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
+
+/**
+ * One channel's {@code ballast} balancer. gRPC serializes every callback on the channel's {@link
+ * SynchronizationContext}; so does this class for its own events (health answers, lame duck
+ * signals, timers), so all its fields except the atomics are confined to that context.
+ *
+ * <p>It keeps a subchannel per subset member, whatever the member's state, so that it notices
+ * recovery; plus one per stand-in from {@link Replacements#liveSubset} while members are
+ * unavailable. The core {@link Balancer} tracks all of them; its policy skips those that cannot
+ * take requests.
+ */
+final class BallastLoadBalancer extends LoadBalancer {
+  private final Helper helper;
+  private final SynchronizationContext sync;
+  private final NanoClock clock;
+  private final Supplier<BallastConfig> defaultConfig;
+  private final AtomicBoolean callsWaitForCapacity = new AtomicBoolean();
+  private final Runnable publish = this::publishPicker;
+
+  private BallastConfig config;
+  private Balancer balancer;
+  private Map<String, EquivalentAddressGroup> addressesByKey = Map.of();
+  private BackendSet backends;
+  private int[] subsetRanks = new int[0];
+  private final Map<String, Endpoint> endpoints = new LinkedHashMap<>();
+  private ScheduledHandle refreshTimer;
+  private boolean shutdown;
+
+  BallastLoadBalancer(Helper helper, NanoClock clock, Supplier<BallastConfig> defaultConfig) {
+    this.helper = helper;
+    this.sync = helper.getSynchronizationContext();
+    this.clock = clock;
+    this.defaultConfig = defaultConfig;
+  }
+
+  @Override
+  public Status acceptResolvedAddresses(ResolvedAddresses resolved) {
+    Object parsed = resolved.getLoadBalancingPolicyConfig();
+    BallastConfig next =
+        parsed instanceof BallastConfig ? (BallastConfig) parsed : config != null ? config : defaultConfig.get();
+    Map<String, EquivalentAddressGroup> byKey = byKey(resolved.getAddresses());
+    if (byKey.isEmpty()) {
+      Status error = Status.UNAVAILABLE.withDescription("ballast: the name resolver returned no addresses");
+      handleNameResolutionError(error);
+      return error;
+    }
+    if (balancer == null || !next.sameAs(config)) {
+      // A new policy or health setting means new per-backend statistics: start over.
+      resetBalancer(next);
+    }
+    config = next;
+    BackendSet set;
+    int[] ranks;
+    try {
+      set = BackendSet.of(byKey.keySet());
+      ranks = config.subsetter().subsetRanks(set, config.identity(), Math.min(config.subsetSize(), set.size()));
+    } catch (IllegalArgumentException e) {
+      // Validation should have caught it; the channel gets the reason instead of an exception.
+      Status error = Status.UNAVAILABLE.withDescription("ballast: cannot compute the subset: " + e.getMessage());
+      handleNameResolutionError(error);
+      return error;
+    }
+    addressesByKey = byKey;
+    backends = set;
+    subsetRanks = ranks;
+    reconcile();
+    return Status.OK;
+  }
+
+  private Map<String, EquivalentAddressGroup> byKey(List<EquivalentAddressGroup> groups) {
+    Map<String, EquivalentAddressGroup> out = new LinkedHashMap<>();
+    for (EquivalentAddressGroup group : groups) {
+      if (group.getAddresses().isEmpty()) {
+        continue;
+      }
+      String key = keyOf(group);
+      if (out.putIfAbsent(key, group) != null) {
+        helper
+            .getChannelLogger()
+            .log(ChannelLogLevel.WARNING, "ballast: backend key {0} appears twice; using its first addresses", key);
+      }
+    }
+    return out;
+  }
+
+  /** The resolver's stable name if it gave one, else the first address as {@code host:port}. */
+  static String keyOf(EquivalentAddressGroup group) {
+    String named = group.getAttributes().get(BallastLoadBalancerProvider.BACKEND_KEY);
+    if (named != null && !named.isEmpty()) {
+      return named;
+    }
+    SocketAddress address = group.getAddresses().get(0);
+    if (address instanceof InetSocketAddress) {
+      InetSocketAddress inet = (InetSocketAddress) address;
+      String host = inet.getAddress() != null ? inet.getAddress().getHostAddress() : inet.getHostString();
+      return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + inet.getPort();
+    }
+    return address.toString();
+  }
+
+  private void resetBalancer(BallastConfig next) {
+    for (Endpoint endpoint : endpoints.values()) {
+      endpoint.shutdown();
+    }
+    endpoints.clear();
+    if (refreshTimer != null) {
+      refreshTimer.cancel();
+    }
+    balancer = Balancer.create(next.policy(), next.health(), clock, new SplittableRandom());
+    scheduleRefresh();
+  }
+
+  private void scheduleRefresh() {
+    refreshTimer =
+        sync.schedule(this::refresh, balancer.refreshIntervalNanos(), TimeUnit.NANOSECONDS, scheduler());
+  }
+
+  private void refresh() {
+    if (shutdown) {
+      return;
+    }
+    balancer.refresh();
+    scheduleRefresh();
+  }
+
+  /**
+   * Brings the subchannels in line with the subset and its members' availability, then publishes
+   * a picker. Runs after every resolution and every change of a backend's availability.
+   */
+  void reconcile() {
+    if (shutdown || backends == null) {
+      return;
+    }
+    BackendSet set = backends;
+    int[] live =
+        Replacements.liveSubset(set, subsetRanks, rank -> !unavailable(set.key(rank)), config.identity());
+    LinkedHashSet<String> wanted = new LinkedHashSet<>();
+    for (int rank : subsetRanks) {
+      wanted.add(set.key(rank));
+    }
+    for (int rank : live) {
+      wanted.add(set.key(rank));
+    }
+    for (Iterator<Map.Entry<String, Endpoint>> it = endpoints.entrySet().iterator(); it.hasNext(); ) {
+      Map.Entry<String, Endpoint> entry = it.next();
+      if (!wanted.contains(entry.getKey())) {
+        entry.getValue().shutdown();
+        it.remove();
+      }
+    }
+    List<Endpoint> created = new ArrayList<>();
+    for (String key : wanted) {
+      EquivalentAddressGroup addresses = addressesByKey.get(key);
+      Endpoint endpoint = endpoints.get(key);
+      if (endpoint == null) {
+        endpoint =
+            new Endpoint(
+                this,
+                key,
+                addresses,
+                helper.createSubchannel(CreateSubchannelArgs.newBuilder().setAddresses(addresses).build()));
+        endpoints.put(key, endpoint);
+        created.add(endpoint);
+      } else {
+        endpoint.updateAddresses(addresses);
+      }
+    }
+    balancer.updateSubset(new ArrayList<>(wanted));
+    for (Endpoint endpoint : created) {
+      endpoint.start(balancer.backend(endpoint.key));
+    }
+    publishPicker();
+  }
+
+  private boolean unavailable(String key) {
+    Endpoint endpoint = endpoints.get(key);
+    return endpoint != null && endpoint.unavailable();
+  }
+
+  private void publishPicker() {
+    if (shutdown || balancer == null) {
+      return;
+    }
+    int accepting = 0;
+    int connecting = 0;
+    int lameDuck = 0;
+    Map<Backend, Endpoint> byBackend = new HashMap<>();
+    Endpoint[] all = new Endpoint[endpoints.size()];
+    int i = 0;
+    for (Endpoint endpoint : endpoints.values()) {
+      all[i++] = endpoint;
+      byBackend.put(endpoint.backend(), endpoint);
+      BackendState state = endpoint.backend().state();
+      if (state.acceptsNewRequests()) {
+        accepting++;
+      } else if (state == BackendState.CONNECTING) {
+        connecting++;
+      } else if (state == BackendState.LAME_DUCK) {
+        lameDuck++;
+      }
+    }
+    ConnectivityState state;
+    PickResult unavailable;
+    if (accepting > 0 || connecting > 0) {
+      state = accepting > 0 ? READY : CONNECTING;
+      // Wait for the next picker: a backend is about to become available.
+      unavailable = PickResult.withNoResult();
+    } else {
+      state = TRANSIENT_FAILURE;
+      unavailable =
+          PickResult.withError(
+              Status.UNAVAILABLE.withDescription(
+                  "ballast: none of " + all.length + " backends accepts requests (" + lameDuck
+                      + " in lame duck, the others refusing connections)"));
+    }
+    helper.updateBalancingState(state, new BallastPicker(this, balancer, byBackend, all, unavailable));
+  }
+
+  /** A pick found every available backend at its active-request limit; the call waits in gRPC's queue. */
+  void waitForCapacity(Endpoint[] all) {
+    callsWaitForCapacity.set(true);
+    // A request may have ended between the failed pick and the flag: look once more.
+    for (Endpoint endpoint : all) {
+      if (endpoint.backend().acceptsNewRequests()) {
+        requestEnded();
+        return;
+      }
+    }
+  }
+
+  /** Called on the data path whenever a request ends: queued calls get a new picker only if some wait. */
+  void requestEnded() {
+    if (callsWaitForCapacity.get() && callsWaitForCapacity.compareAndSet(true, false)) {
+      sync.execute(publish);
+    }
+  }
+
+  /** A backend's availability may have changed outside the synchronization context. */
+  void availabilityChanged() {
+    sync.execute(this::reconcile);
+  }
+
+  SynchronizationContext sync() {
+    return sync;
+  }
+
+  ScheduledExecutorService scheduler() {
+    return helper.getScheduledExecutorService();
+  }
+
+  NanoClock clock() {
+    return clock;
+  }
+
+  BallastConfig config() {
+    return config;
+  }
+
+  /** The core balancer, for tests in this package. */
+  Balancer balancer() {
+    return balancer;
+  }
+
+  @Override
+  public void handleNameResolutionError(Status error) {
+    if (shutdown) {
+      return;
+    }
+    for (Endpoint endpoint : endpoints.values()) {
+      if (endpoint.backend().state().acceptsNewRequests()) {
+        // Keep serving from the last good resolution.
+        return;
+      }
+    }
+    helper.updateBalancingState(TRANSIENT_FAILURE, new FailingPicker(error));
+  }
+
+  @Override
+  public void shutdown() {
+    shutdown = true;
+    if (refreshTimer != null) {
+      refreshTimer.cancel();
+    }
+    for (Endpoint endpoint : endpoints.values()) {
+      endpoint.shutdown();
+    }
+    endpoints.clear();
+  }
+
+  private static final class FailingPicker extends SubchannelPicker {
+    private final PickResult result;
+
+    FailingPicker(Status error) {
+      this.result = PickResult.withError(error);
+    }
+
+    @Override
+    public PickResult pickSubchannel(PickSubchannelArgs args) {
+      return result;
+    }
+  }
+}

@@ -1,0 +1,93 @@
+package dev.ballast.grpc;
+
+import dev.ballast.health.NanoClock;
+import io.grpc.Attributes;
+import io.grpc.EquivalentAddressGroup;
+import io.grpc.LoadBalancer;
+import io.grpc.LoadBalancerProvider;
+import io.grpc.NameResolver.ConfigOrError;
+import io.grpc.Status;
+import java.security.SecureRandom;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * The {@code ballast} load-balancing policy for gRPC-Java: subsetting, backend health with lame
+ * duck and flow control, and Ballast's picking policies. gRPC finds it through {@code
+ * META-INF/services}; select it in a service config:
+ *
+ * <pre>{@code
+ * {"loadBalancingConfig": [{"ballast": {"subsetSize": 20, "policy": "weighted_round_robin"}}]}
+ * }</pre>
+ *
+ * <p>{@code docs/grpc.md} describes every field. A bad config is reported to gRPC as an error
+ * naming the field, the value and what is allowed; this class never throws from parsing.
+ */
+public final class BallastLoadBalancerProvider extends LoadBalancerProvider {
+  /** The policy name in service configs. */
+  public static final String POLICY_NAME = "ballast";
+
+  /**
+   * A backend's stable name for subsetting, set by a name resolver on an {@link
+   * EquivalentAddressGroup}'s attributes (for example a task ordinal or pod name). Without it the
+   * first address ({@code host:port}) is the key; an address that changes on restart moves the
+   * backend in every client's subset order, so resolvers that know a stable name should set it.
+   */
+  @EquivalentAddressGroup.Attr
+  public static final Attributes.Key<String> BACKEND_KEY = Attributes.Key.create("dev.ballast.grpc.backendKey");
+
+  private static final Logger logger = Logger.getLogger(BallastLoadBalancerProvider.class.getName());
+  // One warning per process: every channel and every resolution re-parses the config.
+  private static final AtomicBoolean warnedAboutIdentity = new AtomicBoolean();
+  // Drawn once per process so that anonymous clients spread over different subsets.
+  private static final long ANONYMOUS_SEED = new SecureRandom().nextLong();
+
+  private final BallastConfigParser parser =
+      new BallastConfigParser(
+          System::getProperty,
+          System::getenv,
+          ANONYMOUS_SEED,
+          message -> {
+            if (warnedAboutIdentity.compareAndSet(false, true)) {
+              logger.log(Level.WARNING, message);
+            }
+          });
+
+  @Override
+  public boolean isAvailable() {
+    return true;
+  }
+
+  @Override
+  public int getPriority() {
+    return 5;
+  }
+
+  @Override
+  public String getPolicyName() {
+    return POLICY_NAME;
+  }
+
+  @Override
+  public LoadBalancer newLoadBalancer(LoadBalancer.Helper helper) {
+    return new BallastLoadBalancer(helper, NanoClock.system(), this::defaultConfig);
+  }
+
+  @Override
+  public ConfigOrError parseLoadBalancingPolicyConfig(Map<String, ?> rawConfig) {
+    try {
+      return ConfigOrError.fromConfig(parser.parse(rawConfig));
+    } catch (RuntimeException e) {
+      // gRPC treats a config it cannot use as UNAVAILABLE (gRFC A21), and so do its own policies.
+      return ConfigOrError.fromError(
+          Status.UNAVAILABLE.withDescription("ballast config: " + e.getMessage()).withCause(e));
+    }
+  }
+
+  /** The config of a channel that selected the policy by name only. */
+  private BallastConfig defaultConfig() {
+    return parser.parse(Map.of());
+  }
+}

@@ -1,0 +1,246 @@
+package dev.ballast.grpc;
+
+import dev.ballast.health.NanoClock;
+import io.grpc.Server;
+import io.grpc.ServerBuilder;
+import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
+import io.grpc.protobuf.services.HealthStatusManager;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.DoubleSupplier;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * A gRPC server with Ballast's backend side: load reports on every response ({@link
+ * LoadReportingInterceptor}), the {@code grpc.health.v1} health service, and lame duck.
+ *
+ * <pre>{@code
+ * BallastServer server = BallastServer.builder()
+ *     .drainInterval(Duration.ofSeconds(30))
+ *     .drainOnSigterm(true)
+ *     .build(ServerBuilder.forPort(8080).addService(new MyService()))
+ *     .start();
+ * }</pre>
+ *
+ * <p><b>Lame duck</b> (the chapter's state for a backend about to stop): {@link #enterLameDuck()}
+ * turns health to NOT_SERVING and marks every response with a signal that Ballast clients act on
+ * at once, so they stop sending new requests within a round trip or two; requests keep being
+ * served meanwhile. After the drain interval the server stops taking new calls, lets the calls in
+ * flight finish (up to the shutdown grace) and terminates. A server can also start in lame duck
+ * and {@linkplain #announceReady() announce readiness} once warmed up.
+ */
+public final class BallastServer {
+  private static final Logger logger = Logger.getLogger(BallastServer.class.getName());
+
+  private final Server server;
+  private final HealthStatusManager health;
+  private final List<String> serviceNames;
+  private final LoadReportingInterceptor loadReports;
+  private final Duration drainInterval;
+  private final Duration shutdownGrace;
+  private final boolean drainOnSigterm;
+  private final CompletableFuture<Void> terminated = new CompletableFuture<>();
+  private volatile boolean lameDuck;
+  private boolean draining;
+  private boolean started;
+
+  private BallastServer(Builder settings, ServerBuilder<?> serverBuilder) {
+    this.health = new HealthStatusManager();
+    this.serviceNames = List.copyOf(settings.serviceNames);
+    this.drainInterval = settings.drainInterval;
+    this.shutdownGrace = settings.shutdownGrace;
+    this.drainOnSigterm = settings.drainOnSigterm;
+    this.lameDuck = settings.startInLameDuck;
+    this.loadReports =
+        new LoadReportingInterceptor(
+            settings.cpuUtilization, settings.applicationUtilization, () -> lameDuck, NanoClock.system());
+    setHealth(lameDuck ? ServingStatus.NOT_SERVING : ServingStatus.SERVING);
+    this.server = serverBuilder.addService(health.getHealthService()).intercept(loadReports).build();
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Starts serving (in lame duck if so built) and, if asked, installs the SIGTERM drain. */
+  public synchronized BallastServer start() throws IOException {
+    server.start();
+    started = true;
+    if (drainOnSigterm) {
+      // The JVM runs shutdown hooks on SIGTERM; holding this one open for the drain keeps the
+      // process alive until the calls in flight are answered.
+      Runtime.getRuntime()
+          .addShutdownHook(new Thread(() -> enterLameDuck().join(), "ballast-lame-duck-on-sigterm"));
+    }
+    return this;
+  }
+
+  /** The underlying gRPC server, for its port and to await termination. */
+  public Server server() {
+    return server;
+  }
+
+  /** The interceptor's measurements: requests and errors per second. */
+  public LoadReportingInterceptor loadReports() {
+    return loadReports;
+  }
+
+  public boolean isLameDuck() {
+    return lameDuck;
+  }
+
+  /**
+   * Leaves the lame duck state the server started in: health turns SERVING and responses stop
+   * carrying the signal, so clients start sending requests.
+   *
+   * @throws IllegalStateException if the server is draining towards shutdown
+   */
+  public synchronized void announceReady() {
+    if (draining) {
+      throw new IllegalStateException("lame duck: draining for shutdown (expected: announceReady before enterLameDuck)");
+    }
+    lameDuck = false;
+    setHealth(ServingStatus.SERVING);
+  }
+
+  /**
+   * Enters lame duck and drains: health NOT_SERVING and the signal on every response at once; after
+   * the drain interval no new calls, and termination once the calls in flight end (forced after the
+   * shutdown grace). Idempotent.
+   *
+   * @return completes when the server has terminated
+   */
+  public synchronized CompletableFuture<Void> enterLameDuck() {
+    if (draining) {
+      return terminated;
+    }
+    draining = true;
+    lameDuck = true;
+    setHealth(ServingStatus.NOT_SERVING);
+    logger.log(Level.INFO, "ballast: lame duck; draining for {0}, then shutting down", drainInterval);
+    if (!started || server.isTerminated()) {
+      server.shutdownNow();
+      terminated.complete(null);
+      return terminated;
+    }
+    ScheduledExecutorService timer =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "ballast-lame-duck-drain");
+              t.setDaemon(true);
+              return t;
+            });
+    timer.schedule(
+        () -> {
+          try {
+            server.shutdown();
+            if (!server.awaitTermination(shutdownGrace.toNanos(), TimeUnit.NANOSECONDS)) {
+              logger.log(Level.WARNING, "ballast: calls still in flight after the shutdown grace; cancelling them");
+              server.shutdownNow();
+              server.awaitTermination();
+            }
+            terminated.complete(null);
+          } catch (InterruptedException e) {
+            server.shutdownNow();
+            Thread.currentThread().interrupt();
+            terminated.completeExceptionally(e);
+          } finally {
+            timer.shutdown();
+          }
+        },
+        drainInterval.toNanos(),
+        TimeUnit.NANOSECONDS);
+    return terminated;
+  }
+
+  private void setHealth(ServingStatus status) {
+    health.setStatus(HealthStatusManager.SERVICE_NAME_ALL_SERVICES, status);
+    for (String name : serviceNames) {
+      health.setStatus(name, status);
+    }
+  }
+
+  /** Settings of a {@link BallastServer}; each setter validates. */
+  public static final class Builder {
+    private Duration drainInterval = Duration.ofSeconds(30);
+    private Duration shutdownGrace = Duration.ofSeconds(30);
+    private boolean startInLameDuck;
+    private boolean drainOnSigterm;
+    private DoubleSupplier cpuUtilization = new ProcessCpu();
+    private DoubleSupplier applicationUtilization = () -> 0;
+    private final List<String> serviceNames = new ArrayList<>();
+
+    private Builder() {}
+
+    /**
+     * How long the server stays in lame duck before it stops taking calls: long enough for every
+     * client to learn it (a response or a health check). The chapter uses 10 s to 150 s. Default
+     * 30 s; 0..1 h.
+     */
+    public Builder drainInterval(Duration interval) {
+      this.drainInterval = checkDuration("drainInterval", interval, Duration.ofHours(1));
+      return this;
+    }
+
+    /** How long calls in flight may run after the drain before they are cancelled. Default 30 s; 0..1 h. */
+    public Builder shutdownGrace(Duration grace) {
+      this.shutdownGrace = checkDuration("shutdownGrace", grace, Duration.ofHours(1));
+      return this;
+    }
+
+    /** Start NOT_SERVING and in lame duck (prewarm) until {@link BallastServer#announceReady()}. */
+    public Builder startInLameDuck(boolean startInLameDuck) {
+      this.startInLameDuck = startInLameDuck;
+      return this;
+    }
+
+    /** Enter lame duck and drain when the JVM receives SIGTERM (through a shutdown hook). Default off. */
+    public Builder drainOnSigterm(boolean drainOnSigterm) {
+      this.drainOnSigterm = drainOnSigterm;
+      return this;
+    }
+
+    /**
+     * The application's utilization (1.0 is fully used), reported as ORCA {@code
+     * application_utilization}; weighted policies prefer it to CPU when it is above zero.
+     */
+    public Builder applicationUtilization(DoubleSupplier utilization) {
+      this.applicationUtilization = Objects.requireNonNull(utilization, "applicationUtilization");
+      return this;
+    }
+
+    /** Replaces the process CPU measurement reported as {@code cpu_utilization}. */
+    public Builder cpuUtilization(DoubleSupplier utilization) {
+      this.cpuUtilization = Objects.requireNonNull(utilization, "cpuUtilization");
+      return this;
+    }
+
+    /** Service names whose health follows the server's, besides the server as a whole (""). */
+    public Builder healthServiceNames(String... names) {
+      for (String name : names) {
+        serviceNames.add(Objects.requireNonNull(name, "name"));
+      }
+      return this;
+    }
+
+    /** Adds the health service and the load-reporting interceptor to {@code serverBuilder} and builds. */
+    public BallastServer build(ServerBuilder<?> serverBuilder) {
+      return new BallastServer(this, Objects.requireNonNull(serverBuilder, "serverBuilder"));
+    }
+
+    private static Duration checkDuration(String name, Duration value, Duration max) {
+      if (value == null || value.isNegative() || value.compareTo(max) > 0) {
+        throw new IllegalArgumentException(name + ": " + value + " (expected: PT0S.." + max + ")");
+      }
+      return value;
+    }
+  }
+}

@@ -1,0 +1,292 @@
+package dev.ballast.grpc;
+
+import dev.ballast.health.Backend;
+import dev.ballast.health.BackendState;
+import dev.ballast.pick.Pick;
+import io.grpc.CallOptions;
+import io.grpc.ChannelLogger.ChannelLogLevel;
+import io.grpc.ClientCall;
+import io.grpc.ClientStreamTracer;
+import io.grpc.ConnectivityState;
+import io.grpc.ConnectivityStateInfo;
+import io.grpc.EquivalentAddressGroup;
+import io.grpc.LoadBalancer.PickResult;
+import io.grpc.LoadBalancer.Subchannel;
+import io.grpc.Metadata;
+import io.grpc.Status;
+import io.grpc.SynchronizationContext.ScheduledHandle;
+import io.grpc.health.v1.HealthCheckRequest;
+import io.grpc.health.v1.HealthCheckResponse;
+import io.grpc.health.v1.HealthGrpc;
+import io.grpc.stub.ClientCalls;
+import io.grpc.stub.StreamObserver;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * One backend this channel holds a subchannel to: it turns the subchannel's connectivity, {@code
+ * grpc.health.v1} answers and the signals on responses into the core {@link Backend}'s state.
+ * Fields without a note are confined to the balancer's synchronization context.
+ */
+final class Endpoint {
+  private static final long MIN_HEALTH_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(1);
+  private static final long MAX_HEALTH_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(10);
+  /** How long a pick may take to become a stream; longer means gRPC dropped it. */
+  private static final long ORPHAN_GRACE_SECONDS = 1;
+
+  final String key;
+  private final BallastLoadBalancer lb;
+  private final Subchannel subchannel;
+  private EquivalentAddressGroup addresses;
+  private Backend backend;
+  private ConnectivityState connectivity = ConnectivityState.IDLE;
+  // Failed to connect, or lost its connection while in lame duck, and not serving again yet: unlike
+  // a first connect or a routine reconnect, an outage that a stand-in should cover.
+  private boolean interrupted;
+  private boolean shutdown;
+  private ScheduledHandle healthTimer;
+  private int healthCallGeneration = -1;
+  private ScheduledHandle orphanTimer;
+  private long orphansReleased;
+
+  // Data path: written by pickers and tracers on any thread.
+  private volatile int generation;
+  private volatile Pick pick;
+  private final LongAdder picks = new LongAdder();
+  private final LongAdder streams = new LongAdder();
+
+  final PickResult pickResult;
+
+  Endpoint(BallastLoadBalancer lb, String key, EquivalentAddressGroup addresses, Subchannel subchannel) {
+    this.lb = lb;
+    this.key = key;
+    this.addresses = addresses;
+    this.subchannel = subchannel;
+    this.pickResult = PickResult.withSubchannel(subchannel, new TracerFactory());
+  }
+
+  Backend backend() {
+    return backend;
+  }
+
+  void start(Backend backend) {
+    this.backend = backend;
+    subchannel.start(this::onSubchannelState);
+    subchannel.requestConnection();
+  }
+
+  void updateAddresses(EquivalentAddressGroup next) {
+    if (!next.equals(addresses)) {
+      addresses = next;
+      subchannel.updateAddresses(List.of(next));
+    }
+  }
+
+  /** Unavailable for subsetting: a stand-in should serve in its place. */
+  boolean unavailable() {
+    BackendState state = backend.state();
+    return state == BackendState.REFUSING
+        || state == BackendState.LAME_DUCK
+        || (state == BackendState.CONNECTING && interrupted);
+  }
+
+  private void onSubchannelState(ConnectivityStateInfo info) {
+    ConnectivityState state = info.getState();
+    if (shutdown || state == ConnectivityState.SHUTDOWN) {
+      return;
+    }
+    if (connectivity == ConnectivityState.READY
+        && state != ConnectivityState.READY
+        && !backend.state().acceptsNewRequests()) {
+      // A lame duck closing its connection is going away. A serving backend that closes one (a
+      // maximum connection age, say) usually reconnects at once: no stand-in unless that fails.
+      interrupted = true;
+    }
+    connectivity = state;
+    switch (state) {
+      case READY:
+        generation++;
+        // The backend stays CONNECTING until its health answer: a server that starts in lame duck
+        // (prewarm) never gets a request before it announces readiness.
+        checkHealth();
+        break;
+      case CONNECTING:
+        backend.onConnecting();
+        break;
+      case TRANSIENT_FAILURE:
+        interrupted = true;
+        backend.onConnectFailed();
+        break;
+      case IDLE:
+        // The server closed the connection (GOAWAY, idle timeout): reconnect at once, since
+        // subsets are small and a member without a connection is an outage.
+        backend.onConnecting();
+        subchannel.requestConnection();
+        break;
+      default:
+        throw new AssertionError(state);
+    }
+    if (state != ConnectivityState.READY) {
+      cancelHealthTimer();
+      scheduleOrphanRelease();
+    }
+    lb.reconcile();
+  }
+
+  private void checkHealth() {
+    if (shutdown || connectivity != ConnectivityState.READY || healthCallGeneration == generation) {
+      return;
+    }
+    int checked = generation;
+    healthCallGeneration = checked;
+    long timeout =
+        Math.max(MIN_HEALTH_TIMEOUT_NANOS, Math.min(MAX_HEALTH_TIMEOUT_NANOS, backend.healthCheckIntervalNanos()));
+    ClientCall<HealthCheckRequest, HealthCheckResponse> call =
+        subchannel
+            .asChannel()
+            .newCall(HealthGrpc.getCheckMethod(), CallOptions.DEFAULT.withDeadlineAfter(timeout, TimeUnit.NANOSECONDS));
+    HealthCheckRequest request =
+        HealthCheckRequest.newBuilder().setService(lb.config().healthCheckServiceName()).build();
+    ClientCalls.asyncUnaryCall(
+        call,
+        request,
+        new StreamObserver<>() {
+          private HealthCheckResponse.ServingStatus answer;
+
+          @Override
+          public void onNext(HealthCheckResponse response) {
+            answer = response.getStatus();
+          }
+
+          @Override
+          public void onError(Throwable t) {
+            Status status = Status.fromThrowable(t);
+            lb.sync().execute(() -> onHealthAnswer(checked, status, null));
+          }
+
+          @Override
+          public void onCompleted() {
+            HealthCheckResponse.ServingStatus serving = answer;
+            lb.sync().execute(() -> onHealthAnswer(checked, Status.OK, serving));
+          }
+        });
+  }
+
+  private void onHealthAnswer(int checked, Status status, HealthCheckResponse.ServingStatus serving) {
+    if (healthCallGeneration == checked) {
+      healthCallGeneration = -1;
+    }
+    if (shutdown || checked != generation || connectivity != ConnectivityState.READY) {
+      return;
+    }
+    if (status.isOk()) {
+      backend.onHealthCheck(serving == HealthCheckResponse.ServingStatus.SERVING);
+      interrupted &= serving != HealthCheckResponse.ServingStatus.SERVING;
+    } else if (status.getCode() == Status.Code.UNIMPLEMENTED) {
+      // No health service: being connected is all the server can tell.
+      backend.onConnected();
+      interrupted = false;
+    } else if (status.getCode() == Status.Code.NOT_FOUND) {
+      // The server does not know the configured service: it does not serve it.
+      backend.onHealthCheck(false);
+    } else {
+      subchannel
+          .getChannelLogger()
+          .log(ChannelLogLevel.DEBUG, "ballast: health check of {0} failed: {1}", key, status);
+    }
+    cancelHealthTimer();
+    healthTimer =
+        lb.sync()
+            .schedule(this::checkHealth, backend.healthCheckIntervalNanos(), TimeUnit.NANOSECONDS, lb.scheduler());
+    lb.reconcile();
+  }
+
+  private void cancelHealthTimer() {
+    if (healthTimer != null) {
+      healthTimer.cancel();
+      healthTimer = null;
+    }
+  }
+
+  /**
+   * gRPC drops a pick silently when the subchannel lost its transport in the meantime, and then
+   * picks again; the core counted the first pick as an active request. After the subchannel left
+   * READY and stragglers had time to start, every pick without a stream is such a drop: release it,
+   * or the backend would creep towards its active-request limit with every disconnect.
+   */
+  private void scheduleOrphanRelease() {
+    if (orphanTimer != null && orphanTimer.isPending()) {
+      return;
+    }
+    orphanTimer = lb.sync().schedule(this::releaseOrphans, ORPHAN_GRACE_SECONDS, TimeUnit.SECONDS, lb.scheduler());
+  }
+
+  private void releaseOrphans() {
+    Pick handle = pick;
+    if (shutdown || handle == null || connectivity == ConnectivityState.READY) {
+      // Picks may be on their way to streams right now; the next disconnect counts them.
+      return;
+    }
+    long orphans = picks.sum() - streams.sum() - orphansReleased;
+    for (long i = 0; i < orphans; i++) {
+      handle.onCancel();
+    }
+    orphansReleased += Math.max(0, orphans);
+  }
+
+  void shutdown() {
+    shutdown = true;
+    cancelHealthTimer();
+    if (orphanTimer != null) {
+      orphanTimer.cancel();
+    }
+    // In-flight calls complete: gRPC closes the subchannel's transports gracefully.
+    subchannel.shutdown();
+  }
+
+  // ---- data path ----
+
+  /** The picker chose this backend; {@code handle} is the core's (per-backend, long-lived) pick. */
+  void picked(Pick handle) {
+    if (pick != handle) {
+      pick = handle;
+    }
+    picks.increment();
+  }
+
+  void onTrailers(Pick handle, int streamGeneration, Metadata trailers) {
+    byte[] report = trailers.get(OrcaLoadReport.TRAILER);
+    if (report != null) {
+      OrcaLoadReport parsed = OrcaLoadReport.parse(report);
+      if (parsed != null) {
+        handle.reportLoad(parsed.cpuUtilization(), parsed.applicationUtilization(), parsed.rps(), parsed.eps());
+      }
+    }
+    // A signal from a connection that has since been replaced describes the old process.
+    if (LameDuckSignal.isPresent(trailers) && streamGeneration == generation) {
+      Backend target = backend;
+      if (target.state() != BackendState.LAME_DUCK) {
+        target.onLameDuck();
+        lb.availabilityChanged();
+      }
+    }
+  }
+
+  void requestEnded() {
+    lb.requestEnded();
+  }
+
+  private final class TracerFactory extends ClientStreamTracer.Factory {
+    @Override
+    public ClientStreamTracer newClientStreamTracer(ClientStreamTracer.StreamInfo info, Metadata headers) {
+      streams.increment();
+      return new CallTracer(Endpoint.this, pick, generation, lb.clock());
+    }
+  }
+
+  @Override
+  public String toString() {
+    return key + "{" + connectivity + ", " + backend + "}";
+  }
+}

@@ -1,0 +1,116 @@
+package dev.ballast.grpc;
+
+import dev.ballast.health.NanoClock;
+import io.grpc.ForwardingServerCall.SimpleForwardingServerCall;
+import io.grpc.Metadata;
+import io.grpc.ServerCall;
+import io.grpc.ServerCallHandler;
+import io.grpc.ServerInterceptor;
+import io.grpc.Status;
+import io.grpc.health.v1.HealthGrpc;
+import java.util.Objects;
+import java.util.function.BooleanSupplier;
+import java.util.function.DoubleSupplier;
+
+/**
+ * A server interceptor that measures the server's queries and errors per second and attaches a
+ * load report to every response, as gRPC's ORCA per-call reports do (binary trailer {@code
+ * endpoint-load-metrics-bin}, an {@code OrcaLoadReport} with {@code cpu_utilization}, {@code
+ * application_utilization}, {@code rps_fractional} and {@code eps}). Ballast clients and gRPC's own
+ * {@code weighted_round_robin} both weight backends by it.
+ *
+ * <p>Install it for every service: {@code serverBuilder.intercept(LoadReportingInterceptor.create())}.
+ * Health-check calls are neither counted nor annotated. Errors are the statuses that say the
+ * backend could not serve (UNKNOWN, INTERNAL, UNAVAILABLE, RESOURCE_EXHAUSTED, UNIMPLEMENTED,
+ * DATA_LOSS), not cancellations or answers to bad requests. Rates are over the last second.
+ */
+public final class LoadReportingInterceptor implements ServerInterceptor {
+  private static final long WINDOW_NANOS = 1_000_000_000L;
+  private static final String HEALTH_SERVICE = HealthGrpc.SERVICE_NAME;
+
+  private final DoubleSupplier cpuUtilization;
+  private final DoubleSupplier applicationUtilization;
+  private final BooleanSupplier lameDuck;
+  private final RateMeter requests;
+  private final RateMeter errors;
+
+  LoadReportingInterceptor(
+      DoubleSupplier cpuUtilization,
+      DoubleSupplier applicationUtilization,
+      BooleanSupplier lameDuck,
+      NanoClock clock) {
+    this.cpuUtilization = Objects.requireNonNull(cpuUtilization, "cpuUtilization");
+    this.applicationUtilization = Objects.requireNonNull(applicationUtilization, "applicationUtilization");
+    this.lameDuck = Objects.requireNonNull(lameDuck, "lameDuck");
+    this.requests = new RateMeter(clock, WINDOW_NANOS);
+    this.errors = new RateMeter(clock, WINDOW_NANOS);
+  }
+
+  /** Reports this JVM's CPU use as {@code cpu_utilization}. */
+  public static LoadReportingInterceptor create() {
+    return new LoadReportingInterceptor(new ProcessCpu(), () -> 0, () -> false, NanoClock.system());
+  }
+
+  /**
+   * Reports the process CPU and also the application's own utilization measure (1.0 is fully
+   * used), which weighted policies prefer to CPU when it is above zero: for a server whose
+   * bottleneck is not the CPU, or that shares its machine with other work.
+   */
+  public static LoadReportingInterceptor create(DoubleSupplier applicationUtilization) {
+    return new LoadReportingInterceptor(new ProcessCpu(), applicationUtilization, () -> false, NanoClock.system());
+  }
+
+  /** Calls answered per second over the last second (health checks excluded). */
+  public double requestsPerSecond() {
+    return requests.perSecond();
+  }
+
+  /** Calls per second over the last second that ended in a backend failure. */
+  public double errorsPerSecond() {
+    return errors.perSecond();
+  }
+
+  @Override
+  public <ReqT, RespT> ServerCall.Listener<ReqT> interceptCall(
+      ServerCall<ReqT, RespT> call, Metadata headers, ServerCallHandler<ReqT, RespT> next) {
+    if (HEALTH_SERVICE.equals(call.getMethodDescriptor().getServiceName())) {
+      return next.startCall(call, headers);
+    }
+    return next.startCall(new ReportingCall<>(call), headers);
+  }
+
+  /** The report as of now; utilization suppliers that fail or return nonsense report 0 (unknown). */
+  OrcaLoadReport report() {
+    return new OrcaLoadReport(
+        sane(cpuUtilization), sane(applicationUtilization), requests.perSecond(), errors.perSecond());
+  }
+
+  private static double sane(DoubleSupplier supplier) {
+    double value;
+    try {
+      value = supplier.getAsDouble();
+    } catch (RuntimeException e) {
+      return 0;
+    }
+    return value >= 0 && value < Double.POSITIVE_INFINITY ? value : 0;
+  }
+
+  private final class ReportingCall<ReqT, RespT> extends SimpleForwardingServerCall<ReqT, RespT> {
+    ReportingCall(ServerCall<ReqT, RespT> delegate) {
+      super(delegate);
+    }
+
+    @Override
+    public void close(Status status, Metadata trailers) {
+      requests.record();
+      if (Outcomes.isBackendFailure(status.getCode())) {
+        errors.record();
+      }
+      trailers.put(OrcaLoadReport.TRAILER, report().toBytes());
+      if (lameDuck.getAsBoolean()) {
+        trailers.put(LameDuckSignal.TRAILER, LameDuckSignal.VALUE);
+      }
+      super.close(status, trailers);
+    }
+  }
+}

@@ -1,0 +1,170 @@
+package dev.ballast.grpc;
+
+import static dev.ballast.grpc.Clients.json;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.ballast.subset.ClientIdentity;
+import io.grpc.LoadBalancerProvider;
+import io.grpc.LoadBalancerRegistry;
+import io.grpc.NameResolver.ConfigOrError;
+import io.grpc.Status;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+final class BallastConfigParserTest {
+  private final List<String> warnings = new ArrayList<>();
+
+  private BallastConfigParser parser(Map<String, String> properties, Map<String, String> environment) {
+    return new BallastConfigParser(properties::get, environment::get, 42, warnings::add);
+  }
+
+  private BallastConfig parse(Map<String, ?> json) {
+    return parser(Map.of(), Map.of()).parse(json);
+  }
+
+  @Test
+  void grpcFindsThePolicyByItsName() {
+    LoadBalancerProvider provider = LoadBalancerRegistry.getDefaultRegistry().getProvider("ballast");
+
+    assertThat(provider).isInstanceOf(BallastLoadBalancerProvider.class);
+  }
+
+  @Test
+  void anEmptyConfigUsesTheDocumentedDefaults() {
+    BallastConfig config = parse(json("clientIndex", 3));
+
+    assertThat(config.subsetter().name()).isEqualTo("orthogonal_lots");
+    assertThat(config.subsetSize()).isEqualTo(20);
+    assertThat(config.identity()).isEqualTo(ClientIdentity.ofIndex(3));
+    assertThat(config.policy().name()).isEqualTo("least_loaded_round_robin");
+    assertThat(config.health().activeRequestLimit()).isEqualTo(100);
+    assertThat(config.healthCheckServiceName()).isEmpty();
+    assertThat(warnings).isEmpty();
+  }
+
+  @Test
+  void everyFieldIsRead() {
+    BallastConfig config =
+        parse(
+            json(
+                "subsetAlgorithm", "deterministic",
+                "subsetSize", 3,
+                "subsetSalt", 7,
+                "clientIndex", 4,
+                "clientCount", 10,
+                "policy", Map.of("weighted_round_robin", json("blackoutPeriod", "0s", "weightUpdatePeriod", "0.25s")),
+                "activeRequestLimit", 50,
+                "healthCheckServiceName", "echo",
+                "healthCheckInterval", "2s",
+                "idleHealthCheckInterval", "30s",
+                "idleAfter", "90s",
+                "warmUpWindow", "5s",
+                "warmUpStartFactor", 0.2));
+
+    assertThat(config.subsetter().name()).isEqualTo("deterministic");
+    assertThat(config.subsetSize()).isEqualTo(3);
+    assertThat(config.identity()).isEqualTo(ClientIdentity.of(4, 10));
+    assertThat(config.policy().name()).isEqualTo("weighted_round_robin");
+    assertThat(config.policy().toString()).contains("blackoutPeriod=PT0S").contains("weightUpdatePeriod=PT0.25S");
+    assertThat(config.health().activeRequestLimit()).isEqualTo(50);
+    assertThat(config.health().healthCheckInterval()).isEqualTo(Duration.ofSeconds(2));
+    assertThat(config.health().idleHealthCheckInterval()).isEqualTo(Duration.ofSeconds(30));
+    assertThat(config.health().idleAfter()).isEqualTo(Duration.ofSeconds(90));
+    assertThat(config.health().warmUpWindow()).isEqualTo(Duration.ofSeconds(5));
+    assertThat(config.health().warmUpStartFactor()).isEqualTo(0.2);
+    assertThat(config.healthCheckServiceName()).isEqualTo("echo");
+  }
+
+  @Test
+  void theClientIdentityComesFromTheConfigThenSystemPropertiesThenTheEnvironment() {
+    Map<String, String> properties = Map.of("ballast.client.index", "5", "ballast.client.count", "8");
+    Map<String, String> environment = Map.of("BALLAST_CLIENT_INDEX", "6", "BALLAST_CLIENT_COUNT", "9");
+
+    assertThat(parser(properties, environment).parse(json("clientIndex", 1)).identity())
+        .isEqualTo(ClientIdentity.ofIndex(1));
+    assertThat(parser(properties, environment).parse(json()).identity()).isEqualTo(ClientIdentity.of(5, 8));
+    assertThat(parser(Map.of(), environment).parse(json()).identity()).isEqualTo(ClientIdentity.of(6, 9));
+    assertThat(warnings).isEmpty();
+  }
+
+  @Test
+  void withoutAnIdentityTheClientFallsBackToRendezvousWithAnAnonymousSeedAndWarns() {
+    BallastConfig config = parse(json("subsetAlgorithm", "deterministic"));
+
+    assertThat(config.subsetter().name()).isEqualTo("rendezvous");
+    assertThat(config.identity()).isEqualTo(ClientIdentity.anonymous(42));
+    assertThat(warnings).singleElement().asString()
+        .contains("no client index", "clientIndex", "ballast.client.index", "BALLAST_CLIENT_INDEX", "rendezvous");
+  }
+
+  @Test
+  void anIdentityFreeAlgorithmNeedsNoIdentityAndGivesNoWarning() {
+    assertThat(parse(json("subsetAlgorithm", "random")).subsetter().name()).isEqualTo("random");
+    assertThat(warnings).isEmpty();
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @CsvSource(
+      delimiter = '|',
+      textBlock = """
+          {"subsetAlgorithm": "consistent"}        | subsetAlgorithm: 'consistent' (expected: one of random, deterministic, rendezvous, orthogonal_lots)
+          {"subsetSize": 0}                        | subsetSize: 0 (expected: an integer in 1..10000)
+          {"subsetSize": 2.5}                      | subsetSize: 2.5 (expected: an integer in 1..10000)
+          {"subsetSize": "3"}                      | subsetSize: "3" (expected: an integer in 1..10000)
+          {"clientIndex": -1}                      | clientIndex: -1 (expected: an integer in 0..2147483646)
+          {"clientIndex": 10, "clientCount": 10}   | clientIndex: 10 (expected: 0..9 for clientCount 10)
+          {"clientCount": 10}                      | clientCount: 10 (expected: only together with clientIndex)
+          {"lotSize": 3, "subsetAlgorithm": "deterministic"} | lotSize: 3 (expected: only with subsetAlgorithm orthogonal_lots, not deterministic)
+          {"policy": "fastest"}                    | policy: 'fastest' (expected: one of least_loaded_round_robin, power_of_two_choices, round_robin, weighted_round_robin)
+          {"policy": {"round_robin": {"x": 1}}}    | policy.round_robin.x: unknown field (expected: no settings)
+          {"policy": {"weighted_round_robin": {"blackoutPeriod": "10"}}} | policy.weighted_round_robin.blackoutPeriod: "10" (expected: a duration in seconds as a string, such as "10s" or "0.25s")
+          {"policy": {"weighted_round_robin": {"blackoutPeriod": "7200s"}}} | policy.weighted_round_robin.blackoutPeriod: PT2H (expected: PT0S..PT1H)
+          {"policy": {"least_loaded_round_robin": {"countErrors": "yes"}}} | policy.least_loaded_round_robin.countErrors: "yes" (expected: true or false)
+          {"policy": ["round_robin"]}              | policy: [round_robin] (expected: a policy name, or an object with one key
+          {"activeRequestLimit": 0}                | activeRequestLimit: 0 (expected: an integer in 1..1000000)
+          {"healthCheckInterval": "0s"}            | healthCheckInterval: PT0S (expected: PT0.001S..PT1H)
+          {"warmUpStartFactor": 2}                 | warmUpStartFactor: 2.0 (expected: 0.01..1.0)
+          {"healthCheckServiceName": 5}            | healthCheckServiceName: 5 (expected: a string)
+          {"subsetSise": 3}                        | subsetSise: unknown field (expected: one of activeRequestLimit, clientCount, clientIndex,
+          """)
+  void aBadConfigIsRejectedWithTheFieldTheValueAndWhatIsAllowed(String config, String message) {
+    ConfigOrError result = new BallastLoadBalancerProvider().parseLoadBalancingPolicyConfig(JsonTestParser.parse(config));
+
+    assertThat(result.getError()).isNotNull();
+    assertThat(result.getError().getCode()).isEqualTo(Status.Code.UNAVAILABLE);
+    assertThat(result.getError().getDescription()).startsWith("ballast config: " + message);
+  }
+
+  @Test
+  void aBadIdentityFromTheEnvironmentNamesTheVariable() {
+    assertThatThrownBy(() -> parser(Map.of(), Map.of("BALLAST_CLIENT_INDEX", "first")).parse(json()))
+        .hasMessage("environment variable BALLAST_CLIENT_INDEX: 'first' (expected: an integer in 0..2147483647)");
+    assertThatThrownBy(
+            () -> parser(Map.of("ballast.client.index", "9", "ballast.client.count", "4"), Map.of()).parse(json()))
+        .hasMessage(
+            "system property ballast.client.index: 9 (expected: 0..3 for system property ballast.client.count 4)");
+  }
+
+  @Test
+  void aChannelWhoseDefaultConfigIsBadFailsToBuildWithTheMessage() {
+    assertThatThrownBy(() -> Clients.ballast("dns:///localhost:1", json("subsetSize", 0)))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("ballast config: subsetSize: 0 (expected: an integer in 1..10000)");
+  }
+
+  @Test
+  void theProviderNeverThrowsEvenOnMalformedInput() {
+    Map<String, Object> weird = new java.util.HashMap<>();
+    weird.put("policy", Map.of(1, 2));
+    ConfigOrError result = new BallastLoadBalancerProvider().parseLoadBalancingPolicyConfig(weird);
+
+    assertThat(result.getError()).isNotNull();
+    assertThat(result.getError().getDescription()).startsWith("ballast config: policy");
+  }
+}

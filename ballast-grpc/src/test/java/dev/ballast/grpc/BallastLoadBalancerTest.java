@@ -1,0 +1,277 @@
+package dev.ballast.grpc;
+
+import static dev.ballast.grpc.Clients.json;
+import static io.grpc.ConnectivityState.READY;
+import static io.grpc.ConnectivityState.TRANSIENT_FAILURE;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ballast.grpc.FakeHelper.FakeSubchannel;
+import dev.ballast.health.Backend;
+import dev.ballast.health.BackendState;
+import dev.ballast.health.RequestOutcome;
+import io.grpc.CallOptions;
+import io.grpc.ClientStreamTracer;
+import io.grpc.ConnectivityState;
+import io.grpc.EquivalentAddressGroup;
+import io.grpc.LoadBalancer.PickResult;
+import io.grpc.LoadBalancer.PickSubchannelArgs;
+import io.grpc.LoadBalancer.ResolvedAddresses;
+import io.grpc.Metadata;
+import io.grpc.MethodDescriptor;
+import io.grpc.Status;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The balancer against a fake channel: what real servers cannot make happen on demand. */
+final class BallastLoadBalancerTest {
+  private static final long SECOND = 1_000_000_000L;
+
+  private final FakeHelper helper = new FakeHelper();
+  private final BallastLoadBalancer lb =
+      new BallastLoadBalancer(helper, () -> helper.nanos, () -> parse(json()));
+
+  private static BallastConfig parse(Map<String, ?> json) {
+    return new BallastConfigParser(name -> null, name -> null, 1, warning -> {}).parse(json);
+  }
+
+  private void resolve(Map<String, ?> config, int... ports) {
+    List<EquivalentAddressGroup> groups = new ArrayList<>();
+    for (int port : ports) {
+      groups.add(new EquivalentAddressGroup(new InetSocketAddress("127.0.0.1", port)));
+    }
+    helper.inContext(
+        () ->
+            assertThat(
+                    lb.acceptResolvedAddresses(
+                        ResolvedAddresses.newBuilder()
+                            .setAddresses(groups)
+                            .setLoadBalancingPolicyConfig(parse(config))
+                            .build()))
+                .isEqualTo(Status.OK));
+  }
+
+  private PickResult pick() {
+    return helper.picker.pickSubchannel(ARGS);
+  }
+
+  /** What gRPC does when the picked subchannel has a transport: it opens a stream with the tracer. */
+  private static ClientStreamTracer startStream(PickResult result) {
+    return result.getStreamTracerFactory()
+        .newClientStreamTracer(ClientStreamTracer.StreamInfo.newBuilder().build(), new Metadata());
+  }
+
+  private Backend backend(int port) {
+    return lb.balancer().backend("127.0.0.1:" + port);
+  }
+
+  @Test
+  void picksThatGrpcDroppedAreReleasedOnceTheSubchannelLostItsConnection() {
+    resolve(json("subsetSize", 1, "clientIndex", 0, "policy", "round_robin"), 9001);
+    FakeSubchannel subchannel = helper.subchannelFor(":9001");
+    helper.setState(subchannel, READY);
+    assertThat(helper.state).isEqualTo(READY);
+
+    ClientStreamTracer started = startStream(pick());
+    // Two picks whose subchannel had lost its transport: gRPC drops them and picks again later.
+    pick();
+    pick();
+    assertThat(backend(9001).activeRequests()).isEqualTo(3);
+
+    helper.setState(subchannel, TRANSIENT_FAILURE);
+    helper.advanceNanos(2 * SECOND);
+
+    assertThat(backend(9001).activeRequests()).isEqualTo(1);
+    started.streamClosed(Status.UNAVAILABLE);
+    assertThat(backend(9001).activeRequests()).isZero();
+    assertThat(backend(9001).requestsEnded(RequestOutcome.CANCELLED)).isEqualTo(2);
+    assertThat(backend(9001).requestsEnded(RequestOutcome.NETWORK_FAILURE)).isEqualTo(1);
+  }
+
+  @Test
+  void aCallThatFoundEveryBackendAtItsLimitGetsANewPickerWhenARequestEnds() {
+    resolve(json("subsetSize", 1, "clientIndex", 0, "policy", "round_robin", "activeRequestLimit", 1), 9001);
+    helper.setState(helper.subchannelFor(":9001"), READY);
+    ClientStreamTracer first = startStream(pick());
+
+    PickResult waiting = pick();
+    assertThat(waiting.hasResult()).isFalse();
+    assertThat(waiting.getStatus().isOk()).isTrue();
+    int published = helper.pickersPublished;
+
+    first.inboundHeaders();
+    first.streamClosed(Status.OK);
+
+    assertThat(helper.pickersPublished).isEqualTo(published + 1);
+    assertThat(pick().getSubchannel()).isSameAs(helper.subchannelFor(":9001"));
+  }
+
+  @Test
+  void whenNoBackendAcceptsConnectionsCallsFailFastWithTheReason() {
+    resolve(json("subsetSize", 2, "clientIndex", 0, "policy", "round_robin"), 9001, 9002);
+    helper.setState(helper.subchannelFor(":9001"), TRANSIENT_FAILURE);
+    helper.setState(helper.subchannelFor(":9002"), TRANSIENT_FAILURE);
+
+    assertThat(helper.state).isEqualTo(TRANSIENT_FAILURE);
+    assertThat(pick().getStatus().getCode()).isEqualTo(Status.Code.UNAVAILABLE);
+    assertThat(pick().getStatus().getDescription()).contains("none of 2 backends accepts requests");
+  }
+
+  @Test
+  void aLameDuckSignalBringsInAStandInUntilTheMemberServesAgain() {
+    resolve(json("subsetAlgorithm", "deterministic", "subsetSize", 1, "clientIndex", 0, "clientCount", 2,
+        "policy", "round_robin"), 9001, 9002);
+    assertThat(helper.liveSubchannels()).isEqualTo(1);
+    FakeSubchannel member = helper.subchannels.get(0);
+    helper.setState(member, READY);
+    PickResult result = pick();
+    assertThat(result.getSubchannel()).isSameAs(member);
+    ClientStreamTracer call = startStream(result);
+
+    Metadata trailers = new Metadata();
+    trailers.put(LameDuckSignal.TRAILER, LameDuckSignal.VALUE);
+    call.inboundTrailers(trailers);
+    call.streamClosed(Status.OK);
+
+    assertThat(helper.liveSubchannels()).isEqualTo(2);
+    FakeSubchannel standIn = helper.subchannels.get(1);
+    helper.setState(standIn, READY);
+    assertThat(pick().getSubchannel()).isSameAs(standIn);
+
+    // The member restarts: it loses its connection, reconnects and answers its health check.
+    helper.setState(member, TRANSIENT_FAILURE);
+    helper.setState(member, READY);
+
+    assertThat(standIn.shutdown).isTrue();
+    assertThat(pick().getSubchannel()).isSameAs(member);
+  }
+
+  @Test
+  void aServingBackendThatReconnectsGetsNoStandInButALameDuckThatDisconnectsKeepsIt() {
+    resolve(json("subsetAlgorithm", "deterministic", "subsetSize", 1, "clientIndex", 0, "clientCount", 2,
+        "policy", "round_robin"), 9001, 9002);
+    FakeSubchannel member = helper.subchannels.get(0);
+    helper.setState(member, READY);
+
+    // A routine reconnect (the server rotated its connection): no outage, no stand-in.
+    helper.setState(member, ConnectivityState.IDLE);
+    assertThat(member.connectionRequests).isEqualTo(2);
+    helper.setState(member, ConnectivityState.CONNECTING);
+    assertThat(helper.liveSubchannels()).isEqualTo(1);
+    helper.setState(member, READY);
+
+    // A lame duck that closes its connection is going away: its stand-in stays through the reconnect.
+    ClientStreamTracer call = startStream(pick());
+    Metadata trailers = new Metadata();
+    trailers.put(LameDuckSignal.TRAILER, LameDuckSignal.VALUE);
+    call.inboundTrailers(trailers);
+    call.streamClosed(Status.OK);
+    assertThat(helper.liveSubchannels()).isEqualTo(2);
+    helper.setState(member, ConnectivityState.IDLE);
+    helper.setState(member, ConnectivityState.CONNECTING);
+    assertThat(helper.liveSubchannels()).isEqualTo(2);
+    helper.setState(member, READY);
+    assertThat(helper.liveSubchannels()).isEqualTo(1);
+  }
+
+  @Test
+  void aLameDuckSignalFromAConnectionThatWasReplacedIsIgnored() {
+    resolve(json("subsetSize", 1, "clientIndex", 0, "policy", "round_robin"), 9001);
+    FakeSubchannel subchannel = helper.subchannelFor(":9001");
+    helper.setState(subchannel, READY);
+    ClientStreamTracer oldCall = startStream(pick());
+
+    // The old process drains its last call while the new one is already serving.
+    helper.setState(subchannel, TRANSIENT_FAILURE);
+    helper.setState(subchannel, READY);
+    Metadata trailers = new Metadata();
+    trailers.put(LameDuckSignal.TRAILER, LameDuckSignal.VALUE);
+    oldCall.inboundTrailers(trailers);
+    oldCall.streamClosed(Status.OK);
+
+    assertThat(backend(9001).state()).isEqualTo(BackendState.HEALTHY);
+  }
+
+  @Test
+  void aCancelledCallIsNeverHeldAgainstTheBackendAndAnUnansweredFailureIsTheNetworks() {
+    resolve(json("subsetSize", 1, "clientIndex", 0, "policy", "round_robin"), 9001);
+    helper.setState(helper.subchannelFor(":9001"), READY);
+
+    startStream(pick()).streamClosed(Status.DEADLINE_EXCEEDED);
+    startStream(pick()).streamClosed(Status.CANCELLED);
+    startStream(pick()).streamClosed(Status.UNAVAILABLE);
+    ClientStreamTracer answered = startStream(pick());
+    answered.inboundTrailers(new Metadata());
+    answered.streamClosed(Status.INTERNAL);
+    startStream(pick()).streamClosed(Status.NOT_FOUND);
+
+    Backend backend = backend(9001);
+    assertThat(backend.requestsEnded(RequestOutcome.CANCELLED)).isEqualTo(2);
+    assertThat(backend.requestsEnded(RequestOutcome.NETWORK_FAILURE)).isEqualTo(1);
+    assertThat(backend.requestsEnded(RequestOutcome.BACKEND_FAILURE)).isEqualTo(1);
+    assertThat(backend.requestsEnded(RequestOutcome.SUCCESS)).isEqualTo(1);
+  }
+
+  @Test
+  void removingABackendTouchesOnlyTheSubchannelsWhoseMembershipChanged() {
+    Map<String, ?> config = json("subsetAlgorithm", "rendezvous", "subsetSize", 2, "clientIndex", 0,
+        "policy", "round_robin");
+    int[] ports = {9001, 9002, 9003, 9004, 9005, 9006};
+    resolve(config, ports);
+    List<String> members = new ArrayList<>();
+    helper.subchannels.forEach(s -> members.add(s.addresses.get(0).getAddresses().get(0).toString()));
+    int outsider = 0;
+    for (int port : ports) {
+      if (members.stream().noneMatch(m -> m.endsWith(":" + port))) {
+        outsider = port;
+      }
+    }
+    int kept = outsider;
+
+    // Without a backend that is not in the subset: nothing to do.
+    resolve(config, java.util.Arrays.stream(ports).filter(p -> p != kept).toArray());
+    assertThat(helper.subchannels).hasSize(2).noneMatch(s -> s.shutdown);
+
+    // Without a member: its subchannel goes and exactly one replaces it.
+    FakeSubchannel removed = helper.subchannels.get(0);
+    int removedPort = ((InetSocketAddress) removed.addresses.get(0).getAddresses().get(0)).getPort();
+    resolve(config, java.util.Arrays.stream(ports).filter(p -> p != kept && p != removedPort).toArray());
+    assertThat(removed.shutdown).isTrue();
+    assertThat(helper.subchannels).hasSize(3);
+    assertThat(helper.liveSubchannels()).isEqualTo(2);
+    assertThat(helper.subchannels.get(1).shutdown).isFalse();
+  }
+
+  @Test
+  void aNewConfigStartsOverWhileTheSameConfigKeepsEverySubchannel() {
+    resolve(json("subsetSize", 1, "clientIndex", 0, "policy", "round_robin"), 9001);
+    resolve(json("subsetSize", 1, "clientIndex", 0, "policy", "round_robin"), 9001);
+    assertThat(helper.subchannels).hasSize(1);
+
+    resolve(json("subsetSize", 1, "clientIndex", 0, "policy", "least_loaded_round_robin"), 9001);
+
+    assertThat(helper.subchannels).hasSize(2);
+    assertThat(helper.subchannels.get(0).shutdown).isTrue();
+    assertThat(lb.balancer().policy().name()).isEqualTo("least_loaded_round_robin");
+  }
+
+  private static final PickSubchannelArgs ARGS =
+      new PickSubchannelArgs() {
+        @Override
+        public CallOptions getCallOptions() {
+          return CallOptions.DEFAULT;
+        }
+
+        @Override
+        public Metadata getHeaders() {
+          return new Metadata();
+        }
+
+        @Override
+        public MethodDescriptor<?, ?> getMethodDescriptor() {
+          return EchoService.CALL;
+        }
+      };
+}

@@ -1,0 +1,239 @@
+package dev.ballast.grpc;
+
+import static dev.ballast.grpc.Clients.json;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.grpc.CallOptions;
+import io.grpc.Channel;
+import io.grpc.ClientCall;
+import io.grpc.ClientInterceptor;
+import io.grpc.ClientInterceptors;
+import io.grpc.ForwardingClientCall.SimpleForwardingClientCall;
+import io.grpc.ForwardingClientCallListener.SimpleForwardingClientCallListener;
+import io.grpc.ManagedChannel;
+import io.grpc.Metadata;
+import io.grpc.MethodDescriptor;
+import io.grpc.ServerCall;
+import io.grpc.ServerCallHandler;
+import io.grpc.ServerInterceptor;
+import io.grpc.Status;
+import io.grpc.health.v1.HealthCheckRequest;
+import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
+import io.grpc.health.v1.HealthGrpc;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.stub.ClientCalls;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+final class BallastServerTest {
+
+  /** A Ballast server of the echo service; callers named "slow" are answered only when released. */
+  private static final class Fixture implements AutoCloseable {
+    final BallastServer ballast;
+    final CountDownLatch release = new CountDownLatch(1);
+    final CountDownLatch slowStarted = new CountDownLatch(1);
+    final AtomicInteger requests = new AtomicInteger();
+    final AtomicInteger healthChecks = new AtomicInteger();
+    final String key;
+
+    Fixture(BallastServer.Builder settings) throws Exception {
+      NettyServerBuilder builder = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0));
+      builder.addService(
+          EchoService.service(
+              (caller, response) -> {
+                requests.incrementAndGet();
+                if (caller.equals("slow")) {
+                  slowStarted.countDown();
+                  try {
+                    release.await(30, TimeUnit.SECONDS);
+                  } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                  }
+                }
+                response.onNext("ok");
+                response.onCompleted();
+              }));
+      builder.intercept(
+          new ServerInterceptor() {
+            @Override
+            public <ReqT, RespT> ServerCall.Listener<ReqT> interceptCall(
+                ServerCall<ReqT, RespT> call, Metadata headers, ServerCallHandler<ReqT, RespT> next) {
+              if (call.getMethodDescriptor().getServiceName().equals(HealthGrpc.SERVICE_NAME)) {
+                healthChecks.incrementAndGet();
+              }
+              return next.startCall(call, headers);
+            }
+          });
+      this.ballast = settings.build(builder).start();
+      this.key = "127.0.0.1:" + ballast.server().getPort();
+    }
+
+    ManagedChannel directChannel() {
+      return NettyChannelBuilder.forAddress("127.0.0.1", ballast.server().getPort()).usePlaintext().build();
+    }
+
+    @Override
+    public void close() {
+      release.countDown();
+      try {
+        ballast.server().shutdownNow().awaitTermination(10, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  /** Records the trailers of every call made through it. */
+  private static final class TrailerRecorder implements ClientInterceptor {
+    final List<Metadata> trailers = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    @Override
+    public <ReqT, RespT> ClientCall<ReqT, RespT> interceptCall(
+        MethodDescriptor<ReqT, RespT> method, CallOptions options, Channel next) {
+      return new SimpleForwardingClientCall<>(next.newCall(method, options)) {
+        @Override
+        public void start(Listener<RespT> listener, Metadata headers) {
+          super.start(
+              new SimpleForwardingClientCallListener<>(listener) {
+                @Override
+                public void onClose(Status status, Metadata received) {
+                  trailers.add(received);
+                  super.onClose(status, received);
+                }
+              },
+              headers);
+        }
+      };
+    }
+  }
+
+  private static String call(Channel channel, String caller) {
+    return ClientCalls.blockingUnaryCall(
+        channel, EchoService.CALL, CallOptions.DEFAULT.withDeadlineAfter(10, TimeUnit.SECONDS), caller);
+  }
+
+  private static ServingStatus health(Channel channel) {
+    return HealthGrpc.newBlockingStub(channel).withDeadlineAfter(10, TimeUnit.SECONDS)
+        .check(HealthCheckRequest.getDefaultInstance()).getStatus();
+  }
+
+  @Test
+  void everyResponseCarriesALoadReportAndNoLameDuckSignalWhileServing() throws Exception {
+    try (Fixture fixture = new Fixture(BallastServer.builder().applicationUtilization(() -> 0.25))) {
+      ManagedChannel channel = fixture.directChannel();
+      TrailerRecorder recorder = new TrailerRecorder();
+      Channel recorded = ClientInterceptors.intercept(channel, recorder);
+      for (int i = 0; i < 5; i++) {
+        call(recorded, "fast");
+      }
+
+      assertThat(health(channel)).isEqualTo(ServingStatus.SERVING);
+      assertThat(recorder.trailers).hasSize(5).allSatisfy(t -> {
+        OrcaLoadReport report = OrcaLoadReport.parse(t.get(OrcaLoadReport.TRAILER));
+        assertThat(report.applicationUtilization()).isEqualTo(0.25);
+        assertThat(report.rps()).isPositive();
+        assertThat(report.eps()).isZero();
+        assertThat(LameDuckSignal.isPresent(t)).isFalse();
+      });
+      channel.shutdownNow();
+    }
+  }
+
+  @Test
+  void lameDuckTurnsHealthNotServingMarksEveryResponseAndLetsCallsInFlightFinish() throws Exception {
+    try (Fixture fixture = new Fixture(BallastServer.builder().drainInterval(Duration.ofMillis(200)))) {
+      ManagedChannel channel = fixture.directChannel();
+      TrailerRecorder recorder = new TrailerRecorder();
+      Channel recorded = ClientInterceptors.intercept(channel, recorder);
+      call(recorded, "fast");
+      CompletableFuture<String> inFlight = CompletableFuture.supplyAsync(() -> call(recorded, "slow"));
+      assertThat(fixture.slowStarted.await(10, TimeUnit.SECONDS)).isTrue();
+
+      CompletableFuture<Void> terminated = fixture.ballast.enterLameDuck();
+      assertThat(fixture.ballast.isLameDuck()).isTrue();
+      assertThat(health(channel)).isEqualTo(ServingStatus.NOT_SERVING);
+      assertThat(call(recorded, "fast")).isEqualTo("ok");
+      assertThat(LameDuckSignal.isPresent(recorder.trailers.get(recorder.trailers.size() - 1))).isTrue();
+
+      // After the drain the server takes no new calls but waits for the one in flight.
+      Poll.until("the drain ends", () -> fixture.ballast.server().isShutdown());
+      assertThat(terminated).isNotDone();
+      fixture.release.countDown();
+
+      assertThat(inFlight.get(10, TimeUnit.SECONDS)).isEqualTo("ok");
+      terminated.get(10, TimeUnit.SECONDS);
+      assertThat(fixture.ballast.server().isTerminated()).isTrue();
+      assertThat(LameDuckSignal.isPresent(recorder.trailers.get(recorder.trailers.size() - 1))).isTrue();
+      assertThatThrownBy(fixture.ballast::announceReady).isInstanceOf(IllegalStateException.class);
+      channel.shutdownNow();
+    }
+  }
+
+  @Test
+  void aServerThatStartsInLameDuckGetsNoRequestsUntilItAnnouncesReadiness() throws Exception {
+    try (Fixture ready = new Fixture(BallastServer.builder());
+        Fixture warming = new Fixture(BallastServer.builder().startInLameDuck(true))) {
+      String target = StaticResolverProvider.target(
+          List.of(ready.ballast.server().getPort(), warming.ballast.server().getPort()));
+      ManagedChannel channel =
+          Clients.ballast(
+              target,
+              json("subsetAlgorithm", "rendezvous", "subsetSize", 2, "policy", "round_robin",
+                  "healthCheckInterval", "0.1s"));
+      for (int i = 0; i < 100; i++) {
+        assertThat(call(channel, "fast")).isEqualTo("ok");
+      }
+      assertThat(warming.requests.get()).isZero();
+      assertThat(ready.requests.get()).isEqualTo(100);
+
+      warming.ballast.announceReady();
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+      while (warming.requests.get() == 0 && System.nanoTime() < deadline) {
+        call(channel, "fast");
+      }
+      assertThat(warming.requests.get()).isPositive();
+      channel.shutdownNow();
+    }
+  }
+
+  @Test
+  void anIdleClientLearnsOfLameDuckFromItsHealthChecksBeforeSendingAnotherRequest() throws Exception {
+    try (Fixture stays = new Fixture(BallastServer.builder());
+        Fixture leaves = new Fixture(BallastServer.builder().drainInterval(Duration.ofHours(1)))) {
+      String target = StaticResolverProvider.target(
+          List.of(stays.ballast.server().getPort(), leaves.ballast.server().getPort()));
+      ManagedChannel channel =
+          Clients.ballast(
+              target,
+              json("subsetAlgorithm", "rendezvous", "subsetSize", 2, "policy", "round_robin",
+                  "healthCheckInterval", "0.05s", "idleHealthCheckInterval", "0.05s", "idleAfter", "0.001s"));
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+      while ((stays.requests.get() == 0 || leaves.requests.get() == 0) && System.nanoTime() < deadline) {
+        call(channel, "fast");
+      }
+      assertThat(leaves.requests.get()).isPositive();
+
+      leaves.ballast.enterLameDuck();
+      int before = leaves.requests.get();
+      // Two checks answered after the switch: the client has heard NOT_SERVING at least once.
+      int checks = leaves.healthChecks.get();
+      Poll.until("two health checks", () -> leaves.healthChecks.get() >= checks + 2);
+      for (int i = 0; i < 50; i++) {
+        call(channel, "fast");
+      }
+
+      assertThat(leaves.requests.get()).isEqualTo(before);
+      channel.shutdownNow();
+    }
+  }
+}

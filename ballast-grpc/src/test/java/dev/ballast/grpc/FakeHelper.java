@@ -1,0 +1,338 @@
+package dev.ballast.grpc;
+
+import io.grpc.Attributes;
+import io.grpc.CallOptions;
+import io.grpc.Channel;
+import io.grpc.ChannelLogger;
+import io.grpc.ClientCall;
+import io.grpc.ConnectivityState;
+import io.grpc.ConnectivityStateInfo;
+import io.grpc.EquivalentAddressGroup;
+import io.grpc.LoadBalancer;
+import io.grpc.ManagedChannel;
+import io.grpc.Metadata;
+import io.grpc.MethodDescriptor;
+import io.grpc.Status;
+import io.grpc.SynchronizationContext;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.concurrent.AbstractExecutorService;
+import java.util.concurrent.Callable;
+import java.util.concurrent.Delayed;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A channel's side of the load-balancer contract without a network: subchannels whose states the
+ * test sets, health checks answered UNIMPLEMENTED (no health service, so connected means serving),
+ * and timers that run when the test advances virtual time.
+ */
+final class FakeHelper extends LoadBalancer.Helper {
+  long nanos;
+  final SynchronizationContext sync =
+      new SynchronizationContext((t, e) -> {
+        throw new AssertionError("uncaught in the synchronization context", e);
+      });
+  final List<FakeSubchannel> subchannels = new ArrayList<>();
+  final Scheduler scheduler = new Scheduler();
+  ConnectivityState state;
+  LoadBalancer.SubchannelPicker picker;
+  int pickersPublished;
+
+  /** Advances virtual time and runs the timers that came due, in order. */
+  void advanceNanos(long delta) {
+    long target = nanos + delta;
+    for (;;) {
+      Scheduler.Task next = scheduler.nextDue(target);
+      if (next == null) {
+        break;
+      }
+      nanos = Math.max(nanos, next.dueNanos);
+      next.run();
+    }
+    nanos = target;
+  }
+
+  /** Runs {@code action} in the synchronization context, as gRPC runs every balancer callback. */
+  void inContext(Runnable action) {
+    sync.execute(action);
+  }
+
+  void setState(FakeSubchannel subchannel, ConnectivityState state) {
+    ConnectivityStateInfo info =
+        state == ConnectivityState.TRANSIENT_FAILURE
+            ? ConnectivityStateInfo.forTransientFailure(Status.UNAVAILABLE.withDescription("refused"))
+            : ConnectivityStateInfo.forNonError(state);
+    inContext(() -> subchannel.listener.onSubchannelState(info));
+  }
+
+  FakeSubchannel subchannelFor(String address) {
+    for (FakeSubchannel subchannel : subchannels) {
+      if (!subchannel.shutdown && subchannel.addresses.get(0).getAddresses().get(0).toString().contains(address)) {
+        return subchannel;
+      }
+    }
+    throw new AssertionError("no live subchannel for " + address + " in " + subchannels);
+  }
+
+  long liveSubchannels() {
+    return subchannels.stream().filter(s -> !s.shutdown).count();
+  }
+
+  @Override
+  public LoadBalancer.Subchannel createSubchannel(LoadBalancer.CreateSubchannelArgs args) {
+    FakeSubchannel subchannel = new FakeSubchannel(args.getAddresses());
+    subchannels.add(subchannel);
+    return subchannel;
+  }
+
+  @Override
+  public void updateBalancingState(ConnectivityState newState, LoadBalancer.SubchannelPicker newPicker) {
+    state = newState;
+    picker = newPicker;
+    pickersPublished++;
+  }
+
+  @Override
+  public ManagedChannel createOobChannel(EquivalentAddressGroup eag, String authority) {
+    throw new UnsupportedOperationException();
+  }
+
+  @Override
+  public String getAuthority() {
+    return "fake";
+  }
+
+  @Override
+  public SynchronizationContext getSynchronizationContext() {
+    return sync;
+  }
+
+  @Override
+  public ScheduledExecutorService getScheduledExecutorService() {
+    return scheduler;
+  }
+
+  @Override
+  public ChannelLogger getChannelLogger() {
+    return NO_LOG;
+  }
+
+  private static final ChannelLogger NO_LOG =
+      new ChannelLogger() {
+        @Override
+        public void log(ChannelLogLevel level, String message) {}
+
+        @Override
+        public void log(ChannelLogLevel level, String messageFormat, Object... args) {}
+      };
+
+  final class FakeSubchannel extends LoadBalancer.Subchannel {
+    List<EquivalentAddressGroup> addresses;
+    LoadBalancer.SubchannelStateListener listener;
+    boolean shutdown;
+    int connectionRequests;
+
+    FakeSubchannel(List<EquivalentAddressGroup> addresses) {
+      this.addresses = addresses;
+    }
+
+    @Override
+    public void start(LoadBalancer.SubchannelStateListener listener) {
+      this.listener = listener;
+    }
+
+    @Override
+    public void shutdown() {
+      shutdown = true;
+    }
+
+    @Override
+    public void requestConnection() {
+      connectionRequests++;
+    }
+
+    @Override
+    public List<EquivalentAddressGroup> getAllAddresses() {
+      return addresses;
+    }
+
+    @Override
+    public void updateAddresses(List<EquivalentAddressGroup> addrs) {
+      this.addresses = addrs;
+    }
+
+    @Override
+    public Attributes getAttributes() {
+      return Attributes.EMPTY;
+    }
+
+    @Override
+    public ChannelLogger getChannelLogger() {
+      return NO_LOG;
+    }
+
+    @Override
+    public Channel asChannel() {
+      return new Channel() {
+        @Override
+        public <ReqT, RespT> ClientCall<ReqT, RespT> newCall(MethodDescriptor<ReqT, RespT> method, CallOptions options) {
+          return new ClientCall<>() {
+            @Override
+            public void start(Listener<RespT> listener, Metadata headers) {
+              listener.onClose(Status.UNIMPLEMENTED, new Metadata());
+            }
+
+            @Override
+            public void request(int numMessages) {}
+
+            @Override
+            public void cancel(String message, Throwable cause) {}
+
+            @Override
+            public void halfClose() {}
+
+            @Override
+            public void sendMessage(ReqT message) {}
+          };
+        }
+
+        @Override
+        public String authority() {
+          return "fake";
+        }
+      };
+    }
+
+    @Override
+    public String toString() {
+      return "FakeSubchannel" + addresses + (shutdown ? "(shut down)" : "");
+    }
+  }
+
+  /** Timers in virtual time; only {@code schedule(Runnable, ...)} is used by the synchronization context. */
+  final class Scheduler extends AbstractExecutorService implements ScheduledExecutorService {
+    private final List<Task> tasks = new ArrayList<>();
+
+    Task nextDue(long limit) {
+      Task best = null;
+      for (Iterator<Task> it = tasks.iterator(); it.hasNext(); ) {
+        Task task = it.next();
+        if (task.cancelled) {
+          it.remove();
+        } else if (task.dueNanos <= limit && (best == null || task.dueNanos < best.dueNanos)) {
+          best = task;
+        }
+      }
+      if (best != null) {
+        tasks.remove(best);
+      }
+      return best;
+    }
+
+    @Override
+    public ScheduledFuture<?> schedule(Runnable command, long delay, TimeUnit unit) {
+      Task task = new Task(command, nanos + unit.toNanos(delay));
+      tasks.add(task);
+      return task;
+    }
+
+    @Override
+    public <V> ScheduledFuture<V> schedule(Callable<V> callable, long delay, TimeUnit unit) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public ScheduledFuture<?> scheduleAtFixedRate(Runnable command, long initialDelay, long period, TimeUnit unit) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public ScheduledFuture<?> scheduleWithFixedDelay(Runnable command, long initialDelay, long delay, TimeUnit unit) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public void shutdown() {}
+
+    @Override
+    public List<Runnable> shutdownNow() {
+      return List.of();
+    }
+
+    @Override
+    public boolean isShutdown() {
+      return false;
+    }
+
+    @Override
+    public boolean isTerminated() {
+      return false;
+    }
+
+    @Override
+    public boolean awaitTermination(long timeout, TimeUnit unit) {
+      return false;
+    }
+
+    @Override
+    public void execute(Runnable command) {
+      command.run();
+    }
+
+    final class Task implements ScheduledFuture<Object> {
+      final Runnable command;
+      final long dueNanos;
+      boolean cancelled;
+      boolean done;
+
+      Task(Runnable command, long dueNanos) {
+        this.command = command;
+        this.dueNanos = dueNanos;
+      }
+
+      void run() {
+        done = true;
+        command.run();
+      }
+
+      @Override
+      public long getDelay(TimeUnit unit) {
+        return unit.convert(dueNanos - nanos, TimeUnit.NANOSECONDS);
+      }
+
+      @Override
+      public int compareTo(Delayed other) {
+        return Long.compare(getDelay(TimeUnit.NANOSECONDS), other.getDelay(TimeUnit.NANOSECONDS));
+      }
+
+      @Override
+      public boolean cancel(boolean mayInterruptIfRunning) {
+        cancelled = true;
+        return !done;
+      }
+
+      @Override
+      public boolean isCancelled() {
+        return cancelled;
+      }
+
+      @Override
+      public boolean isDone() {
+        return done || cancelled;
+      }
+
+      @Override
+      public Object get() {
+        return null;
+      }
+
+      @Override
+      public Object get(long timeout, TimeUnit unit) {
+        return null;
+      }
+    }
+  }
+}

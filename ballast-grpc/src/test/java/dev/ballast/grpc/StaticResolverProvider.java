@@ -1,0 +1,167 @@
+package dev.ballast.grpc;
+
+import io.grpc.EquivalentAddressGroup;
+import io.grpc.NameResolver;
+import io.grpc.NameResolverProvider;
+import io.grpc.NameResolverRegistry;
+import io.grpc.Status;
+import io.grpc.StatusOr;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.net.URI;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Resolves {@code ballast-test:///<name>} to the addresses a test registered under the name, so a
+ * channel sees a whole fleet of loopback servers as one service. Tests can push new address lists.
+ */
+final class StaticResolverProvider extends NameResolverProvider {
+  static final String SCHEME = "ballast-test";
+  private static final StaticResolverProvider INSTANCE = new StaticResolverProvider();
+  private static final AtomicInteger names = new AtomicInteger();
+
+  private final Map<String, List<EquivalentAddressGroup>> services = new ConcurrentHashMap<>();
+  private final Map<String, List<Resolver>> resolvers = new ConcurrentHashMap<>();
+
+  static {
+    NameResolverRegistry.getDefaultRegistry().register(INSTANCE);
+  }
+
+  /** A fresh target resolving to {@code ports} on 127.0.0.1. */
+  static String target(Collection<Integer> ports) {
+    String name = "service-" + names.incrementAndGet();
+    INSTANCE.services.put(name, groups(ports));
+    return SCHEME + ":///" + name;
+  }
+
+  /**
+   * A fresh target resolving to the given ports, each labelled with its stable backend key
+   * ({@link BallastLoadBalancerProvider#BACKEND_KEY}), in the map's iteration order.
+   */
+  static String targetNamed(Map<String, Integer> portsByKey) {
+    String name = "service-" + names.incrementAndGet();
+    INSTANCE.services.put(name, namedGroups(portsByKey));
+    return SCHEME + ":///" + name;
+  }
+
+  /** Tells every channel of {@code target} about new addresses. */
+  static void update(String target, Collection<Integer> ports) {
+    publish(target, groups(ports));
+  }
+
+  static void updateNamed(String target, Map<String, Integer> portsByKey) {
+    publish(target, namedGroups(portsByKey));
+  }
+
+  private static List<EquivalentAddressGroup> namedGroups(Map<String, Integer> portsByKey) {
+    List<EquivalentAddressGroup> out = new ArrayList<>();
+    portsByKey.forEach(
+        (key, port) ->
+            out.add(
+                new EquivalentAddressGroup(
+                    new InetSocketAddress("127.0.0.1", port),
+                    io.grpc.Attributes.newBuilder().set(BallastLoadBalancerProvider.BACKEND_KEY, key).build())));
+    return List.copyOf(out);
+  }
+
+  private static void publish(String target, List<EquivalentAddressGroup> groups) {
+    String name = URI.create(target).getPath().substring(1);
+    INSTANCE.services.put(name, groups);
+    for (Resolver resolver : INSTANCE.resolvers.getOrDefault(name, List.of())) {
+      resolver.publish();
+    }
+  }
+
+  private static List<EquivalentAddressGroup> groups(Collection<Integer> ports) {
+    List<EquivalentAddressGroup> out = new ArrayList<>();
+    for (int port : ports) {
+      out.add(new EquivalentAddressGroup(new InetSocketAddress("127.0.0.1", port)));
+    }
+    return List.copyOf(out);
+  }
+
+  @Override
+  protected boolean isAvailable() {
+    return true;
+  }
+
+  @Override
+  protected int priority() {
+    return 5;
+  }
+
+  @Override
+  public String getDefaultScheme() {
+    return SCHEME;
+  }
+
+  @Override
+  public Collection<Class<? extends SocketAddress>> getProducedSocketAddressTypes() {
+    return List.of(InetSocketAddress.class);
+  }
+
+  @Override
+  public NameResolver newNameResolver(URI targetUri, NameResolver.Args args) {
+    if (!SCHEME.equals(targetUri.getScheme())) {
+      return null;
+    }
+    String name = targetUri.getPath().substring(1);
+    Resolver resolver = new Resolver(name, args);
+    resolvers.computeIfAbsent(name, n -> new java.util.concurrent.CopyOnWriteArrayList<>()).add(resolver);
+    return resolver;
+  }
+
+  private final class Resolver extends NameResolver {
+    private final String name;
+    private final NameResolver.Args args;
+    private volatile Listener2 listener;
+
+    Resolver(String name, NameResolver.Args args) {
+      this.name = name;
+      this.args = args;
+    }
+
+    @Override
+    public String getServiceAuthority() {
+      return "localhost";
+    }
+
+    @Override
+    public void start(Listener2 listener) {
+      this.listener = listener;
+      publish();
+    }
+
+    void publish() {
+      Listener2 target = listener;
+      if (target == null) {
+        return;
+      }
+      List<EquivalentAddressGroup> addresses = services.get(name);
+      args.getSynchronizationContext()
+          .execute(
+              () ->
+                  target.onResult2(
+                      ResolutionResult.newBuilder()
+                          .setAddressesOrError(
+                              addresses == null
+                                  ? StatusOr.fromStatus(Status.UNAVAILABLE.withDescription("unknown " + name))
+                                  : StatusOr.fromValue(addresses))
+                          .build()));
+    }
+
+    @Override
+    public void shutdown() {
+      listener = null;
+      List<Resolver> list = resolvers.get(name);
+      if (list != null) {
+        list.remove(this);
+      }
+    }
+  }
+}
