@@ -1,6 +1,8 @@
 package dev.ballast.grpc;
 
 import dev.ballast.health.HealthConfig;
+import dev.ballast.pick.FairShareConfig;
+import dev.ballast.pick.InterleavedWeightedRoundRobinConfig;
 import dev.ballast.pick.LeastLoadedConfig;
 import dev.ballast.pick.Policy;
 import dev.ballast.pick.PowerOfTwoChoicesConfig;
@@ -56,7 +58,7 @@ final class BallastConfigParser {
   private static final Map<String, Set<String>> POLICY_FIELDS =
       Map.of(
           "round_robin", Set.of(),
-          "least_loaded_round_robin", Set.of("countErrors", "errorWindow"),
+          "least_loaded_round_robin", Set.of("countErrors", "errorWindow", "scanWindow"),
           "weighted_round_robin",
               Set.of("blackoutPeriod", "weightExpirationPeriod", "weightUpdatePeriod", "errorUtilizationPenalty"),
           "power_of_two_choices",
@@ -66,7 +68,9 @@ final class BallastConfigParser {
                   "newBackendPenalty",
                   "failurePenalty",
                   "forcePickInterval",
-                  "loadReportExpiration"));
+                  "loadReportExpiration"),
+          "fair_share", Set.of("statistic", "window", "initialServiceTime", "scanWindow"),
+          "interleaved_weighted_round_robin", Set.of("weights", "defaultWeight"));
 
   // The JSON form of google.protobuf.Duration, which gRPC service configs use: "10s", "0.25s".
   private static final Pattern DURATION = Pattern.compile("(\\d{1,12})(\\.\\d{1,9})?s");
@@ -231,8 +235,23 @@ final class BallastConfigParser {
           return Policy.leastLoadedRoundRobin(
               new LeastLoadedConfig(
                   bool(settings, prefix, "countErrors", d.countErrors()),
-                  duration(settings, prefix, "errorWindow", d.errorWindow())));
+                  duration(settings, prefix, "errorWindow", d.errorWindow()),
+                  policyInteger(settings, prefix, "scanWindow", d.scanWindow(), 1, 1_000_000)));
         }
+        case "fair_share": {
+          FairShareConfig d = FairShareConfig.defaults();
+          return Policy.fairShare(
+              FairShareConfig.builder()
+                  .statistic(statistic(settings, prefix, d.statistic()))
+                  .window(policyInteger(settings, prefix, "window", d.window(), 1, 4096))
+                  .initialServiceTime(duration(settings, prefix, "initialServiceTime", d.initialServiceTime()))
+                  .scanWindow(policyInteger(settings, prefix, "scanWindow", d.scanWindow(), 1, 1_000_000))
+                  .build());
+        }
+        case "interleaved_weighted_round_robin":
+          return Policy.interleavedWeightedRoundRobin(
+              new InterleavedWeightedRoundRobinConfig(
+                  weights(settings, prefix), policyInteger(settings, prefix, "defaultWeight", 1, 1, 100)));
         case "weighted_round_robin": {
           WeightedRoundRobinConfig d = WeightedRoundRobinConfig.defaults();
           return Policy.weightedRoundRobin(
@@ -321,6 +340,48 @@ final class BallastConfigParser {
       throw new IllegalArgumentException(field + ": " + format(value) + " (expected: a string)");
     }
     return (String) value;
+  }
+
+  /** A whole number among a policy's settings; the message names its full path. */
+  private static int policyInteger(Map<String, ?> json, String prefix, String field, int defaultValue, int min, int max) {
+    try {
+      return integer(json, field, defaultValue, min, max);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(prefix + e.getMessage(), e);
+    }
+  }
+
+  private static FairShareConfig.Statistic statistic(
+      Map<String, ?> json, String prefix, FairShareConfig.Statistic defaultValue) {
+    Object value = json.get("statistic");
+    if (value == null) {
+      return defaultValue;
+    }
+    if ("mean".equals(value)) {
+      return FairShareConfig.Statistic.MEAN;
+    }
+    if ("median".equals(value)) {
+      return FairShareConfig.Statistic.MEDIAN;
+    }
+    throw new IllegalArgumentException(prefix + "statistic: " + format(value) + " (expected: \"mean\" or \"median\")");
+  }
+
+  /** Interleaved weighted round robin's weights: backend key to a whole number in 1..100. */
+  private static Map<String, Integer> weights(Map<String, ?> json, String prefix) {
+    Object value = json.get("weights");
+    if (value == null) {
+      return Map.of();
+    }
+    if (!(value instanceof Map)) {
+      throw new IllegalArgumentException(
+          prefix + "weights: " + format(value) + " (expected: an object from backend key to a weight in 1..100)");
+    }
+    Map<String, Integer> out = new java.util.HashMap<>();
+    for (Map.Entry<?, ?> e : ((Map<?, ?>) value).entrySet()) {
+      String key = String.valueOf(e.getKey());
+      out.put(key, policyInteger(Map.of(key, e.getValue()), prefix + "weights.", key, 1, 1, 100));
+    }
+    return out;
   }
 
   private static boolean bool(Map<String, ?> json, String prefix, String field, boolean defaultValue) {

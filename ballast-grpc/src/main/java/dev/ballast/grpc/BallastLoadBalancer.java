@@ -26,7 +26,6 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.SplittableRandom;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -139,7 +138,8 @@ final class BallastLoadBalancer extends LoadBalancer {
     if (refreshTimer != null) {
       refreshTimer.cancel();
     }
-    balancer = Balancer.create(next.policy(), next.health(), clock, new SplittableRandom());
+    // The production factory: each thread that picks draws from its own random source.
+    balancer = Balancer.create(next.policy(), next.health(), clock);
     scheduleRefresh();
   }
 

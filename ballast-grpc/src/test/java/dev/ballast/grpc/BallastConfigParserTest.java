@@ -94,6 +94,26 @@ final class BallastConfigParserTest {
   }
 
   @Test
+  void everyCorePolicyCanBeSelectedWithItsSettings() {
+    for (String policy : dev.ballast.pick.Policy.NAMES) {
+      assertThat(parse(json("policy", policy)).policy().name()).isEqualTo(policy);
+    }
+    assertThat(
+            parse(JsonTestParser.parse(
+                    "{\"policy\": {\"fair_share\": {\"statistic\": \"median\", \"window\": 32,"
+                        + " \"initialServiceTime\": \"0.02s\", \"scanWindow\": 4}}}"))
+                .policy()
+                .toString())
+        .contains("MEDIAN", "32", "PT0.02S", "4");
+    assertThat(
+            parse(JsonTestParser.parse(
+                    "{\"policy\": {\"interleaved_weighted_round_robin\": {\"weights\": {\"b1\": 3}, \"defaultWeight\": 2}}}"))
+                .policy()
+                .toString())
+        .contains("b1=3", "2");
+  }
+
+  @Test
   void withoutAnIdentityTheClientFallsBackToRendezvousWithAnAnonymousSeedAndWarns() {
     BallastConfig config = parse(json("subsetAlgorithm", "deterministic"));
 
@@ -121,7 +141,12 @@ final class BallastConfigParserTest {
           {"clientIndex": 10, "clientCount": 10}   | clientIndex: 10 (expected: 0..9 for clientCount 10)
           {"clientCount": 10}                      | clientCount: 10 (expected: only together with clientIndex)
           {"lotSize": 3, "subsetAlgorithm": "deterministic"} | lotSize: 3 (expected: only with subsetAlgorithm orthogonal_lots, not deterministic)
-          {"policy": "fastest"}                    | policy: 'fastest' (expected: one of least_loaded_round_robin, power_of_two_choices, round_robin, weighted_round_robin)
+          {"policy": "fastest"}                    | policy: 'fastest' (expected: one of fair_share, interleaved_weighted_round_robin, least_loaded_round_robin, power_of_two_choices, round_robin, weighted_round_robin)
+          {"policy": {"least_loaded_round_robin": {"scanWindow": 0}}} | policy.least_loaded_round_robin.scanWindow: 0 (expected: an integer in 1..1000000)
+          {"policy": {"fair_share": {"statistic": "avg"}}} | policy.fair_share.statistic: "avg" (expected: "mean" or "median")
+          {"policy": {"fair_share": {"window": 5000}}} | policy.fair_share.window: 5000 (expected: an integer in 1..4096)
+          {"policy": {"interleaved_weighted_round_robin": {"weights": {"b1": 0}}}} | policy.interleaved_weighted_round_robin.weights.b1: 0 (expected: an integer in 1..100)
+          {"policy": {"interleaved_weighted_round_robin": {"weights": "b1"}}} | policy.interleaved_weighted_round_robin.weights: "b1" (expected: an object from backend key to a weight in 1..100)
           {"policy": {"round_robin": {"x": 1}}}    | policy.round_robin.x: unknown field (expected: no settings)
           {"policy": {"weighted_round_robin": {"blackoutPeriod": "10"}}} | policy.weighted_round_robin.blackoutPeriod: "10" (expected: a duration in seconds as a string, such as "10s" or "0.25s")
           {"policy": {"weighted_round_robin": {"blackoutPeriod": "7200s"}}} | policy.weighted_round_robin.blackoutPeriod: PT2H (expected: PT0S..PT1H)
