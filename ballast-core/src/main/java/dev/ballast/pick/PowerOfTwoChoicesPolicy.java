@@ -87,16 +87,26 @@ final class PowerOfTwoChoicesPolicy implements Policy, PickerFactory {
 
     @Override
     void recordSuccess(long latencyNanos) {
-      long now = clock.nanoTime();
+      long now = completedAt(latencyNanos);
       recordLatency(latencyNanos, now);
       recordSuccessRate(1.0, now);
     }
 
     @Override
     void recordFailure(long latencyNanos) {
-      long now = clock.nanoTime();
+      long now = completedAt(latencyNanos);
       recordLatency(Math.max(latencyNanos, policy.failurePenaltyNanos), now);
       recordSuccessRate(0.0, now);
+    }
+
+    /**
+     * When the request ended, without reading the clock: the backend's latest pick plus the
+     * request's latency. Exact while the backend serves one request at a time; otherwise later
+     * than the truth by at most one latency, which is immaterial against decay times of seconds.
+     * It saves a clock read per request, the largest single cost of a pick on some machines.
+     */
+    private long completedAt(long latencyNanos) {
+      return lastPickedNanos.get() + latencyNanos;
     }
 
     /** Peak EWMA: a higher sample replaces the estimate at once, a lower one decays it towards the sample. */

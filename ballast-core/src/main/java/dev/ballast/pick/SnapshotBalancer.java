@@ -36,6 +36,11 @@ final class SnapshotBalancer implements Balancer {
     this.picker = factory.newPicker(slots, context);
   }
 
+  /** The balancer's clock, for tests in this package. */
+  NanoClock clock() {
+    return context.clock();
+  }
+
   @Override
   public Policy policy() {
     return policy;

@@ -32,9 +32,12 @@ final class PowerOfTwoChoicesTest {
   }
 
   /** One finished request of {@code latencyMillis} on {@code key}. */
+  /** A request to {@code key}, picked at the balancer clock's current time, that ends after the latency. */
   private static void answer(Balancer balancer, String key, long latencyMillis, boolean failed) {
     assertThat(balancer.backend(key).tryAcquire()).isTrue();
-    Pick handle = slot(balancer, key);
+    PowerOfTwoChoicesPolicy.ScoredSlot handle = slot(balancer, key);
+    // What pick() records for the chosen backend; completion times are measured from it.
+    handle.lastPickedNanos.set(((SnapshotBalancer) balancer).clock().nanoTime());
     if (failed) {
       handle.onFailure(FailureKind.BACKEND, Duration.ofMillis(latencyMillis).toNanos());
     } else {
