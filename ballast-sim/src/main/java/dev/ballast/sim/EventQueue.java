@@ -1,0 +1,119 @@
+package dev.ballast.sim;
+
+import java.util.Arrays;
+
+/**
+ * The simulator's future event list: a binary min-heap over primitive arrays, so that scheduling
+ * and taking an event allocate nothing once the arrays have grown. An event is a time, a type and
+ * one int argument. Events at the same time come out in the order they were scheduled (a sequence
+ * number breaks ties), which makes a run a pure function of its seed.
+ */
+final class EventQueue {
+  private long[] times;
+  private long[] sequences;
+  private long[] payloads;
+  private int size;
+  private long nextSequence;
+
+  // The event last taken by poll(), read through the accessors below.
+  private long time;
+  private int type;
+  private int argument;
+
+  EventQueue(int initialCapacity) {
+    int capacity = Math.max(16, initialCapacity);
+    times = new long[capacity];
+    sequences = new long[capacity];
+    payloads = new long[capacity];
+  }
+
+  int size() {
+    return size;
+  }
+
+  boolean isEmpty() {
+    return size == 0;
+  }
+
+  /** Schedules an event; {@code type} must fit in 31 bits. */
+  void schedule(long at, int eventType, int eventArgument) {
+    if (size == times.length) {
+      int capacity = times.length * 2;
+      times = Arrays.copyOf(times, capacity);
+      sequences = Arrays.copyOf(sequences, capacity);
+      payloads = Arrays.copyOf(payloads, capacity);
+    }
+    long sequence = nextSequence++;
+    long payload = ((long) eventType << 32) | (eventArgument & 0xFFFF_FFFFL);
+    int i = size++;
+    // Sift up: move parents down until the new event's place is found.
+    while (i > 0) {
+      int parent = (i - 1) >>> 1;
+      if (!before(at, sequence, times[parent], sequences[parent])) {
+        break;
+      }
+      times[i] = times[parent];
+      sequences[i] = sequences[parent];
+      payloads[i] = payloads[parent];
+      i = parent;
+    }
+    times[i] = at;
+    sequences[i] = sequence;
+    payloads[i] = payload;
+  }
+
+  /** The time of the earliest event; the queue must not be empty. */
+  long peekTime() {
+    return times[0];
+  }
+
+  /** Removes the earliest event; read it with {@link #time()}, {@link #type()} and {@link #argument()}. */
+  void poll() {
+    time = times[0];
+    long payload = payloads[0];
+    type = (int) (payload >>> 32);
+    argument = (int) payload;
+    int last = --size;
+    if (last == 0) {
+      return;
+    }
+    long lastTime = times[last];
+    long lastSequence = sequences[last];
+    long lastPayload = payloads[last];
+    int i = 0;
+    int half = last >>> 1;
+    while (i < half) {
+      int child = 2 * i + 1;
+      int right = child + 1;
+      if (right < last && before(times[right], sequences[right], times[child], sequences[child])) {
+        child = right;
+      }
+      if (!before(times[child], sequences[child], lastTime, lastSequence)) {
+        break;
+      }
+      times[i] = times[child];
+      sequences[i] = sequences[child];
+      payloads[i] = payloads[child];
+      i = child;
+    }
+    times[i] = lastTime;
+    sequences[i] = lastSequence;
+    payloads[i] = lastPayload;
+  }
+
+  long time() {
+    return time;
+  }
+
+  int type() {
+    return type;
+  }
+
+  int argument() {
+    return argument;
+  }
+
+  private static boolean before(long t1, long s1, long t2, long s2) {
+    return t1 < t2 || (t1 == t2 && s1 < s2);
+  }
+}
