@@ -7,6 +7,10 @@ import java.util.Arrays;
  * and taking an event allocate nothing once the arrays have grown. An event is a time, a type and
  * one int argument. Events at the same time come out in the order they were scheduled (a sequence
  * number breaks ties), which makes a run a pure function of its seed.
+ *
+ * <p>Events scheduled a constant delay ahead (the network's one-way trip) are scheduled in time
+ * order, so they skip the heap: they wait in a FIFO ring that {@link #poll()} merges with the heap
+ * by (time, sequence). That halves the heap work per simulated request.
  */
 final class EventQueue {
   private long[] times;
@@ -15,24 +19,74 @@ final class EventQueue {
   private int size;
   private long nextSequence;
 
+  private long[] fifoTimes;
+  private long[] fifoSequences;
+  private long[] fifoPayloads;
+  private int fifoHead;
+  private int fifoSize;
+
   // The event last taken by poll(), read through the accessors below.
   private long time;
   private int type;
   private int argument;
 
   EventQueue(int initialCapacity) {
-    int capacity = Math.max(16, initialCapacity);
+    // A power of two, so that the FIFO ring can wrap with a mask.
+    int capacity = Integer.highestOneBit(Math.max(16, initialCapacity) - 1) << 1;
     times = new long[capacity];
     sequences = new long[capacity];
     payloads = new long[capacity];
+    fifoTimes = new long[capacity];
+    fifoSequences = new long[capacity];
+    fifoPayloads = new long[capacity];
   }
 
   int size() {
-    return size;
+    return size + fifoSize;
   }
 
   boolean isEmpty() {
-    return size == 0;
+    return size + fifoSize == 0;
+  }
+
+  /**
+   * Schedules an event no earlier than any event scheduled this way before it, e.g. one a constant
+   * delay after the current time.
+   *
+   * @throws IllegalArgumentException if {@code at} is before the last such event
+   */
+  void scheduleInOrder(long at, int eventType, int eventArgument) {
+    int capacity = fifoTimes.length;
+    if (fifoSize > 0 && at < fifoTimes[(fifoHead + fifoSize - 1) & (capacity - 1)]) {
+      throw new IllegalArgumentException("at: " + at + " (expected: no earlier than the last in-order event)");
+    }
+    if (fifoSize == capacity) {
+      long[] t = new long[capacity * 2];
+      long[] q = new long[capacity * 2];
+      long[] p = new long[capacity * 2];
+      for (int i = 0; i < fifoSize; i++) {
+        int from = (fifoHead + i) & (capacity - 1);
+        t[i] = fifoTimes[from];
+        q[i] = fifoSequences[from];
+        p[i] = fifoPayloads[from];
+      }
+      fifoTimes = t;
+      fifoSequences = q;
+      fifoPayloads = p;
+      fifoHead = 0;
+      capacity *= 2;
+    }
+    int at0 = (fifoHead + fifoSize++) & (capacity - 1);
+    fifoTimes[at0] = at;
+    fifoSequences[at0] = nextSequence++;
+    fifoPayloads[at0] = ((long) eventType << 32) | (eventArgument & 0xFFFF_FFFFL);
+  }
+
+  private boolean fifoFirst() {
+    if (fifoSize == 0) {
+      return false;
+    }
+    return size == 0 || before(fifoTimes[fifoHead], fifoSequences[fifoHead], times[0], sequences[0]);
   }
 
   /** Schedules an event; {@code type} must fit in 31 bits. */
@@ -64,11 +118,20 @@ final class EventQueue {
 
   /** The time of the earliest event; the queue must not be empty. */
   long peekTime() {
-    return times[0];
+    return fifoFirst() ? fifoTimes[fifoHead] : times[0];
   }
 
   /** Removes the earliest event; read it with {@link #time()}, {@link #type()} and {@link #argument()}. */
   void poll() {
+    if (fifoFirst()) {
+      time = fifoTimes[fifoHead];
+      long payload = fifoPayloads[fifoHead];
+      type = (int) (payload >>> 32);
+      argument = (int) payload;
+      fifoHead = (fifoHead + 1) & (fifoTimes.length - 1);
+      fifoSize--;
+      return;
+    }
     time = times[0];
     long payload = payloads[0];
     type = (int) (payload >>> 32);

@@ -120,9 +120,11 @@ public final class ScenarioReader {
     if (!Subsetter.NAMES.contains(subsetting)) {
       throw fail("clients.subsetting", subsetting, "one of " + String.join(", ", Subsetter.NAMES));
     }
-    var clientSettings =
-        new Scenario.Clients(
-            clients, integer("clients.subset-size", 1, backends), subsetting, number("clients.rate-spread", 0, 0.99));
+    int subsetSize = integer("clients.subset-size", 1, 1_000_000);
+    if (subsetSize > backends) {
+      throw fail("clients.subset-size", subsetSize, "a whole number 1.." + backends + ", at most backends.count");
+    }
+    var clientSettings = new Scenario.Clients(clients, subsetSize, subsetting, number("clients.rate-spread", 0, 0.99));
     var fleet =
         new Scenario.Fleet(
             backends,
@@ -158,6 +160,10 @@ public final class ScenarioReader {
         new Scenario.Reports(
             duration(config, "reports.period", "reports.period", 1_000_000, DAY),
             duration(config, "reports.delay", "reports.delay", 0, DAY));
+    if (reports.delayNanos() >= reports.periodNanos()) {
+      // A backend keeps one report in flight at a time.
+      throw fail("reports.delay", render("reports.delay"), "shorter than reports.period");
+    }
     var restart =
         new Scenario.Restart(
             duration(config, "restart.down", "restart.down", 0, DAY),
