@@ -3,6 +3,7 @@ package dev.ballast.cli;
 import dev.ballast.sim.ChapterSuite;
 import dev.ballast.sim.PolicyRegistry;
 import dev.ballast.sim.ReportWriter;
+import dev.ballast.sim.RunResult;
 import dev.ballast.sim.Scenario;
 import dev.ballast.sim.ScenarioException;
 import dev.ballast.sim.ScenarioReader;
@@ -120,14 +121,13 @@ final class SimCommand implements Callable<Integer> {
       clearProgress();
     }
     double seconds = (System.nanoTime() - start) / 1e9;
-    long requests = results.stream()
-        .flatMap(r -> r.policies().stream())
-        .flatMap(p -> p.runs().stream())
-        .mapToLong(dev.ballast.sim.RunResult::requestsIssued)
-        .sum();
+    List<RunResult> runs = results.stream().flatMap(r -> r.policies().stream()).flatMap(p -> p.runs().stream()).toList();
+    long requests = runs.stream().mapToLong(RunResult::requestsIssued).sum();
+    double cpuSeconds = runs.stream().mapToLong(RunResult::cpuNanos).sum() / 1e9;
     stdout.print(SummaryTable.render(results));
-    stdout.printf(Locale.ROOT, "%d runs, %,d simulated requests in %.1f s on %d threads (%.2f million requests/s)%n",
-        progress.runs(), requests, seconds, workers, requests / seconds / 1e6);
+    stdout.printf(Locale.ROOT,
+        "%d runs, %,d simulated requests in %.1f s on %d threads: %.2f million requests/s, %.2f million per CPU-second of the runs%n",
+        progress.runs(), requests, seconds, workers, requests / seconds / 1e6, requests / cpuSeconds / 1e6);
     if (target != null) {
       ReportWriter.write(target, results);
       stdout.println("report: " + target.resolve("index.html"));

@@ -30,8 +30,9 @@ public final class RunResult {
   private final long deadlineMisses;
   private final long requestsIssued;
   private final long wallNanos;
+  private final long cpuNanos;
 
-  private RunResult(Builder b, long requestsIssued, long wallNanos) {
+  private RunResult(Builder b, long requestsIssued, long wallNanos, long cpuNanos) {
     this.scenario = b.scenario;
     this.policy = b.policy;
     this.seed = b.seed;
@@ -51,6 +52,7 @@ public final class RunResult {
     this.deadlineMisses = b.deadlineMisses;
     this.requestsIssued = requestsIssued;
     this.wallNanos = wallNanos;
+    this.cpuNanos = cpuNanos;
   }
 
   public Scenario scenario() {
@@ -93,6 +95,11 @@ public final class RunResult {
 
   public long wallNanos() {
     return wallNanos;
+  }
+
+  /** CPU time the run's thread used. */
+  public long cpuNanos() {
+    return cpuNanos;
   }
 
   public long successes() {
@@ -357,8 +364,8 @@ public final class RunResult {
       }
     }
 
-    RunResult build(long requestsIssued, long wallNanos) {
-      return new RunResult(this, requestsIssued, wallNanos);
+    RunResult build(long requestsIssued, long wallNanos, long cpuNanos) {
+      return new RunResult(this, requestsIssued, wallNanos, cpuNanos);
     }
   }
 }

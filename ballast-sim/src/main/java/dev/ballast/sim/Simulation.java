@@ -317,6 +317,7 @@ final class Simulation {
 
   RunResult run() {
     long wallStart = System.nanoTime();
+    long cpuStart = threadCpuNanos();
     for (int c = 0; c < clientCount; c++) {
       events.schedule(nextArrival(c, 0), ARRIVAL, c);
       events.schedule((long) (random.nextDouble() * balancers[c].refreshIntervalNanos()), REFRESH, c);
@@ -369,7 +370,13 @@ final class Simulation {
     }
     clock.advanceTo(end);
     progressNanos.set(end);
-    return result.build(requestsIssued, System.nanoTime() - wallStart);
+    return result.build(requestsIssued, System.nanoTime() - wallStart, threadCpuNanos() - cpuStart);
+  }
+
+  /** CPU time of this thread: the simulator's speed per core, whatever else shares the machine. */
+  private static long threadCpuNanos() {
+    java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
+    return threads.isCurrentThreadCpuTimeSupported() ? threads.getCurrentThreadCpuTime() : System.nanoTime();
   }
 
   // ---- Clients ----
