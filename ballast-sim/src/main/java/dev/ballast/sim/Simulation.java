@@ -692,7 +692,8 @@ final class Simulation {
     }
     status[b] = LAME_DUCK;
     lameDuckSince[b] = now;
-    events.schedule(now + halfRtt, SIGNAL_LAME_DUCK, b);
+    // The chapter: lame duck reaches clients "typically in 1 or 2 RTT".
+    events.schedule(now + scenario.rttNanos(), SIGNAL_LAME_DUCK, b);
     events.schedule(now + scenario.restart().minDrainNanos(), DRAIN_CHECK, b);
     events.schedule(now + scenario.restart().maxDrainNanos(), DRAIN_CHECK, b);
   }
