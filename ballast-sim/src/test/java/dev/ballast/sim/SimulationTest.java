@@ -208,6 +208,32 @@ final class SimulationTest {
   }
 
   @Test
+  void clientRatesDifferByTheConfiguredSpread() {
+    String base = "duration = 30s, warmup = 5s, load.fanout.probability = 0, clients { count = 20, subset-size = 10,"
+        + " rate-spread = %s }, backends.count = 10";
+    assertThat(clientRequestRange(scenario(String.format(base, "0")))).isLessThan(1.2);
+    // Rates uniform in [0.1, 1.9] x the mean: the busiest of 20 clients sends several times the quietest's.
+    assertThat(clientRequestRange(scenario(String.format(base, "0.9")))).isGreaterThan(3);
+  }
+
+  /** Max over min of the requests each client sent, as the core's backend tracking counted them. */
+  private static double clientRequestRange(Scenario scenario) {
+    Simulation simulation = new Simulation(scenario, "round_robin", 1, new AtomicLong());
+    simulation.run();
+    long max = 0;
+    long min = Long.MAX_VALUE;
+    for (int c = 0; c < scenario.clients().count(); c++) {
+      long sent = 0;
+      for (Backend backend : simulation.balancer(c).health().backends()) {
+        sent += backend.requestsStarted();
+      }
+      max = Math.max(max, sent);
+      min = Math.min(min, sent);
+    }
+    return (double) max / min;
+  }
+
+  @Test
   void burstyArrivalsWithFanOutKeepTheMeanRate() {
     String base = "duration = 60s, warmup = 10s, backends.count = 10, clients.subset-size = 10, load { arrivals = %s, fanout { probability = 0.05, size = 10 } }";
     long poisson = run(String.format(base, "poisson"), "round_robin").requestsIssued();
