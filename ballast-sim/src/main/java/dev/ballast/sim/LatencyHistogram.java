@@ -45,6 +45,15 @@ final class LatencyHistogram {
     return ((long) (sub + SUB) << shift) + (1L << shift) - 1;
   }
 
+  /** Appends {@code upper_ms,count} for every non-empty bucket, in increasing latency. */
+  void appendCsv(StringBuilder csv) {
+    for (int i = 0; i < counts.length; i++) {
+      if (counts[i] > 0) {
+        csv.append(upperMicros(i) / 1000.0).append(',').append(counts[i]).append('\n');
+      }
+    }
+  }
+
   /** The {@code quantile} (0..1) in milliseconds; 0 when nothing was recorded. */
   double quantileMillis(double quantile) {
     if (total == 0) {

@@ -19,7 +19,7 @@ import org.knowm.xchart.style.markers.SeriesMarkers;
 /**
  * Writes a report folder: {@code summary.csv}, per scenario and policy a CSV for every metric
  * (utilization time series, per-backend utilization and connections, answers and errors over
- * time), PNG charts of the chapter's figures, and an {@code index.html} that shows them with the
+ * time, the latency distribution), PNG charts of the chapter's figures, and an {@code index.html} that shows them with the
  * summary table.
  */
 public final class ReportWriter {
@@ -102,6 +102,7 @@ public final class ReportWriter {
       writeTimeSeries(policyDir.resolve("cpu-timeseries.csv"), run, interval);
       writeBackends(policyDir.resolve("backends.csv"), run);
       writeOutcomes(policyDir.resolve("outcomes-timeseries.csv"), run, interval);
+      Files.writeString(policyDir.resolve("latency-histogram.csv"), run.latencyCsv(), StandardCharsets.UTF_8);
 
       XYChart cpu = chart(scenario.name() + ", " + policy.policy() + ": CPU utilization over time (Figure 20-1)", "time (s)", "utilization");
       int backends = run.speeds().length;

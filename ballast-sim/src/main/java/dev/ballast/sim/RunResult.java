@@ -118,6 +118,13 @@ public final class RunResult {
     return deadlineMisses;
   }
 
+  /** The latencies callers saw after the warm-up, as CSV lines {@code upper_ms,count}. */
+  String latencyCsv() {
+    StringBuilder csv = new StringBuilder("latency_upper_ms,requests\n");
+    latency.appendCsv(csv);
+    return csv.toString();
+  }
+
   /** Mean CPU utilization per backend over the sample intervals inside {@code [fromNanos, toNanos)}. */
   public double[] meanUtilization(long fromNanos, long toNanos) {
     long interval = scenario.sampleIntervalNanos();

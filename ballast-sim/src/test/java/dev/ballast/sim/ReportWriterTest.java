@@ -30,6 +30,11 @@ final class ReportWriterTest {
       assertThat(Files.readAllLines(policyDir.resolve("backends.csv"))).hasSize(1 + 6);
       assertThat(Files.readAllLines(policyDir.resolve("outcomes-timeseries.csv")).get(0)).isEqualTo("time_s,answered,errors");
       assertThat(policyDir.resolve("cpu-timeseries.png")).isNotEmptyFile();
+      List<String> latency = Files.readAllLines(policyDir.resolve("latency-histogram.csv"));
+      assertThat(latency.get(0)).isEqualTo("latency_upper_ms,requests");
+      long counted = latency.stream().skip(1).mapToLong(line -> Long.parseLong(line.split(",")[1])).sum();
+      Simulator.PolicyResult result = results.get(0).policies().stream().filter(p -> p.policy().equals(policy)).findFirst().orElseThrow();
+      assertThat(counted).isEqualTo(result.firstRun().successes() + result.firstRun().deadlineMisses()).isPositive();
     }
     for (String chart : List.of("cpu-histogram.png", "cpu-spread-over-time.png", "connections.png", "errors-over-time.png")) {
       assertThat(dir.resolve("tiny").resolve(chart)).isNotEmptyFile();
