@@ -357,7 +357,11 @@ final class Simulation {
         case ANTAGONISTS -> antagonists(now);
         case FAULT_START -> faultStart(faults.get(argument), now);
         case FAULT_END -> faultEnd(faults.get(argument), now);
-        case RESTART_KILL -> shutDown(argument, now);
+        case RESTART_KILL -> {
+          if (status[argument] != DOWN) {
+            shutDown(argument, now);
+          }
+        }
         case RESTART_LAME_DUCK -> enterLameDuck(argument, now);
         case SIGNAL_LAME_DUCK -> signal(argument, SIGNAL_LAME_DUCK);
         case SIGNAL_DOWN -> signal(argument, SIGNAL_DOWN);
@@ -702,7 +706,10 @@ final class Simulation {
     if (status[b] != LAME_DUCK) {
       return;
     }
-    if (drained(b) || now >= lameDuckSince[b] + scenario.restart().maxDrainNanos()) {
+    // A check left over from an earlier lame duck of the same task must not cut this one short.
+    long since = lameDuckSince[b];
+    if ((drained(b) && now >= since + scenario.restart().minDrainNanos())
+        || now >= since + scenario.restart().maxDrainNanos()) {
       shutDown(b, now);
     }
   }

@@ -164,6 +164,22 @@ final class SimulationTest {
   }
 
   @Test
+  void lameDuckCutsOffWhatIsLeftAtTheMaximumDrain() {
+    // Every query costs at least 20 s, so whatever the task serves when it enters lame duck at 5 s
+    // is still running when the 10 s drain (min = max) ends.
+    RunResult result = run("duration = 40s, warmup = 0s, cost { mean = 25s, max = 30s, ratio = 1.5 },"
+        + " deadline = 60s, backends.count = 5, clients.subset-size = 5, restart { min-drain = 10s, max-drain = 10s },"
+        + " faults = [{type = rolling_restart, first = 0, count = 1, at = 5s, lame-duck = true}]", "round_robin");
+    assertThat(result.failures()).isPositive();
+    long[] errors = result.errorsPerSample();
+    for (int k = 0; k < errors.length; k++) {
+      if (k != 15) {
+        assertThat(errors[k]).as("errors in second %s", k).isZero();
+      }
+    }
+  }
+
+  @Test
   void slowMachinesRunHotterUnderRoundRobinAndWeightedRoundRobinEvensThemOut() {
     String fleet = "duration = 60s, warmup = 20s, load.utilization = 0.3, backends { count = 20, antagonists.max = 0,"
         + " machines = [{share = 1, speed = 1.0}, {share = 1, speed = 0.4}] }, clients.subset-size = 20";
