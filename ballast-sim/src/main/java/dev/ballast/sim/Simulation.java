@@ -113,6 +113,14 @@ final class Simulation {
   private final long[] burstUntil;
   private final PolicyAdapter adapter;
   private final HealthConfig health;
+  // Poisson clients: their arrivals together are one Poisson stream of the summed rate, each arrival
+  // going to client c with probability rate(c) / sum (Walker's alias table). That is the same
+  // process in distribution, and keeps arrivals out of the event heap: one slot holds the next one.
+  private final boolean superposed;
+  private final double totalRate;
+  private final double[] aliasProbability;
+  private final int[] alias;
+  private long nextArrivalAt = Long.MAX_VALUE;
 
   // Requests in flight, by id.
   private int[] reqClient = new int[1024];
@@ -252,8 +260,59 @@ final class Simulation {
       }
     }
 
+    superposed = !load.bursty();
+    double sum = 0;
+    for (double rate : calmRate) {
+      sum += rate;
+    }
+    totalRate = sum;
+    aliasProbability = new double[clientCount];
+    alias = new int[clientCount];
+    buildAlias(calmRate, sum, aliasProbability, alias);
+
     events = new EventQueue(4 * (clientCount + backendCount) + 1024);
     result = new RunResult.Builder(scenario, policyName, seed, speed.clone(), cores.clone(), connections);
+  }
+
+  /** Walker's alias method (Vose's variant): O(1) draws of an index with probability weight / sum. */
+  static void buildAlias(double[] weights, double sum, double[] probability, int[] alias) {
+    int n = weights.length;
+    double[] scaled = new double[n];
+    int[] small = new int[n];
+    int[] large = new int[n];
+    int smalls = 0;
+    int larges = 0;
+    for (int i = 0; i < n; i++) {
+      scaled[i] = weights[i] * n / sum;
+      if (scaled[i] < 1) {
+        small[smalls++] = i;
+      } else {
+        large[larges++] = i;
+      }
+    }
+    while (smalls > 0 && larges > 0) {
+      int less = small[--smalls];
+      int more = large[--larges];
+      probability[less] = scaled[less];
+      alias[less] = more;
+      scaled[more] = scaled[more] + scaled[less] - 1;
+      if (scaled[more] < 1) {
+        small[smalls++] = more;
+      } else {
+        large[larges++] = more;
+      }
+    }
+    while (larges > 0) {
+      int i = large[--larges];
+      probability[i] = 1;
+      alias[i] = i;
+    }
+    while (smalls > 0) {
+      // Only rounding leaves an index here; its column is full.
+      int i = small[--smalls];
+      probability[i] = 1;
+      alias[i] = i;
+    }
   }
 
   private static double[] machineSpeeds(Scenario.Fleet fleet, SplittableRandom random) {
@@ -318,8 +377,13 @@ final class Simulation {
   RunResult run() {
     long wallStart = System.nanoTime();
     long cpuStart = threadCpuNanos();
+    if (superposed) {
+      nextArrivalAt = exponential(1 / totalRate);
+    }
     for (int c = 0; c < clientCount; c++) {
-      events.schedule(nextArrival(c, 0), ARRIVAL, c);
+      if (!superposed) {
+        events.schedule(nextArrival(c, 0), ARRIVAL, c);
+      }
       events.schedule((long) (random.nextDouble() * balancers[c].refreshIntervalNanos()), REFRESH, c);
     }
     long reportPeriod = scenario.reports().periodNanos();
@@ -340,7 +404,23 @@ final class Simulation {
       events.schedule(scenario.policySwitch().atNanos(), SWITCH_POLICY, 0);
     }
 
-    while (!events.isEmpty() && events.peekTime() <= end) {
+    for (;;) {
+      long heapNext = events.isEmpty() ? Long.MAX_VALUE : events.peekTime();
+      // On a tie the heap goes first: any fixed rule keeps runs reproducible.
+      if (nextArrivalAt < heapNext) {
+        if (nextArrivalAt > end) {
+          break;
+        }
+        long now = nextArrivalAt;
+        clock.advanceTo(now);
+        nextArrivalAt = now + exponential(1 / totalRate);
+        int i = random.nextInt(clientCount);
+        issueArrival(random.nextDouble() < aliasProbability[i] ? i : alias[i], now);
+        continue;
+      }
+      if (heapNext > end) {
+        break;
+      }
       events.poll();
       long now = events.time();
       clock.advanceTo(now);
@@ -410,6 +490,11 @@ final class Simulation {
 
   private void arrival(int c, long now) {
     events.schedule(nextArrival(c, now), ARRIVAL, c);
+    issueArrival(c, now);
+  }
+
+  /** One arrival at client {@code c}: a request, or now and then a fan-out of several. */
+  private void issueArrival(int c, long now) {
     Scenario.Load load = scenario.load();
     int count = load.fanoutProbability() > 0 && random.nextDouble() < load.fanoutProbability() ? load.fanoutSize() : 1;
     for (int i = 0; i < count; i++) {

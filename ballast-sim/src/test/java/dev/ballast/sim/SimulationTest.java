@@ -165,15 +165,15 @@ final class SimulationTest {
 
   @Test
   void lameDuckCutsOffWhatIsLeftAtTheMaximumDrain() {
-    // Every query costs at least 20 s, so whatever the task serves when it enters lame duck at 5 s
-    // is still running when the 10 s drain (min = max) ends.
-    RunResult result = run("duration = 40s, warmup = 0s, cost { mean = 25s, max = 30s, ratio = 1.5 },"
-        + " deadline = 60s, backends.count = 5, clients.subset-size = 5, restart { min-drain = 10s, max-drain = 10s },"
-        + " faults = [{type = rolling_restart, first = 0, count = 1, at = 5s, lame-duck = true}]", "round_robin");
+    // Two tasks offered twice their capacity of queries that cost at least 20 s: the task entering
+    // lame duck at 30 s holds a queue that a 10 s drain (min = max) cannot finish.
+    RunResult result = run("duration = 60s, warmup = 0s, load.utilization = 2.0, cost { mean = 25s, max = 30s, ratio = 1.5 },"
+        + " deadline = 1h, backends.count = 2, clients.subset-size = 2, restart { min-drain = 10s, max-drain = 10s },"
+        + " faults = [{type = rolling_restart, first = 0, count = 1, at = 30s, lame-duck = true}]", "round_robin");
     assertThat(result.failures()).isPositive();
     long[] errors = result.errorsPerSample();
     for (int k = 0; k < errors.length; k++) {
-      if (k != 15) {
+      if (k != 40) {
         assertThat(errors[k]).as("errors in second %s", k).isZero();
       }
     }
@@ -247,6 +247,25 @@ final class SimulationTest {
       min = Math.min(min, sent);
     }
     return (double) max / min;
+  }
+
+  @Test
+  void aliasTableDrawsClientsInProportionToTheirRates() {
+    double[] weights = {1, 2, 3, 4, 0.5, 9.5};
+    double sum = 20;
+    double[] probability = new double[weights.length];
+    int[] alias = new int[weights.length];
+    Simulation.buildAlias(weights, sum, probability, alias);
+    java.util.SplittableRandom random = new java.util.SplittableRandom(9);
+    int draws = 2_000_000;
+    long[] counts = new long[weights.length];
+    for (int d = 0; d < draws; d++) {
+      int i = random.nextInt(weights.length);
+      counts[random.nextDouble() < probability[i] ? i : alias[i]]++;
+    }
+    for (int i = 0; i < weights.length; i++) {
+      assertThat((double) counts[i] / draws).isCloseTo(weights[i] / sum, within(0.002));
+    }
   }
 
   @Test
