@@ -123,7 +123,6 @@ final class Simulation {
   private long nextArrivalAt = Long.MAX_VALUE;
 
   // Requests in flight, by id.
-  private int[] reqClient = new int[1024];
   private int[] reqBackend = new int[1024];
   private long[] reqStart = new long[1024];
   private long[] reqCost = new long[1024];
@@ -511,7 +510,6 @@ final class Simulation {
     }
     int b = backendNumber(pick.backend().key());
     int r = allocate();
-    reqClient[r] = c;
     reqBackend[r] = b;
     reqStart[r] = now;
     reqCost[r] = cost.sample(random);
@@ -849,9 +847,8 @@ final class Simulation {
     if (freeCount > 0) {
       return free[--freeCount];
     }
-    if (allocated == reqClient.length) {
+    if (allocated == reqBackend.length) {
       int capacity = allocated * 2;
-      reqClient = Arrays.copyOf(reqClient, capacity);
       reqBackend = Arrays.copyOf(reqBackend, capacity);
       reqStart = Arrays.copyOf(reqStart, capacity);
       reqCost = Arrays.copyOf(reqCost, capacity);
