@@ -31,6 +31,7 @@ public final class ReportWriter {
   private ReportWriter() {}
 
   public static void write(Path dir, List<Simulator.ScenarioResult> results) {
+    // Charts render off-screen; servers and CI machines have no display.
     System.setProperty("java.awt.headless", "true");
     try {
       Files.createDirectories(dir);
