@@ -1,0 +1,32 @@
+package dev.ballast.sim;
+
+import java.util.List;
+
+/** The shipped scenarios that reproduce the chapter's figures and claims, in report order. */
+public final class ChapterSuite {
+  /** Built-in scenario names, each a file {@code scenarios/NAME.conf} in this jar. */
+  public static final List<String> NAMES =
+      List.of(
+          "heterogeneous-fleet",
+          "policy-switch",
+          "random-subsetting-30",
+          "random-subsetting-10",
+          "deterministic-subsetting",
+          "deterministic-subsetting-small",
+          "sinkhole",
+          "rolling-restart",
+          "rolling-restart-lame-duck",
+          "machine-diversity",
+          "slow-backend",
+          "crash",
+          "bursty-fanout");
+
+  /** Built in but not in the suite: the 10,000-backend benchmark. */
+  public static final List<String> EXTRA = List.of("large-fleet");
+
+  private ChapterSuite() {}
+
+  public static List<Scenario> load() {
+    return NAMES.stream().map(ScenarioReader::readBuiltIn).toList();
+  }
+}

@@ -1,0 +1,27 @@
+package dev.ballast.sim;
+
+import dev.ballast.health.HealthConfig;
+import dev.ballast.health.NanoClock;
+import dev.ballast.pick.Balancer;
+import dev.ballast.pick.Policy;
+import java.util.random.RandomGenerator;
+
+/**
+ * A ballast-core policy as the simulator runs it (Caffeine's simulator {@code Policy}, one adapter
+ * per policy). An adapter only translates scenario settings into the core's config record and
+ * hands out core {@link Balancer}s over the core {@link Policy}: picking, outcome accounting and
+ * load-report handling all happen in ballast-core, never in a copy.
+ */
+public interface PolicyAdapter {
+
+  /** The registry name, e.g. {@code least_loaded_round_robin_ignoring_errors}. */
+  String name();
+
+  /** The core policy object every client of a run shares. */
+  Policy policy();
+
+  /** One client's balancer: the core's, over {@link #policy()}, in the run's virtual time. */
+  default Balancer newBalancer(HealthConfig health, NanoClock clock, RandomGenerator random) {
+    return Balancer.create(policy(), health, clock, random);
+  }
+}

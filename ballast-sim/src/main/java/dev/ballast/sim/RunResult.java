@@ -1,0 +1,378 @@
+package dev.ballast.sim;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * What one run measured: the per-backend CPU utilization time series, connections per backend,
+ * latencies and outcomes. End-of-run metrics cover the time after the warm-up; with a policy
+ * switch, also the windows before the switch and after the new policy had a warm-up's time to
+ * settle (the chapter's Figure 20-6).
+ */
+public final class RunResult {
+  private final Scenario scenario;
+  private final String policy;
+  private final long seed;
+  private final double[] speeds;
+  private final int[] cores;
+  private final int[] connections;
+  private final List<float[]> samples;
+  private final LatencyHistogram latency;
+  private final LatencyHistogram latencyBefore;
+  private final LatencyHistogram latencyAfter;
+  private final long[] answeredPerSample;
+  private final long[] errorsPerSample;
+  private final long measuredRequests;
+  private final long successes;
+  private final long failures;
+  private final long rejected;
+  private final long deadlineMisses;
+  private final long requestsIssued;
+  private final long wallNanos;
+  private final long cpuNanos;
+
+  private RunResult(Builder b, long requestsIssued, long wallNanos, long cpuNanos) {
+    this.scenario = b.scenario;
+    this.policy = b.policy;
+    this.seed = b.seed;
+    this.speeds = b.speeds;
+    this.cores = b.cores;
+    this.connections = b.connections;
+    this.samples = List.copyOf(b.samples);
+    this.latency = b.latency;
+    this.latencyBefore = b.latencyBefore;
+    this.latencyAfter = b.latencyAfter;
+    this.answeredPerSample = Arrays.copyOf(b.answeredPerSample, b.samples.size());
+    this.errorsPerSample = Arrays.copyOf(b.errorsPerSample, b.samples.size());
+    this.measuredRequests = b.successes + b.failures + b.rejected + b.deadlineMisses;
+    this.successes = b.successes;
+    this.failures = b.failures;
+    this.rejected = b.rejected;
+    this.deadlineMisses = b.deadlineMisses;
+    this.requestsIssued = requestsIssued;
+    this.wallNanos = wallNanos;
+    this.cpuNanos = cpuNanos;
+  }
+
+  public Scenario scenario() {
+    return scenario;
+  }
+
+  public String policy() {
+    return policy;
+  }
+
+  public long seed() {
+    return seed;
+  }
+
+  public double[] speeds() {
+    return speeds.clone();
+  }
+
+  public int[] connections() {
+    return connections.clone();
+  }
+
+  /** CPU utilization of every backend in each sample interval, in time order. */
+  public List<float[]> samples() {
+    return samples;
+  }
+
+  public long[] answeredPerSample() {
+    return answeredPerSample.clone();
+  }
+
+  public long[] errorsPerSample() {
+    return errorsPerSample.clone();
+  }
+
+  /** Every request any client issued, warm-up included: the simulator's work. */
+  public long requestsIssued() {
+    return requestsIssued;
+  }
+
+  public long wallNanos() {
+    return wallNanos;
+  }
+
+  /** CPU time the run's thread used. */
+  public long cpuNanos() {
+    return cpuNanos;
+  }
+
+  public long successes() {
+    return successes;
+  }
+
+  public long failures() {
+    return failures;
+  }
+
+  public long rejected() {
+    return rejected;
+  }
+
+  public long deadlineMisses() {
+    return deadlineMisses;
+  }
+
+  /** The latencies callers saw after the warm-up, as CSV lines {@code upper_ms,count}. */
+  String latencyCsv() {
+    StringBuilder csv = new StringBuilder("latency_upper_ms,requests\n");
+    latency.appendCsv(csv);
+    return csv.toString();
+  }
+
+  /** Mean CPU utilization per backend over the sample intervals inside {@code [fromNanos, toNanos)}. */
+  public double[] meanUtilization(long fromNanos, long toNanos) {
+    long interval = scenario.sampleIntervalNanos();
+    double[] sums = new double[speeds.length];
+    int n = 0;
+    for (int k = 0; k < samples.size(); k++) {
+      long start = k * interval;
+      if (start >= fromNanos && start + interval <= toNanos) {
+        float[] sample = samples.get(k);
+        for (int b = 0; b < sums.length; b++) {
+          sums[b] += sample[b];
+        }
+        n++;
+      }
+    }
+    if (n > 0) {
+      for (int b = 0; b < sums.length; b++) {
+        sums[b] /= n;
+      }
+    }
+    return sums;
+  }
+
+  /** The end-of-run metrics, over the time after the warm-up. */
+  public Summary summary() {
+    long measuredFrom = scenario.warmupNanos();
+    long measuredTo = scenario.durationNanos();
+    Spread spread = Spread.of(meanUtilization(measuredFrom, measuredTo), cores);
+    Spread before = null;
+    Spread after = null;
+    if (scenario.policySwitch().enabled()) {
+      long at = scenario.policySwitch().atNanos();
+      before = Spread.of(meanUtilization(measuredFrom, at), cores);
+      after = Spread.of(meanUtilization(at + scenario.warmupNanos(), measuredTo), cores);
+    }
+    double[] connectionStats = connectionStats(connections);
+    long errors = failures + rejected;
+    return new Summary(
+        scenario.name(),
+        policy,
+        spread,
+        before,
+        after,
+        latency.quantileMillis(0.5),
+        latency.quantileMillis(0.99),
+        latency.quantileMillis(0.999),
+        latencyBefore.quantileMillis(0.99),
+        latencyAfter.quantileMillis(0.99),
+        measuredRequests,
+        errors,
+        measuredRequests == 0 ? 0 : (double) errors / measuredRequests,
+        deadlineMisses,
+        connectionStats[0],
+        connectionStats[1],
+        connectionStats[2]);
+  }
+
+  /** Min, mean and max connections per backend. */
+  static double[] connectionStats(int[] connections) {
+    int min = Integer.MAX_VALUE;
+    int max = 0;
+    long sum = 0;
+    for (int c : connections) {
+      min = Math.min(min, c);
+      max = Math.max(max, c);
+      sum += c;
+    }
+    return new double[] {min, (double) sum / connections.length, max};
+  }
+
+  /**
+   * The chapter's measures of imbalance over per-backend mean utilizations: max/mean, max/min, and
+   * capacity wasted, {@code sum over tasks of (CPU[most loaded] - CPU[i])} in cores, also as a
+   * share of the cores reserved (every task must be provisioned for the most loaded one's load).
+   */
+  public record Spread(double meanUtilization, double maxOverMean, double maxOverMin, double wastedCores, double wastedShare) {
+    static Spread of(double[] utilization, int[] cores) {
+      double max = 0;
+      double min = Double.MAX_VALUE;
+      double sum = 0;
+      double reserved = 0;
+      for (int b = 0; b < utilization.length; b++) {
+        max = Math.max(max, utilization[b]);
+        min = Math.min(min, utilization[b]);
+        sum += utilization[b];
+        reserved += cores[b];
+      }
+      double wasted = 0;
+      for (int b = 0; b < utilization.length; b++) {
+        wasted += (max - utilization[b]) * cores[b];
+      }
+      double mean = sum / utilization.length;
+      return new Spread(
+          mean,
+          mean == 0 ? 0 : max / mean,
+          min == 0 ? Double.POSITIVE_INFINITY : max / min,
+          wasted,
+          wasted / reserved);
+    }
+  }
+
+  /** One run's end-of-run metrics; several seeds' summaries average into one with {@link #mean}. */
+  public record Summary(
+      String scenario,
+      String policy,
+      Spread spread,
+      Spread spreadBeforeSwitch,
+      Spread spreadAfterSwitch,
+      double p50Millis,
+      double p99Millis,
+      double p999Millis,
+      double p99BeforeSwitchMillis,
+      double p99AfterSwitchMillis,
+      long requests,
+      long errors,
+      double errorRate,
+      long deadlineMisses,
+      double minConnections,
+      double meanConnections,
+      double maxConnections) {
+
+    public static Summary mean(List<Summary> runs) {
+      if (runs.size() == 1) {
+        return runs.get(0);
+      }
+      int n = runs.size();
+      Summary first = runs.get(0);
+      return new Summary(
+          first.scenario,
+          first.policy,
+          meanSpread(runs.stream().map(Summary::spread).toList()),
+          first.spreadBeforeSwitch == null ? null : meanSpread(runs.stream().map(Summary::spreadBeforeSwitch).toList()),
+          first.spreadAfterSwitch == null ? null : meanSpread(runs.stream().map(Summary::spreadAfterSwitch).toList()),
+          runs.stream().mapToDouble(Summary::p50Millis).sum() / n,
+          runs.stream().mapToDouble(Summary::p99Millis).sum() / n,
+          runs.stream().mapToDouble(Summary::p999Millis).sum() / n,
+          runs.stream().mapToDouble(Summary::p99BeforeSwitchMillis).sum() / n,
+          runs.stream().mapToDouble(Summary::p99AfterSwitchMillis).sum() / n,
+          runs.stream().mapToLong(Summary::requests).sum(),
+          runs.stream().mapToLong(Summary::errors).sum(),
+          runs.stream().mapToDouble(Summary::errorRate).sum() / n,
+          runs.stream().mapToLong(Summary::deadlineMisses).sum(),
+          runs.stream().mapToDouble(Summary::minConnections).sum() / n,
+          runs.stream().mapToDouble(Summary::meanConnections).sum() / n,
+          runs.stream().mapToDouble(Summary::maxConnections).sum() / n);
+    }
+
+    private static Spread meanSpread(List<Spread> spreads) {
+      int n = spreads.size();
+      return new Spread(
+          spreads.stream().mapToDouble(Spread::meanUtilization).sum() / n,
+          spreads.stream().mapToDouble(Spread::maxOverMean).sum() / n,
+          spreads.stream().mapToDouble(Spread::maxOverMin).sum() / n,
+          spreads.stream().mapToDouble(Spread::wastedCores).sum() / n,
+          spreads.stream().mapToDouble(Spread::wastedShare).sum() / n);
+    }
+  }
+
+  /** Collects a run's measurements as the event loop produces them. */
+  static final class Builder {
+    private final Scenario scenario;
+    private final String policy;
+    private final long seed;
+    private final double[] speeds;
+    private final int[] cores;
+    private final int[] connections;
+    private final List<float[]> samples = new ArrayList<>();
+    private final LatencyHistogram latency = new LatencyHistogram();
+    private final LatencyHistogram latencyBefore = new LatencyHistogram();
+    private final LatencyHistogram latencyAfter = new LatencyHistogram();
+    private final long sampleInterval;
+    private final long switchAt;
+    private final long settledAt;
+    private long[] answeredPerSample;
+    private long[] errorsPerSample;
+    private long successes;
+    private long failures;
+    private long rejected;
+    private long deadlineMisses;
+
+    Builder(Scenario scenario, String policy, long seed, double[] speeds, int[] cores, int[] connections) {
+      this.scenario = scenario;
+      this.policy = policy;
+      this.seed = seed;
+      this.speeds = speeds;
+      this.cores = cores;
+      this.connections = connections;
+      this.sampleInterval = scenario.sampleIntervalNanos();
+      int intervals = (int) (scenario.durationNanos() / sampleInterval) + 2;
+      this.answeredPerSample = new long[intervals];
+      this.errorsPerSample = new long[intervals];
+      this.switchAt = scenario.policySwitch().enabled() ? scenario.policySwitch().atNanos() : Long.MAX_VALUE;
+      this.settledAt = switchAt == Long.MAX_VALUE ? Long.MAX_VALUE : switchAt + scenario.warmupNanos();
+    }
+
+    void sample(float[] utilization) {
+      samples.add(utilization);
+    }
+
+    private int interval(long now) {
+      return (int) Math.min(answeredPerSample.length - 1, now / sampleInterval);
+    }
+
+    void success(long start, long latencyNanos, boolean measured) {
+      answeredPerSample[interval(start + latencyNanos)]++;
+      if (measured) {
+        successes++;
+        recordLatency(start, latencyNanos);
+      }
+    }
+
+    void deadlineMiss(long start, long deadlineNanos, boolean measured, long now) {
+      answeredPerSample[interval(now)]++;
+      errorsPerSample[interval(now)]++;
+      if (measured) {
+        deadlineMisses++;
+        // The caller saw the deadline expire, not the late answer.
+        recordLatency(start, deadlineNanos);
+      }
+    }
+
+    void failure(long start, long latencyNanos, boolean measured, long now) {
+      answeredPerSample[interval(now)]++;
+      errorsPerSample[interval(now)]++;
+      if (measured) {
+        failures++;
+      }
+    }
+
+    void rejected(long now, long warmup) {
+      answeredPerSample[interval(now)]++;
+      errorsPerSample[interval(now)]++;
+      if (now >= warmup) {
+        rejected++;
+      }
+    }
+
+    private void recordLatency(long start, long latencyNanos) {
+      latency.record(latencyNanos);
+      if (start < switchAt) {
+        latencyBefore.record(latencyNanos);
+      } else if (start >= settledAt) {
+        latencyAfter.record(latencyNanos);
+      }
+    }
+
+    RunResult build(long requestsIssued, long wallNanos, long cpuNanos) {
+      return new RunResult(this, requestsIssued, wallNanos, cpuNanos);
+    }
+  }
+}

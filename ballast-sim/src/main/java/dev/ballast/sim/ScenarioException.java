@@ -1,0 +1,10 @@
+package dev.ballast.sim;
+
+/** A scenario file that cannot be run; the message names the file, the key and what was expected. */
+public final class ScenarioException extends RuntimeException {
+  private static final long serialVersionUID = 1L;
+
+  public ScenarioException(String message) {
+    super(message);
+  }
+}

@@ -1,0 +1,388 @@
+package dev.ballast.sim;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigException;
+import com.typesafe.config.ConfigFactory;
+import com.typesafe.config.ConfigParseOptions;
+import com.typesafe.config.ConfigSyntax;
+import com.typesafe.config.ConfigValue;
+import dev.ballast.subset.Subsetter;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.Reader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Reads scenario files (HOCON) on top of the defaults in {@code ballast-sim.conf}. Every error
+ * names the file, the key and what was expected: a scenario that runs is a scenario that says what
+ * its author meant.
+ */
+public final class ScenarioReader {
+  static final String DEFAULTS = "ballast-sim.conf";
+  private static final long NS_PER_S = 1_000_000_000L;
+  private static final long DAY = 86_400 * NS_PER_S;
+  // Keys whose values are lists of objects, checked element by element instead of against the defaults.
+  private static final Set<String> FAULT_KEYS =
+      Set.of("type", "first", "count", "at", "for", "factor", "interval", "lame-duck");
+  private static final Set<String> MACHINE_KEYS = Set.of("share", "speed");
+
+  private final String file;
+  private final Config config;
+
+  private ScenarioReader(String file, Config config) {
+    this.file = file;
+    this.config = config;
+  }
+
+  /** The defaults alone: what an empty scenario file means. */
+  public static Scenario defaults() {
+    return parse("ballast-sim.conf", "");
+  }
+
+  public static Scenario read(Path path) {
+    String text;
+    try {
+      text = Files.readString(path, StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new ScenarioException(path + ": cannot read (" + e.getClass().getSimpleName() + ": " + e.getMessage() + ")");
+    }
+    return parse(path.toString(), text);
+  }
+
+  /** A scenario shipped in this jar under {@code scenarios/NAME.conf}. */
+  public static Scenario readBuiltIn(String name) {
+    String resource = "scenarios/" + name + ".conf";
+    try (InputStream in = ScenarioReader.class.getClassLoader().getResourceAsStream(resource)) {
+      if (in == null) {
+        throw new ScenarioException(resource + ": no such built-in scenario");
+      }
+      return parse(resource, new String(in.readAllBytes(), StandardCharsets.UTF_8));
+    } catch (IOException e) {
+      throw new ScenarioException(resource + ": cannot read (" + e.getMessage() + ")");
+    }
+  }
+
+  /** Parses scenario text; {@code file} names it in error messages. */
+  public static Scenario parse(String file, String text) {
+    Config defaults = loadDefaults();
+    Config scenario;
+    try {
+      scenario = ConfigFactory.parseString(text, ConfigParseOptions.defaults().setSyntax(ConfigSyntax.CONF).setOriginDescription(file));
+    } catch (ConfigException e) {
+      throw new ScenarioException(file + ": not valid HOCON (" + e.getMessage() + ")");
+    }
+    for (Map.Entry<String, ConfigValue> entry : scenario.entrySet()) {
+      if (!defaults.hasPathOrNull(entry.getKey())) {
+        throw new ScenarioException(file + ": " + entry.getKey() + ": unknown key (expected: a key of " + DEFAULTS + ")");
+      }
+    }
+    Config merged;
+    try {
+      merged = scenario.withFallback(defaults).resolve();
+    } catch (ConfigException e) {
+      throw new ScenarioException(file + ": " + e.getMessage());
+    }
+    return new ScenarioReader(file, merged).scenario();
+  }
+
+  private static Config loadDefaults() {
+    try (InputStream in = ScenarioReader.class.getClassLoader().getResourceAsStream(DEFAULTS)) {
+      if (in == null) {
+        throw new IllegalStateException(DEFAULTS + " is missing from the class path");
+      }
+      try (Reader reader = new InputStreamReader(in, StandardCharsets.UTF_8)) {
+        return ConfigFactory.parseReader(reader, ConfigParseOptions.defaults().setOriginDescription(DEFAULTS));
+      }
+    } catch (IOException e) {
+      throw new IllegalStateException(DEFAULTS + ": " + e.getMessage(), e);
+    }
+  }
+
+  private Scenario scenario() {
+    String name = string("name");
+    if (!name.matches("[A-Za-z0-9._-]+")) {
+      throw fail("name", name, "letters, digits, '.', '_' or '-', for file names");
+    }
+    long duration = duration(config, "duration", "duration", NS_PER_S, 30 * DAY);
+    long warmup = duration(config, "warmup", "warmup", 0, duration - 1);
+    List<String> policies = policies();
+    int backends = integer("backends.count", 1, 1_000_000);
+    int clients = integer("clients.count", 1, 1_000_000);
+    String subsetting = string("clients.subsetting");
+    if (!Subsetter.NAMES.contains(subsetting)) {
+      throw fail("clients.subsetting", subsetting, "one of " + String.join(", ", Subsetter.NAMES));
+    }
+    int subsetSize = integer("clients.subset-size", 1, 1_000_000);
+    if (subsetSize > backends) {
+      throw fail("clients.subset-size", subsetSize, "a whole number 1.." + backends + ", at most backends.count");
+    }
+    var clientSettings = new Scenario.Clients(clients, subsetSize, subsetting, number("clients.rate-spread", 0, 0.99));
+    var fleet =
+        new Scenario.Fleet(
+            backends,
+            integer("backends.cores", 1, 1024),
+            machines(),
+            number("backends.antagonists.max", 0, 0.9),
+            duration(config, "backends.antagonists.period", "backends.antagonists.period", 1_000_000, 30 * DAY));
+    String arrivals = string("load.arrivals");
+    if (!arrivals.equals("poisson") && !arrivals.equals("bursty")) {
+      throw fail("load.arrivals", arrivals, "poisson or bursty");
+    }
+    var load =
+        new Scenario.Load(
+            number("load.utilization", 0.001, 2.0),
+            arrivals.equals("bursty"),
+            number("load.burst.factor", 1, 1000),
+            number("load.burst.share", 0.001, 0.999),
+            duration(config, "load.burst.length", "load.burst.length", 1_000_000, DAY),
+            number("load.fanout.probability", 0, 1),
+            integer("load.fanout.size", 1, 10_000));
+    if (load.burstFactor() * load.burstShare() >= 1) {
+      throw fail("load.burst.factor", load.burstFactor(), "factor x share below 1, so that calm periods have a rate");
+    }
+    var cost =
+        new Scenario.Cost(
+            duration(config, "cost.mean", "cost.mean", 1_000, DAY),
+            duration(config, "cost.max", "cost.max", 1_000, DAY),
+            number("cost.ratio", 1.001, 1e9));
+    if (!(cost.meanNanos() > cost.maxNanos() / cost.ratio() && cost.meanNanos() < cost.maxNanos())) {
+      throw fail("cost.mean", cost.meanNanos() / 1e6 + " ms", "between cost.max / cost.ratio and cost.max");
+    }
+    var reports =
+        new Scenario.Reports(
+            duration(config, "reports.period", "reports.period", 1_000_000, DAY),
+            duration(config, "reports.delay", "reports.delay", 0, DAY));
+    if (reports.delayNanos() >= reports.periodNanos()) {
+      // A backend keeps one report in flight at a time.
+      throw fail("reports.delay", render("reports.delay"), "shorter than reports.period");
+    }
+    var restart =
+        new Scenario.Restart(
+            duration(config, "restart.down", "restart.down", 0, DAY),
+            number("restart.extra-cpu", 1, 100),
+            duration(config, "restart.extra-cpu-for", "restart.extra-cpu-for", 0, DAY),
+            duration(config, "restart.min-drain", "restart.min-drain", 0, DAY),
+            duration(config, "restart.max-drain", "restart.max-drain", 0, DAY));
+    if (restart.maxDrainNanos() < restart.minDrainNanos()) {
+      throw fail("restart.max-drain", restart.maxDrainNanos() / 1e9 + " s", "at least restart.min-drain");
+    }
+    var policySwitch =
+        new Scenario.PolicySwitch(
+            duration(config, "switch.at", "switch.at", 0, duration - 1), string("switch.policy"));
+    if (policySwitch.enabled() && !PolicyRegistry.names().contains(policySwitch.policy())) {
+      throw fail("switch.policy", policySwitch.policy(), "one of " + String.join(", ", PolicyRegistry.names()));
+    }
+    String p = "policy-settings.";
+    var settings =
+        new Scenario.PolicySettings(
+            duration(config, p + "least-loaded-round-robin.error-window", p + "least-loaded-round-robin.error-window", 1_000_000, 3600 * NS_PER_S),
+            duration(config, p + "weighted-round-robin.blackout-period", p + "weighted-round-robin.blackout-period", 0, 3600 * NS_PER_S),
+            duration(config, p + "weighted-round-robin.weight-expiration-period", p + "weighted-round-robin.weight-expiration-period", 1_000_000, DAY),
+            duration(config, p + "weighted-round-robin.weight-update-period", p + "weighted-round-robin.weight-update-period", 1_000_000, 3600 * NS_PER_S),
+            number(p + "weighted-round-robin.error-utilization-penalty", 0, 1e9),
+            duration(config, p + "power-of-two-choices.latency-decay", p + "power-of-two-choices.latency-decay", 1_000_000, 3600 * NS_PER_S),
+            duration(config, p + "power-of-two-choices.new-backend-penalty", p + "power-of-two-choices.new-backend-penalty", 0, 3600 * NS_PER_S),
+            duration(config, p + "power-of-two-choices.failure-penalty", p + "power-of-two-choices.failure-penalty", 0, 3600 * NS_PER_S),
+            integer(p + "fair-share.window", 1, 4096));
+    return new Scenario(
+        name,
+        file,
+        string("title"),
+        string("claim"),
+        longInteger("seed"),
+        integer("seeds", 1, 1000),
+        duration,
+        warmup,
+        duration(config, "sample-interval", "sample-interval", 1_000_000, duration),
+        policies,
+        clientSettings,
+        fleet,
+        load,
+        cost,
+        duration(config, "network.rtt", "network.rtt", 0, 10 * NS_PER_S),
+        duration(config, "deadline", "deadline", 1_000, DAY),
+        integer("health.active-request-limit", 1, 1_000_000),
+        reports,
+        restart,
+        faults(backends, duration),
+        policySwitch,
+        settings);
+  }
+
+  private List<String> policies() {
+    List<String> names;
+    try {
+      names = config.getStringList("policies");
+    } catch (ConfigException.WrongType e) {
+      throw fail("policies", render("policies"), "a list of policy names");
+    }
+    if (names.isEmpty()) {
+      throw fail("policies", "[]", "at least one of " + String.join(", ", PolicyRegistry.names()));
+    }
+    for (String name : names) {
+      if (!PolicyRegistry.names().contains(name)) {
+        throw fail("policies", name, "one of " + String.join(", ", PolicyRegistry.names()));
+      }
+    }
+    return names;
+  }
+
+  private List<Scenario.Machine> machines() {
+    List<? extends Config> list = objectList("backends.machines", "a list of {share, speed} objects");
+    if (list.isEmpty()) {
+      throw fail("backends.machines", "[]", "at least one {share, speed} object");
+    }
+    List<Scenario.Machine> machines = new ArrayList<>();
+    for (int i = 0; i < list.size(); i++) {
+      String at = "backends.machines[" + i + "]";
+      ScenarioReader element = element(at, list.get(i), MACHINE_KEYS);
+      machines.add(new Scenario.Machine(element.number(at, "share", 1e-6, 1e6), element.number(at, "speed", 0.001, 1000)));
+    }
+    return machines;
+  }
+
+  private List<Scenario.Fault> faults(int backends, long duration) {
+    List<? extends Config> list = objectList("faults", "a list of fault objects");
+    List<Scenario.Fault> faults = new ArrayList<>();
+    for (int i = 0; i < list.size(); i++) {
+      String at = "faults[" + i + "]";
+      ScenarioReader element = element(at, list.get(i), FAULT_KEYS);
+      Config c = element.config;
+      if (!c.hasPath("type")) {
+        throw fail(at + ".type", "missing", "sinkhole, slow, crash or rolling_restart");
+      }
+      String typeName = c.getString("type");
+      Scenario.FaultType type;
+      try {
+        type = Scenario.FaultType.valueOf(typeName.toUpperCase(Locale.ROOT));
+      } catch (IllegalArgumentException e) {
+        throw fail(at + ".type", typeName, "sinkhole, slow, crash or rolling_restart");
+      }
+      int first = c.hasPath("first") ? element.integer(at, "first", 0, backends - 1) : 0;
+      int count = c.hasPath("count") ? element.integer(at, "count", 1, backends - first) : 1;
+      long start = c.hasPath("at") ? duration(c, "at", at + ".at", 0, duration) : 0;
+      long length = c.hasPath("for") ? duration(c, "for", at + ".for", 0, 30 * DAY) : 0;
+      double factor = c.hasPath("factor") ? element.number(at, "factor", 0.001, 1000) : 0.5;
+      long interval = c.hasPath("interval") ? duration(c, "interval", at + ".interval", 1_000_000, DAY) : 2 * NS_PER_S;
+      boolean lameDuck = !c.hasPath("lame-duck") || element.flag(at, "lame-duck");
+      faults.add(new Scenario.Fault(type, first, count, start, length, factor, interval, lameDuck));
+    }
+    return faults;
+  }
+
+  private List<? extends Config> objectList(String key, String expected) {
+    try {
+      return config.getConfigList(key);
+    } catch (ConfigException.WrongType e) {
+      throw fail(key, render(key), expected);
+    }
+  }
+
+  private ScenarioReader element(String at, Config element, Set<String> allowed) {
+    for (Map.Entry<String, ConfigValue> entry : element.entrySet()) {
+      if (!allowed.contains(entry.getKey())) {
+        throw fail(at + "." + entry.getKey(), entry.getValue().render(), "one of the keys " + String.join(", ", allowed.stream().sorted().toList()));
+      }
+    }
+    return new ScenarioReader(file, element);
+  }
+
+  private String string(String key) {
+    try {
+      return config.getString(key);
+    } catch (ConfigException.WrongType e) {
+      throw fail(key, render(key), "a string");
+    }
+  }
+
+  private long longInteger(String key) {
+    try {
+      return config.getLong(key);
+    } catch (ConfigException.WrongType e) {
+      throw fail(key, render(key), "a whole number");
+    }
+  }
+
+  private int integer(String key, int min, int max) {
+    return integer("", key, min, max);
+  }
+
+  private int integer(String prefix, String key, int min, int max) {
+    String name = prefix.isEmpty() ? key : prefix + "." + key;
+    int value;
+    try {
+      value = config.getInt(key);
+    } catch (ConfigException.WrongType e) {
+      throw fail(name, render(key), "a whole number " + min + ".." + max);
+    }
+    if (value < min || value > max) {
+      throw fail(name, value, "a whole number " + min + ".." + max);
+    }
+    return value;
+  }
+
+  private double number(String key, double min, double max) {
+    return number("", key, min, max);
+  }
+
+  private double number(String prefix, String key, double min, double max) {
+    String name = prefix.isEmpty() ? key : prefix + "." + key;
+    double value;
+    try {
+      value = config.getDouble(key);
+    } catch (ConfigException.WrongType e) {
+      throw fail(name, render(key), "a number " + min + ".." + max);
+    }
+    if (!(value >= min && value <= max)) {
+      throw fail(name, value, "a number " + min + ".." + max);
+    }
+    return value;
+  }
+
+  private boolean flag(String prefix, String key) {
+    try {
+      return config.getBoolean(key);
+    } catch (ConfigException.WrongType e) {
+      throw fail(prefix + "." + key, render(key), "true or false");
+    }
+  }
+
+  private long duration(Config c, String key, String name, long min, long max) {
+    long value;
+    try {
+      value = c.getDuration(key).toNanos();
+    } catch (ConfigException.WrongType | ConfigException.BadValue e) {
+      throw fail(name, c.getValue(key).render(), "a duration such as 15ms, 10s or 2m");
+    }
+    if (value < min || value > max) {
+      throw fail(name, c.getValue(key).render(), "a duration from " + human(min) + " to " + human(max));
+    }
+    return value;
+  }
+
+  private static String human(long nanos) {
+    if (nanos % NS_PER_S == 0) {
+      return nanos / NS_PER_S + "s";
+    }
+    if (nanos % 1_000_000 == 0) {
+      return nanos / 1_000_000 + "ms";
+    }
+    return nanos / 1000.0 + "us";
+  }
+
+  private String render(String key) {
+    return config.getValue(key).render();
+  }
+
+  private ScenarioException fail(String key, Object value, String expected) {
+    return new ScenarioException(file + ": " + key + ": " + value + " (expected: " + expected + ")");
+  }
+}

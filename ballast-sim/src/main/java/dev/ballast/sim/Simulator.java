@@ -1,0 +1,123 @@
+package dev.ballast.sim;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Runs scenarios: every (scenario, policy, seed) is an independent single-threaded simulation, and
+ * the runs share a bounded pool of worker threads, one per core by default. Results do not depend
+ * on the number of threads.
+ */
+public final class Simulator {
+  private Simulator() {}
+
+  /** One policy's runs of one scenario: the first seed's full result and the seeds' mean summary. */
+  public record PolicyResult(String policy, RunResult.Summary summary, RunResult firstRun, List<RunResult> runs) {}
+
+  public record ScenarioResult(Scenario scenario, List<PolicyResult> policies) {}
+
+  /** Where a set of runs is, for a progress bar: simulated nanoseconds done out of the total. */
+  public static final class Progress {
+    private final List<AtomicLong> done = new ArrayList<>();
+    private long total;
+    private final AtomicLong finishedRuns = new AtomicLong();
+    private int runs;
+
+    AtomicLong register(long durationNanos) {
+      AtomicLong counter = new AtomicLong();
+      done.add(counter);
+      total += durationNanos;
+      runs++;
+      return counter;
+    }
+
+    /** 0..1. */
+    public double fraction() {
+      long sum = 0;
+      for (AtomicLong counter : done) {
+        sum += counter.get();
+      }
+      return total == 0 ? 1 : (double) sum / total;
+    }
+
+    public long finishedRuns() {
+      return finishedRuns.get();
+    }
+
+    public int runs() {
+      return runs;
+    }
+  }
+
+  /** One run, on the calling thread. */
+  public static RunResult run(Scenario scenario, String policy, long seed) {
+    return new Simulation(scenario, policy, seed, new AtomicLong()).run();
+  }
+
+  public static List<ScenarioResult> runAll(List<Scenario> scenarios, int threads) {
+    return runAll(scenarios, threads, new Progress());
+  }
+
+  /** Every scenario x policy x seed on {@code threads} workers; results in input order. */
+  public static List<ScenarioResult> runAll(List<Scenario> scenarios, int threads, Progress progress) {
+    ExecutorService pool = Executors.newFixedThreadPool(threads, runnable -> {
+      Thread thread = new Thread(runnable, "ballast-sim");
+      thread.setDaemon(true);
+      return thread;
+    });
+    try {
+      List<List<List<Future<RunResult>>>> futures = new ArrayList<>();
+      for (Scenario scenario : scenarios) {
+        List<List<Future<RunResult>>> perPolicy = new ArrayList<>();
+        for (String policy : scenario.policies()) {
+          List<Future<RunResult>> perSeed = new ArrayList<>();
+          for (int s = 0; s < scenario.seeds(); s++) {
+            long seed = scenario.seed() + s;
+            AtomicLong counter = progress.register(scenario.durationNanos());
+            perSeed.add(pool.submit(() -> {
+              RunResult result = new Simulation(scenario, policy, seed, counter).run();
+              progress.finishedRuns.incrementAndGet();
+              return result;
+            }));
+          }
+          perPolicy.add(perSeed);
+        }
+        futures.add(perPolicy);
+      }
+      List<ScenarioResult> results = new ArrayList<>();
+      for (int i = 0; i < scenarios.size(); i++) {
+        Scenario scenario = scenarios.get(i);
+        List<PolicyResult> policies = new ArrayList<>();
+        for (int p = 0; p < scenario.policies().size(); p++) {
+          List<RunResult> runs = new ArrayList<>();
+          for (Future<RunResult> future : futures.get(i).get(p)) {
+            runs.add(future.get());
+          }
+          policies.add(new PolicyResult(
+              scenario.policies().get(p),
+              RunResult.Summary.mean(runs.stream().map(RunResult::summary).toList()),
+              runs.get(0),
+              runs));
+        }
+        results.add(new ScenarioResult(scenario, policies));
+      }
+      return results;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted", e);
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof RuntimeException runtime) {
+        throw runtime;
+      }
+      throw new IllegalStateException(cause);
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+}

@@ -1,0 +1,45 @@
+package dev.ballast.sim;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+final class ReportWriterTest {
+
+  @Test
+  void writesCsvForEveryMetricChartsAndAnIndex(@TempDir Path dir) throws Exception {
+    Scenario scenario = ScenarioReader.parse("tiny.conf", "name = tiny, duration = 5s, warmup = 1s,"
+        + " policies = [round_robin, weighted_round_robin], clients { count = 3, subset-size = 4 }, backends.count = 6,"
+        + " faults = [{type = crash, first = 0, count = 3, at = 2s}]");
+    List<Simulator.ScenarioResult> results = Simulator.runAll(List.of(scenario), 2);
+    ReportWriter.write(dir, results);
+
+    List<String> summary = Files.readAllLines(dir.resolve("summary.csv"));
+    assertThat(summary).hasSize(3);
+    assertThat(summary.get(0)).startsWith("scenario,policy,seeds,mean_cpu,cpu_max_over_mean,cpu_max_over_min,wasted_cores,wasted_share,p50_ms,p99_ms");
+    assertThat(summary.get(1)).startsWith("tiny,round_robin,1,");
+    for (String policy : List.of("round_robin", "weighted_round_robin")) {
+      Path policyDir = dir.resolve("tiny").resolve(policy);
+      List<String> series = Files.readAllLines(policyDir.resolve("cpu-timeseries.csv"));
+      assertThat(series.get(0)).isEqualTo("time_s,backend_0,backend_1,backend_2,backend_3,backend_4,backend_5");
+      assertThat(series).hasSize(1 + 5);
+      assertThat(Files.readAllLines(policyDir.resolve("backends.csv"))).hasSize(1 + 6);
+      assertThat(Files.readAllLines(policyDir.resolve("outcomes-timeseries.csv")).get(0)).isEqualTo("time_s,answered,errors");
+      assertThat(policyDir.resolve("cpu-timeseries.png")).isNotEmptyFile();
+      List<String> latency = Files.readAllLines(policyDir.resolve("latency-histogram.csv"));
+      assertThat(latency.get(0)).isEqualTo("latency_upper_ms,requests");
+      long counted = latency.stream().skip(1).mapToLong(line -> Long.parseLong(line.split(",")[1])).sum();
+      Simulator.PolicyResult result = results.get(0).policies().stream().filter(p -> p.policy().equals(policy)).findFirst().orElseThrow();
+      assertThat(counted).isEqualTo(result.firstRun().successes() + result.firstRun().deadlineMisses()).isPositive();
+    }
+    for (String chart : List.of("cpu-histogram.png", "cpu-spread-over-time.png", "connections.png", "errors-over-time.png")) {
+      assertThat(dir.resolve("tiny").resolve(chart)).isNotEmptyFile();
+    }
+    String index = Files.readString(dir.resolve("index.html"));
+    assertThat(index).contains("<table>").contains("tiny/connections.png").contains("weighted_round_robin");
+  }
+}

@@ -1,0 +1,89 @@
+package dev.ballast.sim;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+final class ScenarioReaderTest {
+
+  @Test
+  void defaultsCarryTheChaptersNumbers() {
+    Scenario defaults = ScenarioReader.defaults();
+    assertThat(defaults.cost().meanNanos()).isEqualTo(15_000_000L);
+    assertThat(defaults.cost().maxNanos()).isEqualTo(10_000_000_000L);
+    assertThat(defaults.cost().ratio()).isEqualTo(1000.0);
+    assertThat(defaults.activeRequestLimit()).isEqualTo(100);
+    assertThat(defaults.fleet().antagonistMax()).isEqualTo(0.2);
+    assertThat(defaults.restart().minDrainNanos()).isEqualTo(10_000_000_000L);
+    assertThat(defaults.restart().maxDrainNanos()).isEqualTo(150_000_000_000L);
+    assertThat(defaults.clients().subsetSize()).isBetween(20, 100);
+  }
+
+  @Test
+  void everyShippedScenarioReads() {
+    List<String> names = new ArrayList<>(ChapterSuite.NAMES);
+    names.addAll(ChapterSuite.EXTRA);
+    for (String name : names) {
+      Scenario scenario = ScenarioReader.readBuiltIn(name);
+      assertThat(scenario.name()).isEqualTo(name);
+      assertThat(scenario.claim()).as(name).isNotBlank();
+    }
+  }
+
+  @Test
+  void scenarioFileOverridesOnlyWhatItSets(@TempDir Path dir) throws Exception {
+    Path file = dir.resolve("mine.conf");
+    Files.writeString(file, "name = mine\nclients.subset-size = 5\nbackends { count = 7, machines = [{share = 1, speed = 0.4}] }\n"
+        + "faults = [{type = slow, first = 2, count = 3, at = 5s, for = 10s, factor = 0.25}]\n");
+    Scenario scenario = ScenarioReader.read(file);
+    assertThat(scenario.fleet().backends()).isEqualTo(7);
+    assertThat(scenario.fleet().machines()).containsExactly(new Scenario.Machine(1, 0.4));
+    assertThat(scenario.fleet().cores()).isEqualTo(ScenarioReader.defaults().fleet().cores());
+    assertThat(scenario.faults())
+        .containsExactly(new Scenario.Fault(Scenario.FaultType.SLOW, 2, 3, 5_000_000_000L, 10_000_000_000L, 0.25, 2_000_000_000L, true));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "backend.count = 3 | bad.conf: backend.count: unknown key (expected: a key of ballast-sim.conf)",
+        "backends.count = many | bad.conf: backends.count: \"many\" (expected: a whole number 1..1000000)",
+        "backends.count = 0 | bad.conf: backends.count: 0 (expected: a whole number 1..1000000)",
+        "duration = soon | bad.conf: duration: \"soon\" (expected: a duration such as 15ms, 10s or 2m)",
+        "load.utilization = 3 | bad.conf: load.utilization: 3.0 (expected: a number 0.001..2.0)",
+        "policies = [best] | bad.conf: policies: best (expected: one of round_robin, least_loaded_round_robin,",
+        "clients.subsetting = magic | bad.conf: clients.subsetting: magic (expected: one of random, deterministic",
+        "faults = [{type = meteor}] | bad.conf: faults[0].type: meteor (expected: sinkhole, slow, crash or rolling_restart)",
+        "faults = [{type = slow, when = 3s}] | bad.conf: faults[0].when: \"3s\" (expected: one of the keys at, count,",
+        "faults = [{type = slow, first = 500}] | bad.conf: faults[0].first: 500 (expected: a whole number 0..99)",
+        "backends.machines = [{share = 1, speed = 0}] | bad.conf: backends.machines[0].speed: 0.0 (expected: a number 0.001..1000.0)",
+        "cost.mean = 1ms | bad.conf: cost.mean: 1.0 ms (expected: between cost.max / cost.ratio and cost.max)",
+        "name = \"a b\" | bad.conf: name: a b (expected: letters, digits",
+        "switch { at = 10s, policy = nope } | bad.conf: switch.policy: nope (expected: one of round_robin",
+        "duration = { | bad.conf: not valid HOCON",
+        "reports.delay = 2s | bad.conf: reports.delay: \"2s\" (expected: shorter than reports.period)",
+        "backends.count = 10 | bad.conf: clients.subset-size: 20 (expected: a whole number 1..10, at most backends.count)",
+      })
+  void badScenarioNamesTheFileTheKeyAndWhatWasExpected(String text, String message) {
+    assertThatThrownBy(() -> ScenarioReader.parse("bad.conf", text))
+        .isInstanceOf(ScenarioException.class)
+        .hasMessageStartingWith(message);
+  }
+
+  @Test
+  void unreadableFileIsNamed(@TempDir Path dir) {
+    Path missing = dir.resolve("missing.conf");
+    assertThatThrownBy(() -> ScenarioReader.read(missing))
+        .isInstanceOf(ScenarioException.class)
+        .hasMessageStartingWith(missing + ": cannot read");
+  }
+}
