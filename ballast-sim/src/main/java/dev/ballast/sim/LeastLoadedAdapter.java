@@ -17,7 +17,8 @@ final class LeastLoadedAdapter implements PolicyAdapter {
     this.name = name;
     this.policy =
         Policy.leastLoadedRoundRobin(
-            new LeastLoadedConfig(countErrors, Duration.ofNanos(settings.errorWindowNanos())));
+            new LeastLoadedConfig(
+                countErrors, Duration.ofNanos(settings.errorWindowNanos()), settings.leastLoadedScanWindow()));
   }
 
   @Override

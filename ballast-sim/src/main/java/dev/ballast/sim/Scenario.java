@@ -103,6 +103,7 @@ public record Scenario(
   /** The core policies' settings. */
   public record PolicySettings(
       long errorWindowNanos,
+      int leastLoadedScanWindow,
       long blackoutNanos,
       long weightExpirationNanos,
       long weightUpdateNanos,

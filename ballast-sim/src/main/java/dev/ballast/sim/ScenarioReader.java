@@ -184,6 +184,7 @@ public final class ScenarioReader {
     var settings =
         new Scenario.PolicySettings(
             duration(config, p + "least-loaded-round-robin.error-window", p + "least-loaded-round-robin.error-window", 1_000_000, 3600 * NS_PER_S),
+            integer(p + "least-loaded-round-robin.scan-window", 1, 1_000_000),
             duration(config, p + "weighted-round-robin.blackout-period", p + "weighted-round-robin.blackout-period", 0, 3600 * NS_PER_S),
             duration(config, p + "weighted-round-robin.weight-expiration-period", p + "weighted-round-robin.weight-expiration-period", 1_000_000, DAY),
             duration(config, p + "weighted-round-robin.weight-update-period", p + "weighted-round-robin.weight-update-period", 1_000_000, 3600 * NS_PER_S),
