@@ -25,7 +25,8 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * Requests per second through real gRPC channels on loopback: the {@code ballast} policy against
  * gRPC's {@code round_robin}, on the same backends under the same closed-loop load, in alternating
- * rounds so that drift in the machine's load affects both alike.
+ * rounds (each starting with a different channel) so that drift in the machine's load and the
+ * position within a round affect all alike.
  *
  * <p>Run: {@code java -cp ballast-benchmarks/target/benchmarks.jar
  * dev.ballast.benchmarks.ChannelThroughput [backends] [callers] [secondsPerRound] [rounds]}
@@ -75,10 +76,15 @@ public final class ChannelThroughput {
         run(channel, callers, TimeUnit.SECONDS.toNanos(seconds));
       }
       Map<String, List<Double>> rates = new LinkedHashMap<>();
+      List<String> names = new ArrayList<>(channels.keySet());
+      for (String name : names) {
+        rates.put(name, new ArrayList<>());
+      }
       for (int round = 0; round < rounds; round++) {
-        for (Map.Entry<String, ManagedChannel> e : channels.entrySet()) {
-          double rate = run(e.getValue(), callers, TimeUnit.SECONDS.toNanos(seconds));
-          rates.computeIfAbsent(e.getKey(), k -> new ArrayList<>()).add(rate);
+        // Each round starts with a different channel, so that no policy always runs first.
+        for (int i = 0; i < names.size(); i++) {
+          String name = names.get((round + i) % names.size());
+          rates.get(name).add(run(channels.get(name), callers, TimeUnit.SECONDS.toNanos(seconds)));
         }
       }
       report(backends, callers, seconds, rounds, rates);
