@@ -1,5 +1,7 @@
 package dev.ballast.pick;
 
+import dev.ballast.health.Ranges;
+
 import java.time.Duration;
 
 /**
