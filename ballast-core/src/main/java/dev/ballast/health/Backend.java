@@ -27,6 +27,14 @@ public interface Backend {
   boolean acceptsNewRequests();
 
   /**
+   * The requests in flight if the backend {@linkplain #acceptsNewRequests() accepts a new one}
+   * now, otherwise -1: both answers from one read, for policies that compare many backends.
+   */
+  default int activeRequestsIfAccepting() {
+    return acceptsNewRequests() ? activeRequests() : -1;
+  }
+
+  /**
    * The share of its normal traffic the backend should get now: below 1 only inside its warm-up
    * window after becoming healthy, growing linearly from {@link HealthConfig#warmUpStartFactor()}.
    */

@@ -1,7 +1,8 @@
 package dev.ballast.health;
 
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
 import java.util.concurrent.atomic.LongAdder;
 
 final class TrackedBackend implements Backend {
@@ -17,18 +18,36 @@ final class TrackedBackend implements Backend {
   private final long idleHealthCheckNanos;
   private final long idleAfterNanos;
 
-  private final AtomicReference<BackendState> state = new AtomicReference<>(BackendState.CONNECTING);
+  // State and flow are plain volatile fields updated through VarHandles rather than Atomic*
+  // objects: a pick reads both for every backend it considers, and each Atomic* is one more
+  // dependent load, often on another cache line.
+  private static final VarHandle STATE;
+  private static final VarHandle FLOW;
+  private static final VarHandle WARM_UP_START;
+
+  static {
+    try {
+      MethodHandles.Lookup lookup = MethodHandles.lookup();
+      STATE = lookup.findVarHandle(TrackedBackend.class, "state", BackendState.class);
+      FLOW = lookup.findVarHandle(TrackedBackend.class, "flow", long.class);
+      WARM_UP_START = lookup.findVarHandle(TrackedBackend.class, "warmUpStartNanos", long.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
+
+  private volatile BackendState state = BackendState.CONNECTING;
   // Requests started (upper 44 bits, wrapping after 2^44) and in flight (lower 20 bits: the limit
   // is at most 1,000,000 < 2^20) share one word, so that a request costs one atomic operation to
   // start and one to end. Successes are what ended without another outcome.
   private static final int ACTIVE_BITS = 20;
   private static final long ACTIVE_MASK = (1L << ACTIVE_BITS) - 1;
   private static final long ONE_STARTED = 1L << ACTIVE_BITS;
-  private final AtomicLong flow = new AtomicLong();
+  private volatile long flow;
   private final LongAdder backendFailures = new LongAdder();
   private final LongAdder networkFailures = new LongAdder();
   private final LongAdder cancelled = new LongAdder();
-  private final AtomicLong warmUpStartNanos = new AtomicLong(NOT_WARMING);
+  private volatile long warmUpStartNanos = NOT_WARMING;
 
   // Idle detection runs on the control plane only (refreshIdle is serialized).
   private long startedAtLastCheck = -1;
@@ -53,12 +72,12 @@ final class TrackedBackend implements Backend {
 
   @Override
   public BackendState state() {
-    return state.get();
+    return state;
   }
 
   @Override
   public int activeRequests() {
-    return (int) (flow.get() & ACTIVE_MASK);
+    return (int) (flow & ACTIVE_MASK);
   }
 
   @Override
@@ -68,19 +87,25 @@ final class TrackedBackend implements Backend {
 
   @Override
   public boolean acceptsNewRequests() {
-    return state.get().acceptsNewRequests() && (flow.get() & ACTIVE_MASK) < limit;
+    return state.acceptsNewRequests() && (flow & ACTIVE_MASK) < limit;
+  }
+
+  @Override
+  public int activeRequestsIfAccepting() {
+    int active = (int) (flow & ACTIVE_MASK);
+    return state.acceptsNewRequests() && active < limit ? active : -1;
   }
 
   @Override
   public double warmUpFactor() {
-    long start = warmUpStartNanos.get();
+    long start = warmUpStartNanos;
     if (start == NOT_WARMING) {
       return 1.0;
     }
     long elapsed = clock.nanoTime() - start;
     if (elapsed >= warmUpWindowNanos) {
       // Later readers skip the clock read; the CAS leaves a ramp that a restart just began alone.
-      warmUpStartNanos.compareAndSet(start, NOT_WARMING);
+      WARM_UP_START.compareAndSet(this, start, NOT_WARMING);
       return 1.0;
     }
     double from = config.warmUpStartFactor();
@@ -89,26 +114,26 @@ final class TrackedBackend implements Backend {
 
   @Override
   public long healthCheckIntervalNanos() {
-    return state.get() == BackendState.IDLE ? idleHealthCheckNanos : healthCheckNanos;
+    return state == BackendState.IDLE ? idleHealthCheckNanos : healthCheckNanos;
   }
 
   @Override
   public boolean tryAcquire() {
-    BackendState current = state.get();
+    BackendState current = state;
     if (!current.acceptsNewRequests()) {
       return false;
     }
     for (;;) {
-      long f = flow.get();
+      long f = flow;
       if ((f & ACTIVE_MASK) >= limit) {
         return false;
       }
-      if (flow.compareAndSet(f, f + ONE_STARTED + 1)) {
+      if (FLOW.compareAndSet(this, f, f + ONE_STARTED + 1)) {
         break;
       }
     }
     if (current == BackendState.IDLE) {
-      state.compareAndSet(BackendState.IDLE, BackendState.HEALTHY);
+      STATE.compareAndSet(this, BackendState.IDLE, BackendState.HEALTHY);
     }
     return true;
   }
@@ -130,18 +155,18 @@ final class TrackedBackend implements Backend {
       default:
         throw new AssertionError(outcome);
     }
-    flow.getAndDecrement();
+    FLOW.getAndAdd(this, -1L);
     gate.signal();
   }
 
   @Override
   public long requestsStarted() {
-    return flow.get() >>> ACTIVE_BITS;
+    return flow >>> ACTIVE_BITS;
   }
 
   /** Started, minus in flight, minus every other outcome: exact whenever no request is in transit. */
   private long successes() {
-    long f = flow.get();
+    long f = flow;
     return (f >>> ACTIVE_BITS) - (f & ACTIVE_MASK)
         - backendFailures.sum() - networkFailures.sum() - cancelled.sum();
   }
@@ -164,7 +189,7 @@ final class TrackedBackend implements Backend {
 
   @Override
   public void onConnecting() {
-    state.set(BackendState.CONNECTING);
+    state = BackendState.CONNECTING;
   }
 
   @Override
@@ -175,7 +200,7 @@ final class TrackedBackend implements Backend {
 
   @Override
   public void onConnectFailed() {
-    state.set(BackendState.REFUSING);
+    state = BackendState.REFUSING;
   }
 
   @Override
@@ -185,7 +210,7 @@ final class TrackedBackend implements Backend {
       return;
     }
     if (!becomeHealthyFrom(BackendState.CONNECTING) && !becomeHealthyFrom(BackendState.REFUSING)) {
-      if (state.compareAndSet(BackendState.LAME_DUCK, BackendState.HEALTHY)) {
+      if (STATE.compareAndSet(this, BackendState.LAME_DUCK, BackendState.HEALTHY)) {
         quietSinceNanos = clock.nanoTime();
         gate.signal();
       }
@@ -194,18 +219,18 @@ final class TrackedBackend implements Backend {
 
   @Override
   public void onLameDuck() {
-    state.set(BackendState.LAME_DUCK);
+    state = BackendState.LAME_DUCK;
   }
 
   /** A backend that was not connected just came (back) up: it may need its warm-up. */
   private boolean becomeHealthyFrom(BackendState from) {
-    if (!state.compareAndSet(from, BackendState.HEALTHY)) {
+    if (!STATE.compareAndSet(this, from, BackendState.HEALTHY)) {
       return false;
     }
     long now = clock.nanoTime();
     quietSinceNanos = now;
     if (warmUpWindowNanos > 0) {
-      warmUpStartNanos.set(now);
+      warmUpStartNanos = now;
     }
     gate.signal();
     return true;
@@ -214,20 +239,20 @@ final class TrackedBackend implements Backend {
   /** Moves a healthy backend that has had no requests for {@code idleAfter} to idle. */
   void refreshIdle() {
     long now = clock.nanoTime();
-    long f = flow.get();
+    long f = flow;
     long count = f >>> ACTIVE_BITS;
-    if (state.get() != BackendState.HEALTHY || (f & ACTIVE_MASK) > 0 || count != startedAtLastCheck) {
+    if (state != BackendState.HEALTHY || (f & ACTIVE_MASK) > 0 || count != startedAtLastCheck) {
       startedAtLastCheck = count;
       quietSinceNanos = now;
       return;
     }
     if (now - quietSinceNanos >= idleAfterNanos) {
-      state.compareAndSet(BackendState.HEALTHY, BackendState.IDLE);
+      STATE.compareAndSet(this, BackendState.HEALTHY, BackendState.IDLE);
     }
   }
 
   @Override
   public String toString() {
-    return key + "{" + state.get() + ", active=" + activeRequests() + "/" + limit + "}";
+    return key + "{" + state + ", active=" + activeRequests() + "/" + limit + "}";
   }
 }

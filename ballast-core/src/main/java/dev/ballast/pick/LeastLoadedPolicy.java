@@ -1,8 +1,10 @@
 package dev.ballast.pick;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
 import dev.ballast.health.Backend;
 import java.util.Objects;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * {@code least_loaded_round_robin}: round robin among the backends with the fewest active
@@ -49,7 +51,19 @@ final class LeastLoadedPolicy implements Policy, PickerFactory {
     private static final long COUNT_MASK = 0xFFFF;
     private final boolean countErrors;
     private final long windowNanos;
-    private final AtomicLong errors = new AtomicLong();
+    // A volatile field with a VarHandle instead of an AtomicLong: every pick reads it for each
+    // backend in its window, and the AtomicLong would be one more dependent load.
+    private static final VarHandle ERRORS;
+
+    static {
+      try {
+        ERRORS = MethodHandles.lookup().findVarHandle(ErrorCountingSlot.class, "errors", long.class);
+      } catch (ReflectiveOperationException e) {
+        throw new ExceptionInInitializerError(e);
+      }
+    }
+
+    private volatile long errors;
 
     ErrorCountingSlot(Backend backend, PolicyContext context, boolean countErrors, long windowNanos) {
       super(backend, context, 0);
@@ -64,7 +78,7 @@ final class LeastLoadedPolicy implements Policy, PickerFactory {
       }
       long bucket = Math.floorDiv(clock.nanoTime(), windowNanos) & 0xFFFF_FFFFL;
       for (;;) {
-        long packed = errors.get();
+        long packed = errors;
         long at = packed >>> 32;
         long previous = (packed >>> 16) & COUNT_MASK;
         long current = packed & COUNT_MASK;
@@ -76,7 +90,7 @@ final class LeastLoadedPolicy implements Policy, PickerFactory {
         } else {
           next = (bucket << 32) | 1;
         }
-        if (errors.compareAndSet(packed, next)) {
+        if (ERRORS.compareAndSet(this, packed, next)) {
           return;
         }
       }
@@ -84,7 +98,7 @@ final class LeastLoadedPolicy implements Policy, PickerFactory {
 
     /** Errors in the last window, as whole requests. */
     long recentErrors(long now) {
-      long packed = errors.get();
+      long packed = errors;
       if (packed == 0) {
         return 0;
       }
@@ -109,7 +123,7 @@ final class LeastLoadedPolicy implements Policy, PickerFactory {
 
     /** Whether any error is on record: without one the load is the active count and needs no clock. */
     boolean hasErrors() {
-      return countErrors && errors.get() != 0;
+      return countErrors && errors != 0;
     }
   }
 
@@ -150,16 +164,15 @@ final class LeastLoadedPolicy implements Policy, PickerFactory {
         long least = Long.MAX_VALUE;
         for (int i = 0, index = start; i < scanWindow; i++, index = index + 1 == n ? 0 : index + 1) {
           Slot slot = all[index];
-          if (slot.backend.acceptsNewRequests()) {
+          int active = slot.backend.activeRequestsIfAccepting();
+          if (active >= 0) {
             ErrorCountingSlot counting = (ErrorCountingSlot) slot;
-            long load;
+            long load = active;
             if (counting.hasErrors()) {
               if (seen == NOT_READ) {
                 seen = context.clock().nanoTime();
               }
-              load = counting.load(seen);
-            } else {
-              load = slot.backend.activeRequests();
+              load += counting.recentErrors(seen);
             }
             if (load < least) {
               least = load;

@@ -152,11 +152,16 @@ final class PowerOfTwoChoicesPolicy implements Policy, PickerFactory {
 
     /** The cost of sending one more request here now: lower is better. */
     double cost(long now) {
+      return cost(now, backend.activeRequests());
+    }
+
+    /** {@link #cost(long)} with the in-flight count already read. */
+    double cost(long now, int active) {
       double utilization = utilization(now, policy.reportExpirationNanos);
       double load = Double.isNaN(utilization) ? 1.0 : 1.0 + utilization;
       double cost =
           (latencyNanos() + LATENCY_FLOOR_NANOS)
-              * (backend.activeRequests() + 1)
+              * (active + 1)
               * load
               / Math.max(MIN_SUCCESS_RATE, successRate());
       double warm = backend.warmUpFactor();
@@ -241,12 +246,12 @@ final class PowerOfTwoChoicesPolicy implements Policy, PickerFactory {
 
     /** The candidate that can take a request and costs less; the first on a tie; null if neither can. */
     static ScoredSlot better(ScoredSlot a, ScoredSlot b, long now) {
-      boolean aOk = a.backend.acceptsNewRequests();
-      boolean bOk = b.backend.acceptsNewRequests();
-      if (aOk && bOk) {
-        return b.cost(now) < a.cost(now) ? b : a;
+      int aActive = a.backend.activeRequestsIfAccepting();
+      int bActive = b.backend.activeRequestsIfAccepting();
+      if (aActive >= 0 && bActive >= 0) {
+        return b.cost(now, bActive) < a.cost(now, aActive) ? b : a;
       }
-      return aOk ? a : bOk ? b : null;
+      return aActive >= 0 ? a : bActive >= 0 ? b : null;
     }
   }
 }
