@@ -22,10 +22,6 @@ final class Divisor {
     this.reciprocal = Long.divideUnsigned(-1L, divisor) + 1;
   }
 
-  int divisor() {
-    return divisor;
-  }
-
   /** {@code (counter mod 2^32) mod divisor}. */
   int remainder(long counter) {
     long fraction = reciprocal * (counter & 0xFFFF_FFFFL);

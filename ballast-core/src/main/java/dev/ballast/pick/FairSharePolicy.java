@@ -52,6 +52,7 @@ final class FairSharePolicy implements Policy, PickerFactory {
   static final class FairShareSlot extends Slot {
     private final boolean mean;
     private final int window;
+    private final Divisor ring;
     private final AtomicLongArray latencies;
     private final AtomicLong samples = new AtomicLong();
     private final AtomicLong sum = new AtomicLong();
@@ -62,6 +63,7 @@ final class FairSharePolicy implements Policy, PickerFactory {
       super(backend, context, 1.0);
       this.mean = config.statistic() == FairShareConfig.Statistic.MEAN;
       this.window = config.window();
+      this.ring = new Divisor(window);
       this.latencies = new AtomicLongArray(window);
       this.expectedNanos = config.initialServiceTime().toNanos();
     }
@@ -73,7 +75,9 @@ final class FairSharePolicy implements Policy, PickerFactory {
     @Override
     void recordSuccess(long latencyNanos) {
       long index = samples.getAndIncrement();
-      long replaced = latencies.getAndSet((int) (index % window), latencyNanos);
+      // The low 32 bits of the counter place the sample; after 2^32 samples the ring restarts at
+      // another slot, which the sum tolerates because a sample always replaces what it overwrites.
+      long replaced = latencies.getAndSet(ring.remainder(index), latencyNanos);
       long total = sum.addAndGet(latencyNanos - replaced);
       if (mean) {
         expectedNanos = Math.max(1, total / Math.min(index + 1, window));

@@ -49,8 +49,4 @@ final class StrideScheduler {
       }
     }
   }
-
-  int scaledWeight(int index) {
-    return scaled[index];
-  }
 }
