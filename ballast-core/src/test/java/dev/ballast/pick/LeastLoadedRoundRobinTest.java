@@ -108,6 +108,9 @@ final class LeastLoadedRoundRobinTest {
     // The chapter's algorithm: every pick compares all ten backends.
     double withErrorCounting = failingBackendShare(true, 10);
     double withoutErrorCounting = failingBackendShare(false, 10);
+    // docs/policies.md quotes these shares.
+    System.out.printf("least-loaded sinkhole, all 10 compared: %.4f with error counting, %.4f without%n",
+        withErrorCounting, withoutErrorCounting);
 
     assertThat(withErrorCounting).isLessThan(0.05);
     assertThat(withoutErrorCounting).isGreaterThan(0.80);
@@ -119,6 +122,8 @@ final class LeastLoadedRoundRobinTest {
     // less without error counting, but still takes at least ten times the share it gets with it.
     double withErrorCounting = failingBackendShare(true, LeastLoadedConfig.DEFAULT_SCAN_WINDOW);
     double withoutErrorCounting = failingBackendShare(false, LeastLoadedConfig.DEFAULT_SCAN_WINDOW);
+    System.out.printf("least-loaded sinkhole, window of %d: %.4f with error counting, %.4f without%n",
+        LeastLoadedConfig.DEFAULT_SCAN_WINDOW, withErrorCounting, withoutErrorCounting);
 
     assertThat(withErrorCounting).isLessThan(0.05);
     assertThat(withoutErrorCounting).isGreaterThan(10 * withErrorCounting).isGreaterThan(0.25);
