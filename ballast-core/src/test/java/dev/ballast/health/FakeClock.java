@@ -14,4 +14,8 @@ final class FakeClock implements NanoClock {
   void advance(Duration by) {
     now += by.toNanos();
   }
+
+  void advanceNanos(long nanos) {
+    now += nanos;
+  }
 }

@@ -44,7 +44,10 @@ import java.util.function.Supplier;
 final class BallastLoadBalancer extends LoadBalancer {
   private final Helper helper;
   private final SynchronizationContext sync;
+  /** Measures call latencies: exact. */
   private final NanoClock clock;
+  /** The balancer's time-decayed statistics and windows: cheap to read on every pick. */
+  private final NanoClock balancerClock;
   private final Supplier<BallastConfig> defaultConfig;
   private final AtomicBoolean callsWaitForCapacity = new AtomicBoolean();
   private final Runnable publish = this::publishPicker;
@@ -58,10 +61,12 @@ final class BallastLoadBalancer extends LoadBalancer {
   private ScheduledHandle refreshTimer;
   private boolean shutdown;
 
-  BallastLoadBalancer(Helper helper, NanoClock clock, Supplier<BallastConfig> defaultConfig) {
+  BallastLoadBalancer(
+      Helper helper, NanoClock clock, NanoClock balancerClock, Supplier<BallastConfig> defaultConfig) {
     this.helper = helper;
     this.sync = helper.getSynchronizationContext();
     this.clock = clock;
+    this.balancerClock = balancerClock;
     this.defaultConfig = defaultConfig;
   }
 
@@ -139,7 +144,7 @@ final class BallastLoadBalancer extends LoadBalancer {
       refreshTimer.cancel();
     }
     // The production factory: each thread that picks draws from its own random source.
-    balancer = Balancer.create(next.policy(), next.health(), clock);
+    balancer = Balancer.create(next.policy(), next.health(), balancerClock);
     scheduleRefresh();
   }
 

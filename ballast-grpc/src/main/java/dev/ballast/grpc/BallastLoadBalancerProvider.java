@@ -72,7 +72,8 @@ public final class BallastLoadBalancerProvider extends LoadBalancerProvider {
 
   @Override
   public LoadBalancer newLoadBalancer(LoadBalancer.Helper helper) {
-    return new BallastLoadBalancer(helper, NanoClock.system(), this::defaultConfig);
+    // Latencies are measured exactly; the pick path reads the cached millisecond clock.
+    return new BallastLoadBalancer(helper, NanoClock.system(), NanoClock.cached(), this::defaultConfig);
   }
 
   @Override
