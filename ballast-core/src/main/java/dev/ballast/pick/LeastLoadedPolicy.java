@@ -31,9 +31,8 @@ final class LeastLoadedPolicy implements Policy, PickerFactory {
 
   @Override
   public Picker newPicker(Slot[] slots, PolicyContext context) {
-    int start = slots.length == 0 ? 0 : Math.floorMod(context.random().nextLong(), slots.length);
     return new LeastLoadedPicker(
-        slots, start, config.countErrors(), config.scanWindow(), context, context.warmUp() ? context.newPickRandom() : null);
+        slots, context.newCursors(slots.length), config.countErrors(), config.scanWindow(), context, context.warmUp() ? context.newPickRandom() : null);
   }
 
   @Override
@@ -134,14 +133,15 @@ final class LeastLoadedPolicy implements Policy, PickerFactory {
     private final int scanWindow;
     private final PolicyContext context;
     private final PickRandom warmUpRandom;
-    // Where the round robin among the least loaded resumes: just after the last backend picked.
-    // A plain volatile: racing pickers may start from the same place, which only costs evenness.
-    private volatile int next;
+    // Where the round robin among the least loaded resumes, per stripe of threads: just after the
+    // last backend picked. Threads on other stripes scan other windows, so they do not all
+    // converge on the same least-loaded backend.
+    private final Cursors cursors;
 
     LeastLoadedPicker(
-        Slot[] slots, int start, boolean countErrors, int scanWindow, PolicyContext context, PickRandom warmUpRandom) {
+        Slot[] slots, Cursors cursors, boolean countErrors, int scanWindow, PolicyContext context, PickRandom warmUpRandom) {
       this.slots = slots;
-      this.next = start;
+      this.cursors = cursors;
       this.countErrors = countErrors;
       this.scanWindow = Math.min(scanWindow, slots.length);
       this.context = context;
@@ -155,37 +155,53 @@ final class LeastLoadedPolicy implements Policy, PickerFactory {
       if (n == 0) {
         return FailedPick.NO_BACKENDS;
       }
+      int stripe = cursors.stripe();
       if (warmUpRandom == null) {
-        // The clock is read only once a backend in the window has errors on record.
-        long seen = NOT_READ;
-        // One pass over the window: the first backend, in round-robin order, with the least load.
-        int start = next;
-        int chosen = -1;
-        long least = Long.MAX_VALUE;
-        for (int i = 0, index = start; i < scanWindow; i++, index = index + 1 == n ? 0 : index + 1) {
-          Slot slot = all[index];
-          int active = slot.backend.activeRequestsIfAccepting();
-          if (active >= 0) {
-            ErrorCountingSlot counting = (ErrorCountingSlot) slot;
-            long load = active;
-            if (counting.hasErrors()) {
-              if (seen == NOT_READ) {
-                seen = context.clock().nanoTime();
-              }
-              load += counting.recentErrors(seen);
-            }
-            if (load < least) {
-              least = load;
-              chosen = index;
-            }
-          }
-        }
-        if (chosen >= 0 && all[chosen].backend.tryAcquire()) {
-          next = chosen + 1 < n ? chosen + 1 : 0;
-          return all[chosen];
+        Slot picked = pickInWindow(all, n, stripe);
+        if (picked != null) {
+          return picked;
         }
       }
-      // Warm-up, an empty window or a lost race for the last free place: compare every backend.
+      return pickFromAll(all, n, stripe);
+    }
+
+    /**
+     * The common case, kept small so that the compiler inlines it: one pass over the window, and
+     * the first backend, in round-robin order, with the least load; null if it cannot take the request.
+     */
+    private Slot pickInWindow(Slot[] all, int n, int stripe) {
+      // The clock is read only once a backend in the window has errors on record.
+      long seen = NOT_READ;
+      int start = cursors.get(stripe);
+      int chosen = -1;
+      long least = Long.MAX_VALUE;
+      for (int i = 0, index = start; i < scanWindow; i++, index = Cursors.next(index, n)) {
+        Slot slot = all[index];
+        int active = slot.backend.activeRequestsIfAccepting();
+        if (active >= 0) {
+          ErrorCountingSlot counting = (ErrorCountingSlot) slot;
+          long load = active;
+          if (counting.hasErrors()) {
+            if (seen == NOT_READ) {
+              seen = context.clock().nanoTime();
+            }
+            load += counting.recentErrors(seen);
+          }
+          if (load < least) {
+            least = load;
+            chosen = index;
+          }
+        }
+      }
+      if (chosen >= 0 && all[chosen].backend.tryAcquire()) {
+        cursors.set(stripe, Cursors.next(chosen, n));
+        return all[chosen];
+      }
+      return null;
+    }
+
+    /** Warm-up, an empty window or a lost race for the last free place: compare every backend. */
+    private Pick pickFromAll(Slot[] all, int n, int stripe) {
       long now = countErrors ? context.clock().nanoTime() : 0;
       // A lost race for the last free place on a backend rescans; n rounds bound the work.
       for (int round = 0; round < n; round++) {
@@ -198,7 +214,7 @@ final class LeastLoadedPolicy implements Policy, PickerFactory {
         if (least == Long.MAX_VALUE) {
           return FailedPick.of(all);
         }
-        int start = next;
+        int start = cursors.get(stripe);
         Slot warming = null;
         int warmingIndex = -1;
         for (int i = 0; i < n; i++) {
@@ -215,12 +231,12 @@ final class LeastLoadedPolicy implements Policy, PickerFactory {
             continue;
           }
           if (slot.backend.tryAcquire()) {
-            next = index + 1 < n ? index + 1 : 0;
+            cursors.set(stripe, Cursors.next(index, n));
             return slot;
           }
         }
         if (warming != null && warming.backend.tryAcquire()) {
-          next = warmingIndex + 1 < n ? warmingIndex + 1 : 0;
+          cursors.set(stripe, Cursors.next(warmingIndex, n));
           return warming;
         }
       }

@@ -19,4 +19,14 @@ record PolicyContext(
   PickRandom newPickRandom() {
     return reproducible ? new AtomicSplitMix(random.nextLong()) : PickRandom.perThread();
   }
+
+  /**
+   * Round-robin positions over {@code n} backends for a new picker, starting at a random offset
+   * drawn from {@link #random()}: one shared cursor when picks must be reproducible, per-thread
+   * stripes otherwise (see {@link Cursors}).
+   */
+  Cursors newCursors(int n) {
+    int start = n == 0 ? 0 : Math.floorMod(random.nextLong(), n);
+    return new Cursors(reproducible ? 1 : Cursors.PER_THREAD_STRIPES, n, start);
+  }
 }

@@ -1,7 +1,6 @@
 package dev.ballast.pick;
 
 import dev.ballast.health.Backend;
-import java.util.concurrent.atomic.AtomicLong;
 
 /** {@code round_robin}: the chapter's simple round robin over backends that take new requests. */
 final class RoundRobinPolicy implements Policy, PickerFactory {
@@ -23,8 +22,7 @@ final class RoundRobinPolicy implements Policy, PickerFactory {
   public Picker newPicker(Slot[] slots, PolicyContext context) {
     // A random start per client and snapshot, so that clients created together do not all begin
     // with the same backend.
-    long start = slots.length == 0 ? 0 : Math.floorMod(context.random().nextLong(), slots.length);
-    return new RoundRobinPicker(slots, start, context.warmUp() ? context.newPickRandom() : null);
+    return new RoundRobinPicker(slots, context.newCursors(slots.length), context.warmUp() ? context.newPickRandom() : null);
   }
 
   @Override
@@ -34,14 +32,12 @@ final class RoundRobinPolicy implements Policy, PickerFactory {
 
   static final class RoundRobinPicker implements Picker {
     private final Slot[] slots;
-    private final Divisor divisor;
-    private final AtomicLong cursor;
+    private final Cursors cursors;
     private final PickRandom warmUpRandom;
 
-    RoundRobinPicker(Slot[] slots, long start, PickRandom warmUpRandom) {
+    RoundRobinPicker(Slot[] slots, Cursors cursors, PickRandom warmUpRandom) {
       this.slots = slots;
-      this.divisor = new Divisor(Math.max(1, slots.length));
-      this.cursor = new AtomicLong(start);
+      this.cursors = cursors;
       this.warmUpRandom = warmUpRandom;
     }
 
@@ -52,10 +48,10 @@ final class RoundRobinPolicy implements Policy, PickerFactory {
       if (n == 0) {
         return FailedPick.NO_BACKENDS;
       }
-      long start = cursor.getAndIncrement();
+      int stripe = cursors.stripe();
+      int start = cursors.get(stripe);
       Slot warming = null;
-      int index = divisor.remainder(start);
-      for (int i = 0; i < n; i++, index = index + 1 == n ? 0 : index + 1) {
+      for (int i = 0, index = start; i < n; i++, index = Cursors.next(index, n)) {
         Slot slot = all[index];
         if (!slot.backend.acceptsNewRequests()) {
           continue;
@@ -65,16 +61,15 @@ final class RoundRobinPolicy implements Policy, PickerFactory {
           continue;
         }
         if (slot.backend.tryAcquire()) {
-          if (i > 0 && warming == null) {
-            // Skip the cursor past the unavailable backends just passed over, so the backend after
-            // a gap does not get a double turn. Best effort: a racing picker has moved it already.
-            // A warming backend's declined turn is different: it belongs to the others, so the
-            // cursor stays and the backend after it keeps its own turn as well.
-            cursor.compareAndSet(start + 1, start + i + 1);
-          }
+          // Resume after the backend picked, past the unavailable ones just passed over, so the
+          // backend after a gap does not get a double turn. A warming backend's declined turn is
+          // different: it belongs to the others, so the cursor moves by one and the backend after
+          // it keeps its own turn as well.
+          cursors.set(stripe, Cursors.next(warming == null ? index : start, n));
           return slot;
         }
       }
+      cursors.set(stripe, Cursors.next(start, n));
       if (warming != null && warming.backend.tryAcquire()) {
         return warming;
       }
