@@ -37,7 +37,7 @@ final class PowerOfTwoChoicesTest {
     assertThat(balancer.backend(key).tryAcquire()).isTrue();
     PowerOfTwoChoicesPolicy.ScoredSlot handle = slot(balancer, key);
     // What pick() records for the chosen backend; completion times are measured from it.
-    handle.lastPickedNanos.set(((SnapshotBalancer) balancer).clock().nanoTime());
+    handle.markPicked(((SnapshotBalancer) balancer).clock().nanoTime());
     if (failed) {
       handle.onFailure(FailureKind.BACKEND, Duration.ofMillis(latencyMillis).toNanos());
     } else {
@@ -229,6 +229,6 @@ final class PowerOfTwoChoicesTest {
       @net.jqwik.api.ForAll @net.jqwik.api.constraints.LongRange(min = 0, max = 10_000_000_000L) long elapsed,
       @net.jqwik.api.ForAll @net.jqwik.api.constraints.LongRange(min = 1, max = 10_000_000_000L) long tau) {
     double exact = Math.exp(-(double) elapsed / tau);
-    assertThat(PowerOfTwoChoicesPolicy.keep(elapsed, tau)).isCloseTo(exact, org.assertj.core.api.Assertions.within(1e-9));
+    assertThat(PowerOfTwoChoicesPolicy.keep(elapsed, 1.0 / tau)).isCloseTo(exact, org.assertj.core.api.Assertions.within(1e-9));
   }
 }
