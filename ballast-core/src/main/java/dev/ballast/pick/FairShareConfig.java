@@ -13,11 +13,14 @@ import java.time.Duration;
  * @param window how many recent latencies per backend the statistic covers (default 64; 1..4096)
  * @param initialServiceTime the expected service time of a backend with no answers yet (default
  *     10 ms; 1 ns..1 h)
- * @param scanWindow how many backends a pick compares (default 8; 1..1,000,000): all of them when
- *     the subset is no larger, otherwise the next {@code scanWindow} in rotation, so that a pick
- *     costs the same at 1,000 backends as at 8
+ * @param candidates how many backends a pick compares (default 2; 1..1,000,000): all of them when
+ *     the subset is no larger, otherwise that many distinct backends drawn at random, so that a
+ *     pick costs the same at 1,000 backends as at 2, and pickers on different cores rarely read
+ *     what the others just wrote
  */
-public record FairShareConfig(Statistic statistic, int window, Duration initialServiceTime, int scanWindow) {
+public record FairShareConfig(Statistic statistic, int window, Duration initialServiceTime, int candidates) {
+  /** The default number of candidates: two random choices, as in power of two choices. */
+  public static final int DEFAULT_CANDIDATES = 2;
 
   /** How the window of latencies becomes one expected service time. */
   public enum Statistic {
@@ -31,12 +34,12 @@ public record FairShareConfig(Statistic statistic, int window, Duration initialS
     }
     Ranges.checkInt("window", window, 1, 4096);
     Ranges.checkDuration("initialServiceTime", initialServiceTime, Duration.ofNanos(1), Duration.ofHours(1));
-    Ranges.checkInt("scanWindow", scanWindow, 1, 1_000_000);
+    Ranges.checkInt("candidates", candidates, 1, 1_000_000);
   }
 
-  /** With the default scan window. */
+  /** With the default number of candidates. */
   public FairShareConfig(Statistic statistic, int window, Duration initialServiceTime) {
-    this(statistic, window, initialServiceTime, LeastLoadedConfig.DEFAULT_SCAN_WINDOW);
+    this(statistic, window, initialServiceTime, DEFAULT_CANDIDATES);
   }
 
   public static FairShareConfig defaults() {
@@ -52,12 +55,12 @@ public record FairShareConfig(Statistic statistic, int window, Duration initialS
     private Statistic statistic = Statistic.MEAN;
     private int window = 64;
     private Duration initialServiceTime = Duration.ofMillis(10);
-    private int scanWindow = LeastLoadedConfig.DEFAULT_SCAN_WINDOW;
+    private int candidates = DEFAULT_CANDIDATES;
 
     private Builder() {}
 
-    public Builder scanWindow(int scanWindow) {
-      this.scanWindow = scanWindow;
+    public Builder candidates(int candidates) {
+      this.candidates = candidates;
       return this;
     }
 
@@ -77,7 +80,7 @@ public record FairShareConfig(Statistic statistic, int window, Duration initialS
     }
 
     public FairShareConfig build() {
-      return new FairShareConfig(statistic, window, initialServiceTime, scanWindow);
+      return new FairShareConfig(statistic, window, initialServiceTime, candidates);
     }
   }
 }

@@ -1,10 +1,11 @@
 package dev.ballast.pick;
 
+import dev.ballast.concurrent.Padded;
 import dev.ballast.health.Backend;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.Arrays;
 import java.util.Objects;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
  * {@code fair_share}: the backend whose predicted end time for this request, {@code max(now,
@@ -29,8 +30,7 @@ final class FairSharePolicy implements Policy, PickerFactory {
 
   @Override
   public Picker newPicker(Slot[] slots, PolicyContext context) {
-    int start = slots.length == 0 ? 0 : Math.floorMod(context.random().nextLong(), slots.length);
-    return new FairSharePicker(slots, context, config.scanWindow(), start);
+    return new FairSharePicker(slots, context, config.candidates(), context.newPickRandom());
   }
 
   @Override
@@ -49,54 +49,139 @@ final class FairSharePolicy implements Policy, PickerFactory {
     return name() + "(" + config + ")";
   }
 
-  static final class FairShareSlot extends Slot {
-    private final boolean mean;
+  /**
+   * A backend's recent service times: a window written with plain stores, not atomic operations.
+   * Two completions racing on one backend may overwrite each other's sample, which a window of
+   * samples does not notice. The mean's running sum is rebuilt from the window each time the write
+   * position wraps, so a race cannot leave it drifting. Completions write here on every request
+   * and picks never read it: it lives in its own padded object, away from the predicted end and
+   * expected time that picks on every core read.
+   */
+  static final class ServiceTimes extends Padded {
+    private static final VarHandle SAMPLE = MethodHandles.arrayElementVarHandle(long[].class);
+    private static final VarHandle FILLED;
+
+    static {
+      try {
+        FILLED = MethodHandles.lookup().findVarHandle(ServiceTimes.class, "filled", int.class);
+      } catch (ReflectiveOperationException e) {
+        throw new ExceptionInInitializerError(e);
+      }
+    }
+
     private final int window;
-    private final Divisor ring;
-    private final AtomicLongArray latencies;
-    private final AtomicLong samples = new AtomicLong();
-    private final AtomicLong sum = new AtomicLong();
+    private final double inverseWindow;
+    private final long[] latencies;
+    // Where the next sample goes, and how many of the window are filled (at most window).
+    private int next;
+    private volatile int filled;
+    private long sum;
+
+    ServiceTimes(int window) {
+      this.window = window;
+      this.inverseWindow = 1.0 / window;
+      this.latencies = new long[window];
+    }
+
+    /** Adds a sample; returns the mean of the window if {@code mean}, else 0. */
+    long add(long latencyNanos, boolean mean) {
+      int at = next;
+      long replaced = (long) SAMPLE.getOpaque(latencies, at);
+      SAMPLE.setOpaque(latencies, at, latencyNanos);
+      next = at + 1 == window ? 0 : at + 1;
+      int count = filled;
+      if (count < window) {
+        FILLED.setRelease(this, ++count);
+      }
+      if (!mean) {
+        return 0;
+      }
+      long total;
+      if (at == window - 1) {
+        total = 0;
+        for (int i = 0; i < window; i++) {
+          total += (long) SAMPLE.getOpaque(latencies, i);
+        }
+      } else {
+        total = sum + latencyNanos - replaced;
+      }
+      sum = total;
+      return count == window ? dividedByWindow(total) : total / count;
+    }
+
+    /** {@code total / window} without a divide instruction: a multiplication, then a correction of one. */
+    private long dividedByWindow(long total) {
+      long q = (long) (total * inverseWindow);
+      if (q * window > total) {
+        return q - 1;
+      }
+      return (q + 1) * window <= total ? q + 1 : q;
+    }
+
+    /** Control plane only: the median of the window, with a caller-owned scratch array; 0 if empty. */
+    long median(long[] scratch) {
+      int count = filled;
+      if (count == 0) {
+        return 0;
+      }
+      for (int i = 0; i < count; i++) {
+        scratch[i] = (long) SAMPLE.getOpaque(latencies, i);
+      }
+      Arrays.sort(scratch, 0, count);
+      return count % 2 == 1 ? scratch[count / 2] : (scratch[count / 2 - 1] + scratch[count / 2]) / 2;
+    }
+  }
+
+  /** A backend's predicted end and expected service time, which every pick reads. */
+  static final class FairShareSlot extends Slot {
+    private static final VarHandle PREDICTED_END;
+    private static final VarHandle EXPECTED;
+
+    static {
+      try {
+        MethodHandles.Lookup lookup = MethodHandles.lookup();
+        PREDICTED_END = lookup.findVarHandle(FairShareSlot.class, "predictedEndNanos", long.class);
+        EXPECTED = lookup.findVarHandle(FairShareSlot.class, "expectedNanos", long.class);
+      } catch (ReflectiveOperationException e) {
+        throw new ExceptionInInitializerError(e);
+      }
+    }
+
+    private final boolean mean;
+    private final ServiceTimes serviceTimes;
     private volatile long expectedNanos;
-    final AtomicLong predictedEndNanos = new AtomicLong(Long.MIN_VALUE);
+    private volatile long predictedEndNanos = Long.MIN_VALUE;
 
     FairShareSlot(Backend backend, PolicyContext context, FairShareConfig config) {
       super(backend, context, 1.0);
       this.mean = config.statistic() == FairShareConfig.Statistic.MEAN;
-      this.window = config.window();
-      this.ring = new Divisor(window);
-      this.latencies = new AtomicLongArray(window);
+      this.serviceTimes = new ServiceTimes(config.window());
       this.expectedNanos = config.initialServiceTime().toNanos();
     }
 
-    /**
-     * Only successes are service times: a backend that fails fast must not look fast. The ring and
-     * its sum stay consistent under races because every sample adds exactly what it replaced.
-     */
+    /** Only successes are service times: a backend that fails fast must not look fast. */
     @Override
     void recordSuccess(long latencyNanos) {
-      long index = samples.getAndIncrement();
-      // The low 32 bits of the counter place the sample; after 2^32 samples the ring restarts at
-      // another slot, which the sum tolerates because a sample always replaces what it overwrites.
-      long replaced = latencies.getAndSet(ring.remainder(index), latencyNanos);
-      long total = sum.addAndGet(latencyNanos - replaced);
+      long average = serviceTimes.add(latencyNanos, mean);
       if (mean) {
-        expectedNanos = Math.max(1, total / Math.min(index + 1, window));
+        setExpected(average);
+      }
+    }
+
+    /** Writes the expected time if it changed: an unchanged line stays in every reader's cache. */
+    private void setExpected(long nanos) {
+      long value = Math.max(1, nanos);
+      if (value != expectedNanos) {
+        EXPECTED.setRelease(this, value);
       }
     }
 
     /** Control plane only: the median of the window, with a caller-owned scratch array. */
     void refreshMedian(long[] scratch) {
-      int filled = (int) Math.min(samples.get(), window);
-      if (filled == 0) {
-        return;
+      long median = serviceTimes.median(scratch);
+      if (median > 0) {
+        setExpected(median);
       }
-      for (int i = 0; i < filled; i++) {
-        scratch[i] = latencies.get(i);
-      }
-      Arrays.sort(scratch, 0, filled);
-      long median =
-          filled % 2 == 1 ? scratch[filled / 2] : (scratch[filled / 2 - 1] + scratch[filled / 2]) / 2;
-      expectedNanos = Math.max(1, median);
     }
 
     long expectedNanos() {
@@ -105,14 +190,15 @@ final class FairSharePolicy implements Policy, PickerFactory {
     }
 
     long predictedEnd(long now) {
-      return Math.max(now, predictedEndNanos.get()) + expectedNanos();
+      return Math.max(now, predictedEndNanos) + expectedNanos();
     }
 
+    /** Moves the predicted end past this request; a compare-and-set, so racing pickers both count. */
     void claim(long now) {
       long expected = expectedNanos();
       for (;;) {
-        long end = predictedEndNanos.get();
-        if (predictedEndNanos.compareAndSet(end, Math.max(now, end) + expected)) {
+        long end = predictedEndNanos;
+        if (PREDICTED_END.compareAndSet(this, end, Math.max(now, end) + expected)) {
           return;
         }
       }
@@ -122,16 +208,14 @@ final class FairSharePolicy implements Policy, PickerFactory {
   static final class FairSharePicker implements Picker {
     private final Slot[] slots;
     private final PolicyContext context;
-    private final int scanWindow;
-    // Where the next window starts. A plain volatile: racing pickers may share a window, which
-    // costs evenness, not correctness.
-    private volatile int next;
+    private final int candidates;
+    private final PickRandom random;
 
-    FairSharePicker(Slot[] slots, PolicyContext context, int scanWindow, int start) {
+    FairSharePicker(Slot[] slots, PolicyContext context, int candidates, PickRandom random) {
       this.slots = slots;
       this.context = context;
-      this.scanWindow = scanWindow;
-      this.next = start;
+      this.candidates = candidates;
+      this.random = random;
     }
 
     @Override
@@ -142,27 +226,54 @@ final class FairSharePolicy implements Policy, PickerFactory {
         return FailedPick.NO_BACKENDS;
       }
       long now = context.clock().nanoTime();
-      if (n > scanWindow) {
-        int start = next;
-        FairShareSlot best = null;
-        long bestEnd = Long.MAX_VALUE;
-        for (int i = 0, index = start; i < scanWindow; i++, index = index + 1 == n ? 0 : index + 1) {
-          Slot slot = all[index];
-          if (slot.backend.acceptsNewRequests()) {
-            long end = ((FairShareSlot) slot).predictedEnd(now);
-            if (best == null || end < bestEnd) {
-              best = (FairShareSlot) slot;
-              bestEnd = end;
-            }
-          }
-        }
-        next = start + 1 == n ? 0 : start + 1;
-        if (best != null && best.backend.tryAcquire()) {
-          best.claim(now);
-          return best;
+      if (n > candidates) {
+        FairShareSlot picked = pickAmongCandidates(all, n, now);
+        if (picked != null) {
+          return picked;
         }
       }
-      // A subset within the window, an empty window or a lost race: compare every backend.
+      return pickFromAll(all, n, now);
+    }
+
+    /**
+     * The common case, kept small so that the compiler inlines it: the earliest end among the
+     * candidates. One draw gives a random first candidate (high half) and a random step (low
+     * half); the candidates are the first and its successors by that step around the subset, which
+     * are distinct until the walk comes back to the first, where it stops.
+     */
+    private FairShareSlot pickAmongCandidates(Slot[] all, int n, long now) {
+      long draw = random.nextLong();
+      int first = (int) (((draw >>> 32) * n) >>> 32);
+      int step = 1 + (int) (((draw & 0xFFFF_FFFFL) * (n - 1)) >>> 32);
+      FairShareSlot best = null;
+      long bestEnd = Long.MAX_VALUE;
+      int index = first;
+      for (int i = 0; i < candidates; i++) {
+        Slot slot = all[index];
+        if (slot.backend.acceptsNewRequests()) {
+          long end = ((FairShareSlot) slot).predictedEnd(now);
+          if (best == null || end < bestEnd) {
+            best = (FairShareSlot) slot;
+            bestEnd = end;
+          }
+        }
+        index += step;
+        if (index >= n) {
+          index -= n;
+        }
+        if (index == first) {
+          break;
+        }
+      }
+      if (best != null && best.backend.tryAcquire()) {
+        best.claim(now);
+        return best;
+      }
+      return null;
+    }
+
+    /** A subset within the candidates, no candidate available or a lost race: compare every backend. */
+    private Pick pickFromAll(Slot[] all, int n, long now) {
       for (int round = 0; round < n; round++) {
         FairShareSlot best = null;
         long bestEnd = Long.MAX_VALUE;

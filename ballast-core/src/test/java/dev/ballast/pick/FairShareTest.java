@@ -19,6 +19,16 @@ final class FairShareTest {
     return connected(Policy.fairShare(config), HealthConfig.defaults(), clock, fixed(0), keys("b", n));
   }
 
+  /** {@code n} backends, two random candidates per pick drawn from {@code seed}. */
+  private Balancer twoCandidates(int n, long seed) {
+    return connected(
+        Policy.fairShare(FairShareConfig.builder().window(1).candidates(2).build()),
+        HealthConfig.defaults(),
+        clock,
+        new java.util.SplittableRandom(seed),
+        keys("b", n));
+  }
+
   private static FairSharePolicy.FairShareSlot slot(Balancer balancer, String key) {
     return (FairSharePolicy.FairShareSlot) ((SnapshotBalancer) balancer).slot(key);
   }
@@ -46,26 +56,45 @@ final class FairShareTest {
   }
 
   @Test
-  void withMoreBackendsThanTheScanWindowPicksTheEarliestEndInTheWindow() {
-    // 6 backends, windows of 2 starting at b0 (fixed(0) draws the start 0): b5 is the fastest but
-    // outside the first window, so the first pick compares b0 and b1 only.
-    Balancer balancer = balancer(FairShareConfig.builder().window(1).scanWindow(2).build(), 6);
-    answer(balancer, "b0", 30);
-    answer(balancer, "b1", 20);
-    for (int b = 2; b < 5; b++) {
-      answer(balancer, "b" + b, 40);
+  void withMoreBackendsThanCandidatesTheLatestEndIsNeverPickedAndTheEarliestMostOften() {
+    // 6 backends, 2 distinct random candidates per pick: the backend whose predicted end is later
+    // than every other's loses every comparison it is in.
+    Balancer balancer = twoCandidates(6, 3);
+    for (int b = 0; b < 5; b++) {
+      answer(balancer, "b" + b, 1 + b);
     }
-    answer(balancer, "b5", 1);
+    answer(balancer, "b5", 1000);
 
-    List<String> picks = new ArrayList<>();
-    for (int i = 0; i < 5; i++) {
+    java.util.Map<String, Integer> counts = new java.util.TreeMap<>();
+    for (int i = 0; i < 600; i++) {
       Pick pick = balancer.pick();
-      picks.add(pick.backend().key());
+      counts.merge(pick.backend().key(), 1, Integer::sum);
       pick.onCancel();
     }
 
-    // Windows {b0,b1}, {b1,b2}, {b2,b3}, {b3,b4}, {b4,b5}: the earliest predicted end in each.
-    assertThat(picks).containsExactly("b1", "b1", "b2", "b3", "b5");
+    // Predicted ends grow by each backend's service time per pick, so b0 (1 ms) is claimed most;
+    // b5's end (1 s per request) stays the latest of the six throughout.
+    assertThat(counts).doesNotContainKey("b5");
+    assertThat(counts.get("b0")).isGreaterThan(counts.get("b1")).isGreaterThan(counts.get("b4"));
+  }
+
+  @Test
+  void candidatesAreDistinctSoTwoOfThreeAreAlwaysCompared() {
+    // With 3 backends and 2 candidates, the one with the latest end loses whichever pair is drawn.
+    Balancer balancer = twoCandidates(3, 5);
+    answer(balancer, "b0", 10);
+    answer(balancer, "b1", 10);
+    answer(balancer, "b2", 10);
+    // b2 carries 100 s of claimed work: its predicted end is far later than the others'.
+    for (int i = 0; i < 10_000; i++) {
+      ((FairSharePolicy.FairShareSlot) ((SnapshotBalancer) balancer).slot("b2")).claim(clock.nanoTime());
+    }
+
+    for (int i = 0; i < 1000; i++) {
+      Pick pick = balancer.pick();
+      assertThat(pick.backend().key()).isNotEqualTo("b2");
+      pick.onCancel();
+    }
   }
 
   @Test

@@ -69,7 +69,7 @@ final class BallastConfigParser {
                   "failurePenalty",
                   "forcePickInterval",
                   "loadReportExpiration"),
-          "fair_share", Set.of("statistic", "window", "initialServiceTime", "scanWindow"),
+          "fair_share", Set.of("statistic", "window", "initialServiceTime", "candidates"),
           "interleaved_weighted_round_robin", Set.of("weights", "defaultWeight"));
 
   // The JSON form of google.protobuf.Duration, which gRPC service configs use: "10s", "0.25s".
@@ -245,7 +245,7 @@ final class BallastConfigParser {
                   .statistic(statistic(settings, prefix, d.statistic()))
                   .window(policyInteger(settings, prefix, "window", d.window(), 1, 4096))
                   .initialServiceTime(duration(settings, prefix, "initialServiceTime", d.initialServiceTime()))
-                  .scanWindow(policyInteger(settings, prefix, "scanWindow", d.scanWindow(), 1, 1_000_000))
+                  .candidates(policyInteger(settings, prefix, "candidates", d.candidates(), 1, 1_000_000))
                   .build());
         }
         case "interleaved_weighted_round_robin":

@@ -101,7 +101,7 @@ final class BallastConfigParserTest {
     assertThat(
             parse(JsonTestParser.parse(
                     "{\"policy\": {\"fair_share\": {\"statistic\": \"median\", \"window\": 32,"
-                        + " \"initialServiceTime\": \"0.02s\", \"scanWindow\": 4}}}"))
+                        + " \"initialServiceTime\": \"0.02s\", \"candidates\": 4}}}"))
                 .policy()
                 .toString())
         .contains("MEDIAN", "32", "PT0.02S", "4");
