@@ -1,5 +1,6 @@
 package dev.ballast.benchmarks;
 
+import dev.ballast.health.NanoClock;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -10,8 +11,10 @@ import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * The price of one {@code System.nanoTime()}, which power of two choices and fair share pay on
- * every pick. Run: {@code java -jar ballast-benchmarks/target/benchmarks.jar ClockBenchmark}.
+ * The price of a clock reading on the pick path: {@code System.nanoTime()}, and the cached clock
+ * that production balancers use ({@link NanoClock#cached()}). Power of two choices and fair share
+ * read the clock on every pick. Run: {@code java -jar ballast-benchmarks/target/benchmarks.jar
+ * ClockBenchmark}.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
@@ -19,8 +22,15 @@ import org.openjdk.jmh.annotations.Warmup;
 @Measurement(iterations = 5, time = 1)
 @Fork(1)
 public class ClockBenchmark {
+  private static final NanoClock CACHED = NanoClock.cached();
+
   @Benchmark
   public long nanoTime() {
     return System.nanoTime();
+  }
+
+  @Benchmark
+  public long cached() {
+    return CACHED.nanoTime();
   }
 }

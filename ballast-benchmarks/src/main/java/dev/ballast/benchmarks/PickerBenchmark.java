@@ -66,6 +66,13 @@ public class PickerBenchmark {
   @Param({"10", "100", "1000"})
   public int backends;
 
+  /**
+   * The clock of Ballast's balancers: "cached", the production default, or "system"
+   * ({@code System.nanoTime()} on every reading; run with {@code -p clock=system}).
+   */
+  @Param({"cached"})
+  public String clock;
+
   private Picker ballastPicker;
   private GrpcPickerFixture grpc;
   private LoadBalancer.SubchannelPicker grpcPicker;
@@ -75,7 +82,8 @@ public class PickerBenchmark {
     String[] parts = policy.split(":", 2);
     LoadProfile load = LoadProfile.of(backends);
     if (parts[0].equals("ballast")) {
-      Balancer balancer = ballastBalancer(parts[1], backends, load);
+      Balancer balancer =
+          ballastBalancer(parts[1], backends, load, clock.equals("system") ? NanoClock.system() : NanoClock.cached());
       ballastPicker = balancer.picker();
       check(ballastPicker.pick());
     } else {
@@ -108,13 +116,14 @@ public class PickerBenchmark {
   }
 
   /** A balancer over {@code backends} connected backends that have all reported {@code load}. */
-  static Balancer ballastBalancer(String name, int backends, LoadProfile load) {
+  static Balancer ballastBalancer(String name, int backends, LoadProfile load, NanoClock clock) {
     List<String> keys = new ArrayList<>(backends);
     for (int i = 0; i < backends; i++) {
       keys.add("backend-" + i);
     }
-    // The production factory: system clock, per-thread randomness on the pick path.
-    Balancer balancer = Balancer.create(ballastPolicy(name, keys), HealthConfig.defaults(), NanoClock.system());
+    // The production factory (what Balancer.create(policy) and the gRPC integration use):
+    // per-thread randomness and round-robin positions on the pick path, and the given clock.
+    Balancer balancer = Balancer.create(ballastPolicy(name, keys), HealthConfig.defaults(), clock);
     balancer.updateSubset(keys);
     for (String key : keys) {
       balancer.backend(key).onConnected();

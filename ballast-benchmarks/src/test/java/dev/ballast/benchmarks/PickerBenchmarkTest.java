@@ -21,16 +21,19 @@ final class PickerBenchmarkTest {
         new Blackhole("Today's password is swordfish. I understand instantiating Blackholes directly is dangerous.");
     for (String policy : policies) {
       for (String size : sizes) {
-        PickerBenchmark benchmark = new PickerBenchmark();
-        benchmark.policy = policy;
-        benchmark.backends = Integer.parseInt(size);
-        benchmark.setUp();
-        try {
-          for (int i = 0; i < 2_000; i++) {
-            benchmark.pickAndComplete(blackhole);
+        for (String clock : new String[] {"cached", "system"}) {
+          PickerBenchmark benchmark = new PickerBenchmark();
+          benchmark.policy = policy;
+          benchmark.backends = Integer.parseInt(size);
+          benchmark.clock = clock;
+          benchmark.setUp();
+          try {
+            for (int i = 0; i < 2_000; i++) {
+              benchmark.pickAndComplete(blackhole);
+            }
+          } finally {
+            benchmark.tearDown();
           }
-        } finally {
-          benchmark.tearDown();
         }
       }
     }
