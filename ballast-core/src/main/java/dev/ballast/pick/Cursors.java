@@ -47,7 +47,8 @@ final class Cursors {
 
   /** The calling thread's stripe: a Fibonacci hash of its id, so that consecutive ids spread. */
   int stripe() {
-    return stripeOf(Thread.currentThread().getId());
+    // One stripe (reproducible balancers, the simulator): no need to look at the thread.
+    return mask == 0 ? 0 : stripeOf(Thread.currentThread().getId());
   }
 
   int stripeOf(long threadId) {
