@@ -24,7 +24,8 @@ def load(path):
             continue
         p = r["params"]
         key = (p["policy"], int(p["backends"]))
-        alloc = r.get("secondaryMetrics", {}).get("gc.alloc.rate.norm", {}).get("score")
+        # Without -prof gc there is no allocation figure: shown as "nan B".
+        alloc = r.get("secondaryMetrics", {}).get("gc.alloc.rate.norm", {}).get("score", float("nan"))
         rows[key] = (r["primaryMetric"]["score"], r["primaryMetric"]["scoreError"], alloc, r["threads"])
     return rows
 
