@@ -2,6 +2,7 @@ package dev.ballast.health;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -22,7 +23,15 @@ final class CachedNanoClock implements NanoClock {
   static final long TICK_NANOS = 1_000_000;
   static final int IDLE_TICKS = 1_000;
 
-  static final CachedNanoClock SHARED = new CachedNanoClock(NanoClock.system(), TICK_NANOS, IDLE_TICKS, true);
+  static final CachedNanoClock SHARED =
+      new CachedNanoClock(NanoClock.system(), TICK_NANOS, IDLE_TICKS, CachedNanoClock::daemon);
+
+  private static Thread daemon(Runnable ticking) {
+    Thread thread = new Thread(ticking, "ballast-clock");
+    thread.setDaemon(true);
+    thread.setContextClassLoader(null);
+    return thread;
+  }
 
   private static final VarHandle NOW;
   private static final VarHandle SLEEPING;
@@ -40,7 +49,10 @@ final class CachedNanoClock implements NanoClock {
   private final NanoClock source;
   private final long tickNanos;
   private final int idleTicks;
-  private final boolean startsThread;
+  /** Makes the ticking thread; null when tests call {@link #tick()} by hand. */
+  private final ThreadFactory threads;
+  /** Set if the ticking thread could not be started: every reading then reads the source. */
+  private volatile boolean withoutTicker;
 
   private volatile long now;
   /** Set by readers, cleared by every tick: whether anyone read the clock since the last tick. */
@@ -50,7 +62,7 @@ final class CachedNanoClock implements NanoClock {
   private int unreadTicks;
   private volatile Thread ticker;
 
-  CachedNanoClock(NanoClock source, long tickNanos, int idleTicks, boolean startsThread) {
+  CachedNanoClock(NanoClock source, long tickNanos, int idleTicks, ThreadFactory threads) {
     if (tickNanos < 1) {
       throw new IllegalArgumentException("tickNanos: " + tickNanos + " (expected: 1 or more)");
     }
@@ -60,7 +72,7 @@ final class CachedNanoClock implements NanoClock {
     this.source = source;
     this.tickNanos = tickNanos;
     this.idleTicks = idleTicks;
-    this.startsThread = startsThread;
+    this.threads = threads;
     this.now = source.nanoTime();
   }
 
@@ -87,8 +99,17 @@ final class CachedNanoClock implements NanoClock {
     advanceTo(t);
     // The reading is published before the ticker counts as awake, so that no reader sees an awake
     // ticker with a reading from before it slept.
-    if (SLEEPING.compareAndSet(this, true, false) && startsThread) {
-      LockSupport.unpark(tickerThread());
+    if (!withoutTicker && SLEEPING.compareAndSet(this, true, false) && threads != null) {
+      try {
+        LockSupport.unpark(tickerThread());
+      } catch (RuntimeException | Error e) {
+        // No thread to tick (e.g. the process is out of threads): stay asleep for good, so that
+        // every reading reads the source, slower but exact, instead of a reading that never moves.
+        withoutTicker = true;
+        sleeping = true;
+        System.getLogger(CachedNanoClock.class.getName())
+            .log(System.Logger.Level.WARNING, "ballast-clock could not start; the cached clock reads the system clock on every call", e);
+      }
     }
     return t;
   }
@@ -135,11 +156,9 @@ final class CachedNanoClock implements NanoClock {
     }
     synchronized (this) {
       if (ticker == null) {
-        Thread thread = new Thread(this::run, "ballast-clock");
-        thread.setDaemon(true);
-        thread.setContextClassLoader(null);
-        ticker = thread;
+        Thread thread = threads.newThread(this::run);
         thread.start();
+        ticker = thread;
       }
       return ticker;
     }

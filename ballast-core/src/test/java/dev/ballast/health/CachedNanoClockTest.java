@@ -7,7 +7,7 @@ import org.junit.jupiter.api.Test;
 
 final class CachedNanoClockTest {
   private final FakeClock source = new FakeClock();
-  private final CachedNanoClock clock = new CachedNanoClock(source, 1_000_000, 3, false);
+  private final CachedNanoClock clock = new CachedNanoClock(source, 1_000_000, 3, null);
 
   @Test
   void aSleepingClockReadsTheSourceAndWakes() {
@@ -78,10 +78,23 @@ final class CachedNanoClockTest {
   }
 
   @Test
+  void withoutATickingThreadEveryReadingReadsTheSource() {
+    CachedNanoClock orphan =
+        new CachedNanoClock(source, 1_000_000, 3, runnable -> {
+          throw new IllegalStateException("no threads left");
+        });
+
+    assertThat(orphan.nanoTime()).isEqualTo(source.nanoTime());
+    source.advanceNanos(5_000);
+    assertThat(orphan.nanoTime()).isEqualTo(source.nanoTime());
+    assertThat(orphan.sleeping()).isTrue();
+  }
+
+  @Test
   void badSettingsNameTheValue() {
-    assertThatThrownBy(() -> new CachedNanoClock(source, 0, 3, false))
+    assertThatThrownBy(() -> new CachedNanoClock(source, 0, 3, null))
         .hasMessage("tickNanos: 0 (expected: 1 or more)");
-    assertThatThrownBy(() -> new CachedNanoClock(source, 1, 0, false))
+    assertThatThrownBy(() -> new CachedNanoClock(source, 1, 0, null))
         .hasMessage("idleTicks: 0 (expected: 1 or more)");
   }
 }
