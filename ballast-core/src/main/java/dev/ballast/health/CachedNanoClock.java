@@ -1,5 +1,6 @@
 package dev.ballast.health;
 
+import dev.ballast.concurrent.VarHandles;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.ThreadFactory;
@@ -33,18 +34,8 @@ final class CachedNanoClock implements NanoClock {
     return thread;
   }
 
-  private static final VarHandle NOW;
-  private static final VarHandle SLEEPING;
-
-  static {
-    try {
-      MethodHandles.Lookup lookup = MethodHandles.lookup();
-      NOW = lookup.findVarHandle(CachedNanoClock.class, "now", long.class);
-      SLEEPING = lookup.findVarHandle(CachedNanoClock.class, "sleeping", boolean.class);
-    } catch (ReflectiveOperationException e) {
-      throw new ExceptionInInitializerError(e);
-    }
-  }
+  private static final VarHandle NOW = VarHandles.field(MethodHandles.lookup(), "now", long.class);
+  private static final VarHandle SLEEPING = VarHandles.field(MethodHandles.lookup(), "sleeping", boolean.class);
 
   private final NanoClock source;
   private final long tickNanos;

@@ -1,20 +1,13 @@
 package dev.ballast.health;
 
+import dev.ballast.concurrent.VarHandles;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
 final class CapacitySignal implements CapacityGate {
-  private static final VarHandle WAITERS;
-
-  static {
-    try {
-      WAITERS = MethodHandles.lookup().findVarHandle(CapacitySignal.class, "waiters", int.class);
-    } catch (ReflectiveOperationException e) {
-      throw new ExceptionInInitializerError(e);
-    }
-  }
+  private static final VarHandle WAITERS = VarHandles.field(MethodHandles.lookup(), "waiters", int.class);
 
   // A field rather than an AtomicInteger: every request's end reads it, and the AtomicInteger
   // would be one more dependent load.

@@ -1,5 +1,6 @@
 package dev.ballast.health;
 
+import dev.ballast.concurrent.VarHandles;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
@@ -21,20 +22,9 @@ final class TrackedBackend implements Backend {
   // State and flow are plain volatile fields updated through VarHandles rather than Atomic*
   // objects: a pick reads both for every backend it considers, and each Atomic* is one more
   // dependent load, often on another cache line.
-  private static final VarHandle STATE;
-  private static final VarHandle FLOW;
-  private static final VarHandle WARM_UP_START;
-
-  static {
-    try {
-      MethodHandles.Lookup lookup = MethodHandles.lookup();
-      STATE = lookup.findVarHandle(TrackedBackend.class, "state", BackendState.class);
-      FLOW = lookup.findVarHandle(TrackedBackend.class, "flow", long.class);
-      WARM_UP_START = lookup.findVarHandle(TrackedBackend.class, "warmUpStartNanos", long.class);
-    } catch (ReflectiveOperationException e) {
-      throw new ExceptionInInitializerError(e);
-    }
-  }
+  private static final VarHandle STATE = VarHandles.field(MethodHandles.lookup(), "state", BackendState.class);
+  private static final VarHandle FLOW = VarHandles.field(MethodHandles.lookup(), "flow", long.class);
+  private static final VarHandle WARM_UP_START = VarHandles.field(MethodHandles.lookup(), "warmUpStartNanos", long.class);
 
   private volatile BackendState state = BackendState.CONNECTING;
   // Requests started (upper 44 bits, wrapping after 2^44) and in flight (lower 20 bits: the limit

@@ -1,6 +1,7 @@
 package dev.ballast.pick;
 
 import dev.ballast.concurrent.Padded;
+import dev.ballast.concurrent.VarHandles;
 import dev.ballast.health.Backend;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -59,15 +60,7 @@ final class FairSharePolicy implements Policy, PickerFactory {
    */
   static final class ServiceTimes extends Padded {
     private static final VarHandle SAMPLE = MethodHandles.arrayElementVarHandle(long[].class);
-    private static final VarHandle FILLED;
-
-    static {
-      try {
-        FILLED = MethodHandles.lookup().findVarHandle(ServiceTimes.class, "filled", int.class);
-      } catch (ReflectiveOperationException e) {
-        throw new ExceptionInInitializerError(e);
-      }
-    }
+    private static final VarHandle FILLED = VarHandles.field(MethodHandles.lookup(), "filled", int.class);
 
     private final int window;
     private final double inverseWindow;
@@ -134,18 +127,8 @@ final class FairSharePolicy implements Policy, PickerFactory {
 
   /** A backend's predicted end and expected service time, which every pick reads. */
   static final class FairShareSlot extends Slot {
-    private static final VarHandle PREDICTED_END;
-    private static final VarHandle EXPECTED;
-
-    static {
-      try {
-        MethodHandles.Lookup lookup = MethodHandles.lookup();
-        PREDICTED_END = lookup.findVarHandle(FairShareSlot.class, "predictedEndNanos", long.class);
-        EXPECTED = lookup.findVarHandle(FairShareSlot.class, "expectedNanos", long.class);
-      } catch (ReflectiveOperationException e) {
-        throw new ExceptionInInitializerError(e);
-      }
-    }
+    private static final VarHandle PREDICTED_END = VarHandles.field(MethodHandles.lookup(), "predictedEndNanos", long.class);
+    private static final VarHandle EXPECTED = VarHandles.field(MethodHandles.lookup(), "expectedNanos", long.class);
 
     private final boolean mean;
     private final ServiceTimes serviceTimes;

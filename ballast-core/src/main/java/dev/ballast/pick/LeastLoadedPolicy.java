@@ -1,5 +1,6 @@
 package dev.ballast.pick;
 
+import dev.ballast.concurrent.VarHandles;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
@@ -52,15 +53,7 @@ final class LeastLoadedPolicy implements Policy, PickerFactory {
     private final long windowNanos;
     // A volatile field with a VarHandle instead of an AtomicLong: every pick reads it for each
     // backend in its window, and the AtomicLong would be one more dependent load.
-    private static final VarHandle ERRORS;
-
-    static {
-      try {
-        ERRORS = MethodHandles.lookup().findVarHandle(ErrorCountingSlot.class, "errors", long.class);
-      } catch (ReflectiveOperationException e) {
-        throw new ExceptionInInitializerError(e);
-      }
-    }
+    private static final VarHandle ERRORS = VarHandles.field(MethodHandles.lookup(), "errors", long.class);
 
     private volatile long errors;
 

@@ -1,6 +1,7 @@
 package dev.ballast.pick;
 
 import dev.ballast.concurrent.Padded;
+import dev.ballast.concurrent.VarHandles;
 import dev.ballast.health.Backend;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -85,22 +86,10 @@ final class PowerOfTwoChoicesPolicy implements Policy, PickerFactory {
    */
   static final class Statistics extends Padded {
     private static final double NO_SAMPLE = -1;
-    private static final VarHandle LATENCY;
-    private static final VarHandle LATENCY_AT;
-    private static final VarHandle SUCCESS;
-    private static final VarHandle SUCCESS_AT;
-
-    static {
-      try {
-        MethodHandles.Lookup lookup = MethodHandles.lookup();
-        LATENCY = lookup.findVarHandle(Statistics.class, "latency", double.class);
-        LATENCY_AT = lookup.findVarHandle(Statistics.class, "latencyAtNanos", long.class);
-        SUCCESS = lookup.findVarHandle(Statistics.class, "success", double.class);
-        SUCCESS_AT = lookup.findVarHandle(Statistics.class, "successAtNanos", long.class);
-      } catch (ReflectiveOperationException e) {
-        throw new ExceptionInInitializerError(e);
-      }
-    }
+    private static final VarHandle LATENCY = VarHandles.field(MethodHandles.lookup(), "latency", double.class);
+    private static final VarHandle LATENCY_AT = VarHandles.field(MethodHandles.lookup(), "latencyAtNanos", long.class);
+    private static final VarHandle SUCCESS = VarHandles.field(MethodHandles.lookup(), "success", double.class);
+    private static final VarHandle SUCCESS_AT = VarHandles.field(MethodHandles.lookup(), "successAtNanos", long.class);
 
     private volatile double latency = NO_SAMPLE;
     private volatile long latencyAtNanos;
@@ -150,18 +139,8 @@ final class PowerOfTwoChoicesPolicy implements Policy, PickerFactory {
   }
 
   static final class ScoredSlot extends Slot {
-    private static final VarHandle LAST_PICKED;
-    private static final VarHandle COST_BASE;
-
-    static {
-      try {
-        MethodHandles.Lookup lookup = MethodHandles.lookup();
-        LAST_PICKED = lookup.findVarHandle(ScoredSlot.class, "lastPickedNanos", long.class);
-        COST_BASE = lookup.findVarHandle(ScoredSlot.class, "costBase", double.class);
-      } catch (ReflectiveOperationException e) {
-        throw new ExceptionInInitializerError(e);
-      }
-    }
+    private static final VarHandle LAST_PICKED = VarHandles.field(MethodHandles.lookup(), "lastPickedNanos", long.class);
+    private static final VarHandle COST_BASE = VarHandles.field(MethodHandles.lookup(), "costBase", double.class);
 
     private final PowerOfTwoChoicesPolicy policy;
     private final Statistics statistics;

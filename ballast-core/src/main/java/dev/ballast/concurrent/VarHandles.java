@@ -1,0 +1,23 @@
+package dev.ballast.concurrent;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+/** Looks up the field handles that Ballast's lock-free classes update. Internal to Ballast: not an API. */
+public final class VarHandles {
+  private VarHandles() {}
+
+  /**
+   * The handle on field {@code name} of type {@code type} in {@code lookup}'s class; pass {@code
+   * MethodHandles.lookup()} from that class, so that private fields are reachable. A missing field
+   * is a programming error: it fails the class's initialization.
+   */
+  public static VarHandle field(MethodHandles.Lookup lookup, String name, Class<?> type) {
+    try {
+      return lookup.findVarHandle(lookup.lookupClass(), name, type);
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException(
+          "field " + lookup.lookupClass().getName() + "." + name + " of type " + type.getName() + ": " + e, e);
+    }
+  }
+}
