@@ -2,8 +2,8 @@ package dev.ballast.health;
 
 import java.time.Duration;
 
-/** Virtual time for tests: moves only when told to. */
-final class FakeClock implements NanoClock {
+/** Virtual time for tests (of this package and of dev.ballast.pick): moves only when told to. */
+public final class FakeClock implements NanoClock {
   private volatile long now = 1_000_000_000L;
 
   @Override
@@ -11,11 +11,11 @@ final class FakeClock implements NanoClock {
     return now;
   }
 
-  void advance(Duration by) {
+  public void advance(Duration by) {
     now += by.toNanos();
   }
 
-  void advanceNanos(long nanos) {
+  public void advanceNanos(long nanos) {
     now += nanos;
   }
 }

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.sun.management.ThreadMXBean;
 import dev.ballast.health.Backend;
 import dev.ballast.health.BackendState;
+import dev.ballast.health.FakeClock;
 import dev.ballast.health.HealthConfig;
 import dev.ballast.health.RequestOutcome;
 import java.lang.management.ManagementFactory;

@@ -6,6 +6,7 @@ import static dev.ballast.pick.TestBalancers.keys;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.ballast.health.FakeClock;
 import dev.ballast.health.HealthConfig;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -4,6 +4,7 @@ import static dev.ballast.pick.TestBalancers.connected;
 import static dev.ballast.pick.TestBalancers.fixed;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ballast.health.FakeClock;
 import dev.ballast.health.HealthConfig;
 import dev.ballast.health.RequestOutcome;
 import java.time.Duration;

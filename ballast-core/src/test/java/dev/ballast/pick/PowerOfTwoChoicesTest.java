@@ -4,6 +4,7 @@ import static dev.ballast.pick.TestBalancers.connected;
 import static dev.ballast.pick.TestBalancers.keys;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ballast.health.FakeClock;
 import dev.ballast.health.HealthConfig;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -7,6 +7,7 @@ import static dev.ballast.pick.TestBalancers.pickAndRelease;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import dev.ballast.health.FakeClock;
 import dev.ballast.health.HealthConfig;
 import java.time.Duration;
 import java.util.HashMap;
