@@ -63,11 +63,11 @@ final class FlowControlTest {
     assertThat(balancer.pick().isPicked()).isTrue();
   }
 
-  @Test
-  void aCallerMayWaitUntilARequestEndsInsteadOfFailingFast() throws Exception {
-    Balancer balancer = connected(Policy.roundRobin(), limitOfOne, clock, fixed(0), List.of("a"));
-    Pick held = balancer.pick();
-    AtomicReference<Pick> waited = new AtomicReference<>();
+  /**
+   * A thread that picks with a one-minute wait into {@code waited}, returned once it is parked
+   * waiting for capacity (or has already finished).
+   */
+  private static Thread waitingPicker(Balancer balancer, AtomicReference<Pick> waited) {
     Thread waiter =
         new Thread(
             () -> {
@@ -81,6 +81,15 @@ final class FlowControlTest {
     while (waiter.getState() != Thread.State.TIMED_WAITING && waiter.isAlive()) {
       Thread.onSpinWait();
     }
+    return waiter;
+  }
+
+  @Test
+  void aCallerMayWaitUntilARequestEndsInsteadOfFailingFast() throws Exception {
+    Balancer balancer = connected(Policy.roundRobin(), limitOfOne, clock, fixed(0), List.of("a"));
+    Pick held = balancer.pick();
+    AtomicReference<Pick> waited = new AtomicReference<>();
+    Thread waiter = waitingPicker(balancer, waited);
 
     held.onSuccess(5);
     waiter.join(Duration.ofMinutes(1).toMillis());
@@ -95,19 +104,7 @@ final class FlowControlTest {
     Balancer balancer = connected(Policy.roundRobin(), limitOfOne, clock, fixed(0), List.of("a"));
     balancer.backend("a").onLameDuck();
     AtomicReference<Pick> waited = new AtomicReference<>();
-    Thread waiter =
-        new Thread(
-            () -> {
-              try {
-                waited.set(balancer.pick(Duration.ofMinutes(1).toNanos()));
-              } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-              }
-            });
-    waiter.start();
-    while (waiter.getState() != Thread.State.TIMED_WAITING && waiter.isAlive()) {
-      Thread.onSpinWait();
-    }
+    Thread waiter = waitingPicker(balancer, waited);
 
     balancer.backend("a").onHealthCheck(true);
     waiter.join(Duration.ofMinutes(1).toMillis());

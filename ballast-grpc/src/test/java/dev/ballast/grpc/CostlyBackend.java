@@ -1,5 +1,6 @@
 package dev.ballast.grpc;
 
+import io.grpc.ManagedChannel;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import java.net.InetSocketAddress;
 import java.util.List;
@@ -45,9 +46,21 @@ final class CostlyBackend implements AutoCloseable {
     requests.reset();
   }
 
-  static double share(CostlyBackend backend, List<CostlyBackend> all) {
-    long total = all.stream().mapToLong(CostlyBackend::requests).sum();
-    return backend.requests() / (double) total;
+  /**
+   * Makes {@code warmUpCalls} calls (until the weights settle), then {@code calls} more, shuts the
+   * channel down, and returns each backend's share of the later calls.
+   */
+  static double[] shares(ManagedChannel channel, List<CostlyBackend> backends, int warmUpCalls, int calls) {
+    for (int i = 0; i < warmUpCalls; i++) {
+      Clients.call(channel, "client");
+    }
+    backends.forEach(CostlyBackend::resetCount);
+    for (int i = 0; i < calls; i++) {
+      Clients.call(channel, "client");
+    }
+    channel.shutdownNow();
+    long total = backends.stream().mapToLong(CostlyBackend::requests).sum();
+    return backends.stream().mapToDouble(b -> b.requests() / (double) total).toArray();
   }
 
   @Override

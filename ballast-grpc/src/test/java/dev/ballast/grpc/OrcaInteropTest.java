@@ -29,16 +29,12 @@ final class OrcaInteropTest {
       // gRPC clamps the update period to at least 100 ms.
       ManagedChannel channel =
           Clients.channel(target, "weighted_round_robin", json("blackoutPeriod", "0s", "weightUpdatePeriod", "0.1s"));
-      callRepeatedly(channel, 3000);
-      backends.forEach(CostlyBackend::resetCount);
-      callRepeatedly(channel, 3000);
-      channel.shutdownNow();
+      double[] share = CostlyBackend.shares(channel, backends, 3000, 3000);
 
-      double heavy = CostlyBackend.share(backends.get(2), backends);
       System.out.printf("gRPC weighted_round_robin on Ballast servers: %.3f to the costlier one (others %.3f, %.3f)%n",
-          heavy, CostlyBackend.share(backends.get(0), backends), CostlyBackend.share(backends.get(1), backends));
-      assertThat(heavy).isCloseTo(0.2, within(0.03));
-      assertThat(CostlyBackend.share(backends.get(0), backends)).isCloseTo(0.4, within(0.03));
+          share[2], share[0], share[1]);
+      assertThat(share[2]).isCloseTo(0.2, within(0.03));
+      assertThat(share[0]).isCloseTo(0.4, within(0.03));
     } finally {
       for (CostlyBackend backend : backends) {
         backend.close();

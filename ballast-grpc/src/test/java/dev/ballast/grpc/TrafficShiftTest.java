@@ -76,17 +76,12 @@ final class TrafficShiftTest {
               json("subsetAlgorithm", "rendezvous", "subsetSize", 3,
                   "policy", Map.of("weighted_round_robin", json("blackoutPeriod", "0s", "weightUpdatePeriod", "0.05s"))));
       // Until the first reports arrive and the weights are computed, the policy is plain round robin.
-      callRepeatedly(channel, 2000);
-      backends.forEach(CostlyBackend::resetCount);
-      callRepeatedly(channel, 3000);
-      channel.shutdownNow();
+      double[] share = CostlyBackend.shares(channel, backends, 2000, 3000);
 
-      double heavy = CostlyBackend.share(backends.get(2), backends);
-      System.out.printf("twice the utilization: %.3f of the requests (others %.3f, %.3f)%n",
-          heavy, CostlyBackend.share(backends.get(0), backends), CostlyBackend.share(backends.get(1), backends));
+      System.out.printf("twice the utilization: %.3f of the requests (others %.3f, %.3f)%n", share[2], share[0], share[1]);
       // Weights 1 : 1 : 0.5 give shares 0.4 : 0.4 : 0.2.
-      assertThat(heavy).isCloseTo(0.2, within(0.03));
-      assertThat(CostlyBackend.share(backends.get(0), backends)).isCloseTo(0.4, within(0.03));
+      assertThat(share[2]).isCloseTo(0.2, within(0.03));
+      assertThat(share[0]).isCloseTo(0.4, within(0.03));
     } finally {
       for (CostlyBackend backend : backends) {
         backend.close();
