@@ -130,9 +130,16 @@ final class TrackedBackend implements Backend {
 
   @Override
   public void release(RequestOutcome outcome) {
+    if (outcome != RequestOutcome.SUCCESS) {
+      countEnd(outcome);
+    }
+    FLOW.getAndAdd(this, -1L);
+    gate.signal();
+  }
+
+  /** Counts an outcome other than success (successes are derived from the flow word). */
+  private void countEnd(RequestOutcome outcome) {
     switch (outcome) {
-      case SUCCESS:
-        break;
       case BACKEND_FAILURE:
         backendFailures.increment();
         break;
@@ -145,8 +152,6 @@ final class TrackedBackend implements Backend {
       default:
         throw new AssertionError(outcome);
     }
-    FLOW.getAndAdd(this, -1L);
-    gate.signal();
   }
 
   @Override

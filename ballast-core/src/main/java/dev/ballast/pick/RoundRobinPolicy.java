@@ -50,21 +50,42 @@ final class RoundRobinPolicy implements Policy, PickerFactory {
       }
       int stripe = cursors.stripe();
       int start = cursors.get(stripe);
+      return warmUpRandom == null ? pickNext(all, n, stripe, start) : pickWithWarmUp(all, n, stripe, start);
+    }
+
+    /**
+     * Without warm-up: the first backend from the stripe's position on that takes the request.
+     * {@link dev.ballast.health.Backend#tryAcquire()} checks the state and the limit itself, so
+     * a backend costs one look, not a check and then an acquire.
+     */
+    private Pick pickNext(Slot[] all, int n, int stripe, int start) {
+      for (int i = 0, index = start; i < n; i++, index = Cursors.next(index, n)) {
+        Slot slot = all[index];
+        if (slot.backend.tryAcquire()) {
+          // Resume after the backend picked, past the unavailable ones just passed over, so the
+          // backend after a gap does not get a double turn.
+          cursors.set(stripe, Cursors.next(index, n));
+          return slot;
+        }
+      }
+      cursors.set(stripe, Cursors.next(start, n));
+      return FailedPick.of(all);
+    }
+
+    private Pick pickWithWarmUp(Slot[] all, int n, int stripe, int start) {
       Slot warming = null;
       for (int i = 0, index = start; i < n; i++, index = Cursors.next(index, n)) {
         Slot slot = all[index];
         if (!slot.backend.acceptsNewRequests()) {
           continue;
         }
-        if (warmUpRandom != null && !warmUpRandom.admits(slot.backend.warmUpFactor())) {
+        if (!warmUpRandom.admits(slot.backend.warmUpFactor())) {
           warming = warming == null ? slot : warming;
           continue;
         }
         if (slot.backend.tryAcquire()) {
-          // Resume after the backend picked, past the unavailable ones just passed over, so the
-          // backend after a gap does not get a double turn. A warming backend's declined turn is
-          // different: it belongs to the others, so the cursor moves by one and the backend after
-          // it keeps its own turn as well.
+          // As in pickNext; but a warming backend's declined turn belongs to the others, so the
+          // cursor then moves by one and the backend after it keeps its own turn as well.
           cursors.set(stripe, Cursors.next(warming == null ? index : start, n));
           return slot;
         }
