@@ -168,7 +168,7 @@ final class FairSharePolicy implements Policy, PickerFactory {
     }
 
     long expectedNanos() {
-      double warm = backend.warmUpFactor();
+      double warm = warmUpFactor();
       return warm < 1.0 ? (long) (expectedNanos / warm) : expectedNanos;
     }
 

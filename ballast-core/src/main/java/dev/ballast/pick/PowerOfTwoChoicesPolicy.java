@@ -224,7 +224,7 @@ final class PowerOfTwoChoicesPolicy implements Policy, PickerFactory {
       double utilization = utilization(now, policy.reportExpirationNanos);
       double load = Double.isNaN(utilization) ? 1.0 : 1.0 + utilization;
       double cost = costBase * (active + 1) * load;
-      double warm = backend.warmUpFactor();
+      double warm = warmUpFactor();
       return warm < 1.0 ? cost / warm : cost;
     }
   }

@@ -20,6 +20,8 @@ abstract class Slot implements Pick {
   final NanoClock clock;
   private final LongAdder rejectedReports;
   private final double errorUtilizationPenalty;
+  /** Whether the balancer ramps restarted backends in; without it, no pick reads the warm-up state. */
+  private final boolean warmUp;
 
   // The latest accepted load report, for the policies that read one. Written by whichever thread
   // delivers a report; each field is read on its own, so a racing report mixes at most two recent values.
@@ -34,6 +36,12 @@ abstract class Slot implements Pick {
     this.clock = context.clock();
     this.rejectedReports = context.rejectedLoadReports();
     this.errorUtilizationPenalty = errorUtilizationPenalty;
+    this.warmUp = context.warmUp();
+  }
+
+  /** The backend's warm-up factor (see {@link Backend#warmUpFactor()}); 1 when warm-up is off. */
+  final double warmUpFactor() {
+    return warmUp ? backend.warmUpFactor() : 1.0;
   }
 
   @Override
