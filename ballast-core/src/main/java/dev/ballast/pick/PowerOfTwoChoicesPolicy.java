@@ -76,7 +76,8 @@ final class PowerOfTwoChoicesPolicy implements Policy, PickerFactory {
    * tau)}, so that the average covers about the last {@code tau} of time whatever the request rate.
    * The peak EWMA takes a higher latency at once. With a clock that ticks by the millisecond, the
    * samples of one tick after the first carry no weight (but a higher latency still counts at
-   * once): the average then moves once per tick, at the same time constant.
+   * once): the average then moves once per tick, at the same time constant, and a completion in
+   * the same tick as the previous one that brings no new peak changes nothing and writes nothing.
    *
    * <p>Updates are release stores, not compare-and-set loops: two completions racing on one
    * backend may lose one sample, which a time average does not notice, and which costs no retries
@@ -87,50 +88,63 @@ final class PowerOfTwoChoicesPolicy implements Policy, PickerFactory {
   static final class Statistics extends Padded {
     private static final double NO_SAMPLE = -1;
     private static final VarHandle LATENCY = VarHandles.field(MethodHandles.lookup(), "latency", double.class);
-    private static final VarHandle LATENCY_AT = VarHandles.field(MethodHandles.lookup(), "latencyAtNanos", long.class);
     private static final VarHandle SUCCESS = VarHandles.field(MethodHandles.lookup(), "success", double.class);
-    private static final VarHandle SUCCESS_AT = VarHandles.field(MethodHandles.lookup(), "successAtNanos", long.class);
+    private static final VarHandle SAMPLED_AT = VarHandles.field(MethodHandles.lookup(), "sampledAtNanos", long.class);
 
     private volatile double latency = NO_SAMPLE;
-    private volatile long latencyAtNanos;
     private volatile double success = 1.0;
-    private volatile long successAtNanos;
+    /** When the latest sample arrived: both averages take every sample, so they share the time. */
+    private volatile long sampledAtNanos;
 
     Statistics(long now) {
-      this.latencyAtNanos = now;
-      this.successAtNanos = now;
+      this.sampledAtNanos = now;
     }
 
-    /** Peak EWMA: a higher sample replaces the estimate at once, a lower one decays it towards the sample. */
-    void recordLatency(long sampleNanos, long now, double inverseTau) {
-      double sample = sampleNanos;
+    /**
+     * Takes one request's latency and outcome ({@code successSample} 1 or 0) at {@code now};
+     * returns whether either average changed.
+     */
+    boolean record(long latencyNanos, double successSample, long now, double inverseLatencyTau, double inverseSuccessTau) {
+      long at = sampledAtNanos;
       double current = latency;
-      long at = latencyAtNanos;
-      if (current == NO_SAMPLE || sample >= current) {
-        if (sample != current) {
-          LATENCY.setRelease(this, sample);
-        }
-      } else {
-        double keep = keep(now - at, inverseTau);
+      double sample = latencyNanos;
+      long elapsed = now - at;
+      if (elapsed <= 0 && sample <= current) {
+        // The common case under load with a ticking clock: no time since the previous sample
+        // gives this one no weight, and it brings no new peak.
+        return false;
+      }
+      boolean changed = false;
+      if (current == NO_SAMPLE || sample > current) {
+        // Peak EWMA: a higher sample replaces the estimate at once.
+        LATENCY.setRelease(this, sample);
+        changed = true;
+      } else if (sample < current) {
+        // A lower one decays the estimate towards it.
+        double keep = keep(elapsed, inverseLatencyTau);
         if (keep < 1.0) {
           LATENCY.setRelease(this, current * keep + sample * (1 - keep));
+          changed = true;
         }
       }
-      if (now - at > 0) {
-        LATENCY_AT.setRelease(this, now);
+      changed |= recordSuccessRate(successSample, elapsed, inverseSuccessTau);
+      if (elapsed > 0) {
+        SAMPLED_AT.setRelease(this, now);
       }
+      return changed;
     }
 
-    void recordSuccessRate(double sample, long now, double inverseTau) {
+    private boolean recordSuccessRate(double sample, long elapsed, double inverseTau) {
       double current = success;
-      long at = successAtNanos;
-      double keep = keep(now - at, inverseTau);
-      if (sample != current && keep < 1.0) {
+      if (sample == current) {
+        return false;
+      }
+      double keep = keep(elapsed, inverseTau);
+      if (keep < 1.0) {
         SUCCESS.setRelease(this, current * keep + sample * (1 - keep));
+        return true;
       }
-      if (now - at > 0) {
-        SUCCESS_AT.setRelease(this, now);
-      }
+      return false;
     }
 
     boolean hasLatency() {
@@ -161,18 +175,17 @@ final class PowerOfTwoChoicesPolicy implements Policy, PickerFactory {
 
     @Override
     void recordSuccess(long latencyNanos) {
-      long now = clock.nanoTime();
-      statistics.recordLatency(latencyNanos, now, policy.inverseLatencyDecay);
-      statistics.recordSuccessRate(1.0, now, policy.inverseSuccessDecay);
-      updateCostBase();
+      if (statistics.record(latencyNanos, 1.0, clock.nanoTime(), policy.inverseLatencyDecay, policy.inverseSuccessDecay)) {
+        updateCostBase();
+      }
     }
 
     @Override
     void recordFailure(long latencyNanos) {
-      long now = clock.nanoTime();
-      statistics.recordLatency(Math.max(latencyNanos, policy.failurePenaltyNanos), now, policy.inverseLatencyDecay);
-      statistics.recordSuccessRate(0.0, now, policy.inverseSuccessDecay);
-      updateCostBase();
+      long sample = Math.max(latencyNanos, policy.failurePenaltyNanos);
+      if (statistics.record(sample, 0.0, clock.nanoTime(), policy.inverseLatencyDecay, policy.inverseSuccessDecay)) {
+        updateCostBase();
+      }
     }
 
     /**
