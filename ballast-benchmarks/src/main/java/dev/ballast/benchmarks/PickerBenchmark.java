@@ -80,19 +80,29 @@ public class PickerBenchmark {
   @Setup(Level.Trial)
   public void setUp() {
     String[] parts = policy.split(":", 2);
-    LoadProfile load = LoadProfile.of(backends);
     if (parts[0].equals("ballast")) {
-      Balancer balancer =
-          ballastBalancer(parts[1], backends, load, clock.equals("system") ? NanoClock.system() : NanoClock.cached());
-      ballastPicker = balancer.picker();
-      check(ballastPicker.pick());
+      ballastPicker = ballastPicker(parts[1], backends, clock.equals("system") ? NanoClock.system() : NanoClock.cached());
     } else {
-      grpc = GrpcPickerFixture.create(parts[1], grpcConfig(parts[1]), backends);
-      if (parts[1].equals("weighted_round_robin")) {
-        grpc.reportLoads(load.qps, load.eps, load.utilization, 3);
-      }
+      grpc = grpcFixture(parts[1], backends);
       grpcPicker = grpc.picker();
     }
+  }
+
+  /** A Ballast policy's picker over {@code backends} connected backends that all reported the load profile. */
+  static Picker ballastPicker(String name, int backends, NanoClock clock) {
+    Picker picker = ballastBalancer(name, backends, LoadProfile.of(backends), clock).picker();
+    check(picker.pick());
+    return picker;
+  }
+
+  /** gRPC's policy over {@code backends} READY subchannels; weighted round robin has had the same reports. */
+  static GrpcPickerFixture grpcFixture(String name, int backends) {
+    GrpcPickerFixture fixture = GrpcPickerFixture.create(name, grpcConfig(name), backends);
+    if (name.equals("weighted_round_robin")) {
+      LoadProfile load = LoadProfile.of(backends);
+      fixture.reportLoads(load.qps, load.eps, load.utilization, 3);
+    }
+    return fixture;
   }
 
   @TearDown(Level.Trial)
