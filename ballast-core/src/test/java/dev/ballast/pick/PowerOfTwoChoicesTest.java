@@ -32,12 +32,19 @@ final class PowerOfTwoChoicesTest {
     return (PowerOfTwoChoicesPolicy.ScoredSlot) ((SnapshotBalancer) balancer).slot(key);
   }
 
-  /** One finished request of {@code latencyMillis} on {@code key}. */
-  /** A request to {@code key}, picked at the balancer clock's current time, that ends after the latency. */
+  /** The key of the backend picked; the request is cancelled, so in-flight counts stay at zero. */
+  private static String pickAndCancel(Balancer balancer) {
+    Pick pick = balancer.pick();
+    String key = pick.backend().key();
+    pick.onCancel();
+    return key;
+  }
+
+  /** One request to {@code key} that took {@code latencyMillis}, picked and ended at the balancer clock's current time. */
   private static void answer(Balancer balancer, String key, long latencyMillis, boolean failed) {
     assertThat(balancer.backend(key).tryAcquire()).isTrue();
     PowerOfTwoChoicesPolicy.ScoredSlot handle = slot(balancer, key);
-    // What pick() records for the chosen backend; completion times are measured from it.
+    // What pick() records for the chosen backend.
     handle.markPicked(((SnapshotBalancer) balancer).clock().nanoTime());
     if (failed) {
       handle.onFailure(FailureKind.BACKEND, Duration.ofMillis(latencyMillis).toNanos());
@@ -152,6 +159,30 @@ final class PowerOfTwoChoicesTest {
       assertThat(pick.backend().key()).isEqualTo("b0");
       pick.onCancel();
     }
+  }
+
+  @Test
+  void withinOneClockTickOnlyAHigherLatencyCountsAndTheNextTickBlendsALowerOneIn() {
+    Balancer balancer = balancer(NEVER_FORCED, 2, 1);
+    answer(balancer, "b0", 100, false);
+    answer(balancer, "b1", 150, false);
+
+    // Same reading of the clock: a lower sample has no weight.
+    answer(balancer, "b0", 10, false);
+    assertThat(slot(balancer, "b0").latencyNanos()).isEqualTo(Duration.ofMillis(100).toNanos());
+    assertThat(pickAndCancel(balancer)).isEqualTo("b0");
+
+    // A new peak counts at once, and picks see the republished cost.
+    answer(balancer, "b0", 200, false);
+    assertThat(slot(balancer, "b0").latencyNanos()).isEqualTo(Duration.ofMillis(200).toNanos());
+    assertThat(pickAndCancel(balancer)).isEqualTo("b1");
+
+    // A tick later a lower sample blends in with the weight of the time that passed.
+    clock.advance(Duration.ofSeconds(1));
+    answer(balancer, "b0", 10, false);
+    assertThat(slot(balancer, "b0").latencyNanos())
+        .isLessThan((double) Duration.ofMillis(200).toNanos())
+        .isGreaterThan((double) Duration.ofMillis(10).toNanos());
   }
 
   @Test
