@@ -159,8 +159,9 @@ final class LeastLoadedPolicy implements Policy, PickerFactory {
     }
 
     /**
-     * The common case, kept small so that the compiler inlines it: one pass over the window, and
-     * the first backend, in round-robin order, with the least load; null if it cannot take the request.
+     * The common case, kept small so that the compiler inlines it: one pass over the window (it
+     * stops at the first idle backend), and the first backend, in round-robin order, with the
+     * least load; null if it cannot take the request.
      */
     private Slot pickInWindow(Slot[] all, int n, int stripe) {
       // The clock is read only once a backend in the window has errors on record.
@@ -183,6 +184,11 @@ final class LeastLoadedPolicy implements Policy, PickerFactory {
           if (load < least) {
             least = load;
             chosen = index;
+            if (load == 0) {
+              // Nothing loads less than an idle backend, and it is the first idle one in order:
+              // the rest of the window cannot change the answer, so it is not read.
+              break;
+            }
           }
         }
       }
