@@ -164,6 +164,7 @@ public final class PickerPairs {
   static double phase(Side side, int threads, int millis) throws InterruptedException {
     AtomicBoolean stop = new AtomicBoolean();
     long[] ops = new long[threads];
+    Throwable[] failures = new Throwable[threads];
     CountDownLatch ready = new CountDownLatch(threads);
     CountDownLatch go = new CountDownLatch(1);
     Thread[] workers = new Thread[threads];
@@ -177,7 +178,11 @@ public final class PickerPairs {
           Thread.currentThread().interrupt();
           return;
         }
-        ops[index] = side.run(stop);
+        try {
+          ops[index] = side.run(stop);
+        } catch (RuntimeException | Error e) {
+          failures[index] = e;
+        }
       }, "pair-worker-" + t);
       workers[t].start();
     }
@@ -190,6 +195,11 @@ public final class PickerPairs {
       worker.join();
     }
     long elapsed = System.nanoTime() - start;
+    for (Throwable failure : failures) {
+      if (failure != null) {
+        throw new IllegalStateException("a benchmark thread failed", failure);
+      }
+    }
     long total = 0;
     for (long n : ops) {
       if (n < 0) {
