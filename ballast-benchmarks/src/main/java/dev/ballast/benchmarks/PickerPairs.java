@@ -107,7 +107,8 @@ public final class PickerPairs {
   static long runBallast(Picker picker, AtomicBoolean stop) {
     long ops = 0;
     long nulls = 0;
-    while (!stop.get()) {
+    // At least one batch, so that a thread that starts late still counts for something.
+    do {
       for (int k = 0; k < 256; k++) {
         Pick pick = picker.pick();
         if (pick.backend() == null) {
@@ -116,14 +117,14 @@ public final class PickerPairs {
         pick.onSuccess(PickerBenchmark.LATENCY_NANOS);
       }
       ops += 256;
-    }
+    } while (!stop.get());
     return nulls == 0 ? ops : -1;
   }
 
   static long runGrpc(LoadBalancer.SubchannelPicker picker, AtomicBoolean stop) {
     long ops = 0;
     long nulls = 0;
-    while (!stop.get()) {
+    do {
       for (int k = 0; k < 256; k++) {
         LoadBalancer.PickResult result = picker.pickSubchannel(GrpcPickerFixture.ARGS);
         if (result.getSubchannel() == null) {
@@ -132,7 +133,7 @@ public final class PickerPairs {
         GrpcPickerFixture.completeCall(result, null);
       }
       ops += 256;
-    }
+    } while (!stop.get());
     return nulls == 0 ? ops : -1;
   }
 
