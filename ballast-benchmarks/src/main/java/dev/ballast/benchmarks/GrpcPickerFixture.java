@@ -86,18 +86,30 @@ final class GrpcPickerFixture implements AutoCloseable {
    * any) sees the stream created and closed, with {@code trailers} as the server's trailers.
    */
   static void completeCall(LoadBalancer.PickResult result, Metadata trailers) {
+    ClientStreamTracer tracer = startCall(result);
+    if (tracer == null) {
+      return;
+    }
+    if (trailers != null) {
+      tracer.inboundTrailers(trailers);
+    }
+    tracer.streamClosed(Status.OK);
+  }
+
+  /**
+   * What a started RPC does to the policy's accounting: the stream tracer the picker attached (if
+   * any) sees the stream created. The call stays open; null if the picker attached no tracer.
+   */
+  static ClientStreamTracer startCall(LoadBalancer.PickResult result) {
     ClientStreamTracer.Factory factory = result.getStreamTracerFactory();
     if (factory == null) {
-      return;
+      return null;
     }
     Metadata headers = new Metadata();
     ClientStreamTracer tracer =
         factory.newClientStreamTracer(ClientStreamTracer.StreamInfo.newBuilder().build(), headers);
     tracer.streamCreated(Attributes.EMPTY, headers);
-    if (trailers != null) {
-      tracer.inboundTrailers(trailers);
-    }
-    tracer.streamClosed(Status.OK);
+    return tracer;
   }
 
   /**

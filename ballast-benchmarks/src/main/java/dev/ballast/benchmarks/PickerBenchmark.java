@@ -73,6 +73,13 @@ public class PickerBenchmark {
   @Param({"cached"})
   public String clock;
 
+  /**
+   * Requests per backend left in flight before measuring (started through the picker, never
+   * ended), so that load-aware pickers compare busy backends: {@code -p inFlight=4}.
+   */
+  @Param({"0"})
+  public int inFlight;
+
   private Picker ballastPicker;
   private GrpcPickerFixture grpc;
   private LoadBalancer.SubchannelPicker grpcPicker;
@@ -82,16 +89,22 @@ public class PickerBenchmark {
     String[] parts = policy.split(":", 2);
     if (parts[0].equals("ballast")) {
       ballastPicker = ballastPicker(parts[1], backends, clock.equals("system") ? NanoClock.system() : NanoClock.cached());
+      for (int i = 0; i < inFlight * backends; i++) {
+        check(ballastPicker.pick(), false);
+      }
     } else {
       grpc = grpcFixture(parts[1], backends);
       grpcPicker = grpc.picker();
+      for (int i = 0; i < inFlight * backends; i++) {
+        GrpcPickerFixture.startCall(grpcPicker.pickSubchannel(GrpcPickerFixture.ARGS));
+      }
     }
   }
 
   /** A Ballast policy's picker over {@code backends} connected backends that all reported the load profile. */
   static Picker ballastPicker(String name, int backends, NanoClock clock) {
     Picker picker = ballastBalancer(name, backends, LoadProfile.of(backends), clock).picker();
-    check(picker.pick());
+    check(picker.pick(), true);
     return picker;
   }
 
@@ -178,11 +191,14 @@ public class PickerBenchmark {
     return Map.of();
   }
 
-  private static void check(Pick pick) {
+  /** Fails unless {@code pick} chose a backend; ends the request if {@code end}, else leaves it in flight. */
+  private static void check(Pick pick, boolean end) {
     if (!pick.isPicked()) {
       throw new IllegalStateException("setup produced a picker that cannot pick: " + pick.status());
     }
-    pick.onCancel();
+    if (end) {
+      pick.onCancel();
+    }
   }
 
   /** The load reports both sides receive: utilization spread from 0.2 to 0.8, equal qps, few errors. */

@@ -26,6 +26,7 @@ final class PickerBenchmarkTest {
           benchmark.policy = policy;
           benchmark.backends = Integer.parseInt(size);
           benchmark.clock = clock;
+          benchmark.inFlight = clock.equals("cached") ? 4 : 0;
           benchmark.setUp();
           try {
             for (int i = 0; i < 2_000; i++) {
