@@ -86,6 +86,10 @@ public class PickerBenchmark {
 
   @Setup(Level.Trial)
   public void setUp() {
+    if (inFlight < 0 || inFlight >= HealthConfig.defaults().activeRequestLimit()) {
+      throw new IllegalArgumentException("inFlight: " + inFlight + " (expected: 0 to "
+          + (HealthConfig.defaults().activeRequestLimit() - 1) + ", below the active-request limit, so that measured picks find room)");
+    }
     String[] parts = policy.split(":", 2);
     if (parts[0].equals("ballast")) {
       ballastPicker = ballastPicker(parts[1], backends, clock.equals("system") ? NanoClock.system() : NanoClock.cached());

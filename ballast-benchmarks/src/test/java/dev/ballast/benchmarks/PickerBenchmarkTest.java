@@ -1,6 +1,7 @@
 package dev.ballast.benchmarks;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.lang.reflect.Field;
 import org.junit.jupiter.api.Test;
@@ -39,5 +40,18 @@ final class PickerBenchmarkTest {
       }
     }
     blackhole.evaporate("Yes, I am Stephen Hawking, and know a thing or two about black holes.");
+  }
+
+  @Test
+  void anInFlightCountOutsideTheLimitIsRejectedByName() {
+    PickerBenchmark benchmark = new PickerBenchmark();
+    benchmark.policy = "ballast:round_robin";
+    benchmark.backends = 10;
+    benchmark.clock = "cached";
+    benchmark.inFlight = 100;
+
+    assertThatThrownBy(benchmark::setUp)
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("inFlight: 100 (expected: 0 to 99");
   }
 }
