@@ -14,6 +14,7 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -169,13 +170,12 @@ public final class ChannelThroughput {
       if (e.getValue() == first) {
         continue;
       }
-      List<Double> ratios = new ArrayList<>();
-      for (int i = 0; i < first.size(); i++) {
-        ratios.add(e.getValue().get(i) / first.get(i));
+      double[] ratios = new double[first.size()];
+      for (int i = 0; i < ratios.length; i++) {
+        ratios[i] = e.getValue().get(i) / first.get(i);
       }
-      ratios.sort(Double::compare);
       System.out.printf(Locale.ROOT, "%-34s paired ratio median %.4f (min %.4f, max %.4f)%n",
-          e.getKey(), ratios.get(ratios.size() / 2), ratios.get(0), ratios.get(ratios.size() - 1));
+          e.getKey(), Medians.of(ratios), Arrays.stream(ratios).min().orElse(0), Arrays.stream(ratios).max().orElse(0));
     }
   }
 

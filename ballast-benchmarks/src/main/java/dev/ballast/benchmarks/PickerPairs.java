@@ -28,8 +28,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * itself.
  *
  * <p>Run: {@code java -cp ballast-benchmarks/target/benchmarks.jar dev.ballast.benchmarks.PickerPairs
- * THREADS [ROUNDS [PHASE_MS]]} (defaults 15 rounds of 200 ms per side, after 5 warm-up rounds).
- * See docs/benchmarks.md.
+ * THREADS [ROUNDS [PHASE_MS]]} (defaults 15 rounds of 200 ms per side, after 5 warm-up rounds)
+ * runs every pair at 10, 100 and 1000 backends; {@code --pair BALLAST_POLICY GRPC_POLICY BACKENDS
+ * THREADS ROUNDS PHASE_MS} runs one pair in this JVM. See docs/benchmarks.md.
  */
 public final class PickerPairs {
   static final String[][] PAIRS = {
@@ -95,7 +96,8 @@ public final class PickerPairs {
   }
 
   private static void usage(String message) {
-    System.err.println("PickerPairs: " + message + "; usage: PickerPairs THREADS [ROUNDS [PHASE_MS]]");
+    System.err.println("PickerPairs: " + message
+        + "; usage: PickerPairs THREADS [ROUNDS [PHASE_MS]] | --pair BALLAST_POLICY GRPC_POLICY BACKENDS THREADS ROUNDS PHASE_MS");
     System.exit(2);
   }
 
@@ -157,7 +159,7 @@ public final class PickerPairs {
           ratios[round] = ballastNanos[round] / grpcNanos[round];
         }
       }
-      return new Result(ballastPolicy, grpcPolicy, backends, threads, median(ballastNanos), median(grpcNanos), ratios);
+      return new Result(ballastPolicy, grpcPolicy, backends, threads, Medians.of(ballastNanos), Medians.of(grpcNanos), ratios);
     }
   }
 
@@ -214,16 +216,9 @@ public final class PickerPairs {
     return (double) elapsed * threads / total;
   }
 
-  static double median(double[] values) {
-    double[] sorted = values.clone();
-    Arrays.sort(sorted);
-    int n = sorted.length;
-    return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
-  }
-
   record Result(String ballast, String grpc, int backends, int threads, double ballastNanos, double grpcNanos, double[] ratios) {
     double ratio() {
-      return median(ratios);
+      return Medians.of(ratios);
     }
 
     String line() {
