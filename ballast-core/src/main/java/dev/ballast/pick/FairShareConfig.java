@@ -8,9 +8,13 @@ import java.time.Duration;
  * Settings of {@code fair_share}.
  *
  * @param statistic how a backend's expected service time is estimated from its recent successful
- *     requests: their mean (kept current on every answer) or their median (robust to outliers,
- *     recomputed by {@link Balancer#refresh()}) (default {@link Statistic#MEAN})
- * @param window how many recent latencies per backend the statistic covers (default 64; 1..4096)
+ *     requests: their mean (exponentially weighted, kept current on every answer, no samples
+ *     stored) or their median (robust to outliers, over a stored window, recomputed by {@link
+ *     Balancer#refresh()}) (default {@link Statistic#MEAN})
+ * @param window the span of the statistic, in answers (default 64; 1..4096): the mean weighs each
+ *     new latency {@code 2 / (window + 1)}, which gives its samples the average age of a plain mean
+ *     of the last {@code window} (the first {@code (window + 1) / 2} are averaged equally); the
+ *     median keeps the last {@code window} latencies per backend
  * @param initialServiceTime the expected service time of a backend with no answers yet (default
  *     10 ms; 1 ns..1 h)
  * @param candidates how many backends a pick compares (default 2; 1..1,000,000): all of them when
@@ -22,7 +26,7 @@ public record FairShareConfig(Statistic statistic, int window, Duration initialS
   /** The default number of candidates: two random choices, as in power of two choices. */
   public static final int DEFAULT_CANDIDATES = 2;
 
-  /** How the window of latencies becomes one expected service time. */
+  /** How recent latencies become one expected service time. */
   public enum Statistic {
     MEAN,
     MEDIAN

@@ -51,64 +51,35 @@ final class FairSharePolicy implements Policy, PickerFactory {
   }
 
   /**
-   * A backend's recent service times: a window written with plain stores, not atomic operations.
-   * Two completions racing on one backend may overwrite each other's sample, which a window of
-   * samples does not notice. The mean's running sum is rebuilt from the window each time the write
-   * position wraps, so a race cannot leave it drifting. Completions write here on every request
-   * and picks never read it: it lives in its own padded object, away from the predicted end and
-   * expected time that picks on every core read.
+   * A backend's last {@code window} service times, for the median: a ring written with plain
+   * stores, not atomic operations. Two completions racing on one backend may overwrite each
+   * other's sample, which a window of samples does not notice. Completions write here on every
+   * request and picks never read it: it lives in its own padded object, away from the predicted
+   * end and expected time that picks on every core read.
    */
   static final class ServiceTimes extends Padded {
     private static final VarHandle SAMPLE = MethodHandles.arrayElementVarHandle(long[].class);
     private static final VarHandle FILLED = VarHandles.field(MethodHandles.lookup(), "filled", int.class);
 
     private final int window;
-    private final double inverseWindow;
     private final long[] latencies;
     // Where the next sample goes, and how many of the window are filled (at most window).
     private int next;
     private volatile int filled;
-    private long sum;
 
     ServiceTimes(int window) {
       this.window = window;
-      this.inverseWindow = 1.0 / window;
       this.latencies = new long[window];
     }
 
-    /** Adds a sample; returns the mean of the window if {@code mean}, else 0. */
-    long add(long latencyNanos, boolean mean) {
+    void add(long latencyNanos) {
       int at = next;
-      long replaced = (long) SAMPLE.getOpaque(latencies, at);
       SAMPLE.setOpaque(latencies, at, latencyNanos);
       next = at + 1 == window ? 0 : at + 1;
       int count = filled;
       if (count < window) {
-        FILLED.setRelease(this, ++count);
+        FILLED.setRelease(this, count + 1);
       }
-      if (!mean) {
-        return 0;
-      }
-      long total;
-      if (at == window - 1) {
-        total = 0;
-        for (int i = 0; i < window; i++) {
-          total += (long) SAMPLE.getOpaque(latencies, i);
-        }
-      } else {
-        total = sum + latencyNanos - replaced;
-      }
-      sum = total;
-      return count == window ? dividedByWindow(total) : total / count;
-    }
-
-    /** {@code total / window} without a divide instruction: a multiplication, then a correction of one. */
-    private long dividedByWindow(long total) {
-      long q = (long) (total * inverseWindow);
-      if (q * window > total) {
-        return q - 1;
-      }
-      return (q + 1) * window <= total ? q + 1 : q;
     }
 
     /** Control plane only: the median of the window, with a caller-owned scratch array; 0 if empty. */
@@ -125,29 +96,64 @@ final class FairSharePolicy implements Policy, PickerFactory {
     }
   }
 
-  /** A backend's predicted end and expected service time, which every pick reads. */
+  /**
+   * A backend's predicted end and expected service time, which every pick reads, and the mean
+   * service time that its completions update.
+   *
+   * <p>The mean is exponentially weighted: each success's latency gets weight {@code 2 / (window +
+   * 1)} (the weighting whose average sample age matches a plain mean of the last {@code window}),
+   * and the first {@code (window + 1) / 2} successes are averaged equally, so that the initial
+   * guess counts for nothing once an answer arrived. Unlike a mean over a ring of samples it keeps
+   * no history: a completion reads three fields of this slot and writes only those that moved, on
+   * the line that the pick which started the request wrote anyway (the predicted end). Only the
+   * median needs the samples themselves. Updates are release stores, not compare-and-set loops:
+   * completions racing on one backend may lose a sample, which an average does not notice.
+   */
   static final class FairShareSlot extends Slot {
     private static final VarHandle PREDICTED_END = VarHandles.field(MethodHandles.lookup(), "predictedEndNanos", long.class);
     private static final VarHandle EXPECTED = VarHandles.field(MethodHandles.lookup(), "expectedNanos", long.class);
+    private static final VarHandle MEAN = VarHandles.field(MethodHandles.lookup(), "meanNanos", double.class);
+    private static final VarHandle SAMPLES = VarHandles.field(MethodHandles.lookup(), "samples", int.class);
 
-    private final boolean mean;
+    /** For the median: the last window of latencies; null for the mean, which keeps none. */
     private final ServiceTimes serviceTimes;
+    /** The mean's weight for a new sample once it has its first {@link #equalSamples} samples. */
+    private final double weight;
+    private final int equalSamples;
     private volatile long expectedNanos;
     private volatile long predictedEndNanos = Long.MIN_VALUE;
+    private volatile double meanNanos;
+    /** Successes averaged so far, counted up to {@link #equalSamples} only. */
+    private volatile int samples;
 
     FairShareSlot(Backend backend, PolicyContext context, FairShareConfig config) {
       super(backend, context, 1.0);
-      this.mean = config.statistic() == FairShareConfig.Statistic.MEAN;
-      this.serviceTimes = new ServiceTimes(config.window());
+      boolean median = config.statistic() == FairShareConfig.Statistic.MEDIAN;
+      this.serviceTimes = median ? new ServiceTimes(config.window()) : null;
+      this.weight = 2.0 / (config.window() + 1);
+      this.equalSamples = (config.window() + 1) / 2;
       this.expectedNanos = config.initialServiceTime().toNanos();
     }
 
     /** Only successes are service times: a backend that fails fast must not look fast. */
     @Override
     void recordSuccess(long latencyNanos) {
-      long average = serviceTimes.add(latencyNanos, mean);
-      if (mean) {
-        setExpected(average);
+      if (serviceTimes != null) {
+        serviceTimes.add(latencyNanos);
+        return;
+      }
+      double current = meanNanos;
+      double next;
+      int count = samples;
+      if (count < equalSamples) {
+        SAMPLES.setRelease(this, ++count);
+        next = current + (latencyNanos - current) / count;
+      } else {
+        next = current + (latencyNanos - current) * weight;
+      }
+      if (next != current) {
+        MEAN.setRelease(this, next);
+        setExpected(Math.round(next));
       }
     }
 
@@ -157,6 +163,11 @@ final class FairSharePolicy implements Policy, PickerFactory {
       if (value != expectedNanos) {
         EXPECTED.setRelease(this, value);
       }
+    }
+
+    /** How many latencies this slot stores: the window for the median, none for the mean. */
+    int keptSamples() {
+      return serviceTimes == null ? 0 : serviceTimes.window;
     }
 
     /** Control plane only: the median of the window, with a caller-owned scratch array. */

@@ -114,16 +114,48 @@ final class FairShareTest {
   }
 
   @Test
-  void theMeanCoversOnlyTheLastWindowOfSuccesses() {
+  void theMeanAveragesTheFirstHalfWindowEquallyThenWeighsEachNewLatencyTwoOverWindowPlusOne() {
     Balancer balancer = balancer(FairShareConfig.builder().window(3).build(), 1);
+    // Window 3: the first two successes are averaged equally, then each new one weighs 2/4.
     answer(balancer, "b0", 100);
+    assertThat(slot(balancer, "b0").expectedNanos()).isEqualTo(Duration.ofMillis(100).toNanos());
     answer(balancer, "b0", 10);
+    assertThat(slot(balancer, "b0").expectedNanos()).isEqualTo(Duration.ofMillis(55).toNanos());
+
     answer(balancer, "b0", 20);
-    assertThat(slot(balancer, "b0").expectedNanos()).isEqualTo(Duration.ofMillis(130).toNanos() / 3);
-
+    assertThat(slot(balancer, "b0").expectedNanos()).isEqualTo(Duration.ofMillis(75).toNanos() / 2);
     answer(balancer, "b0", 30);
+    assertThat(slot(balancer, "b0").expectedNanos()).isEqualTo(Duration.ofMillis(135).toNanos() / 4);
+  }
 
-    assertThat(slot(balancer, "b0").expectedNanos()).isEqualTo(Duration.ofMillis(20).toNanos());
+  @Test
+  void anOutlierFadesFromTheMeanAtTheWindowsRate() {
+    Balancer balancer = balancer(FairShareConfig.builder().window(64).build(), 1);
+    for (int i = 0; i < 32; i++) {
+      answer(balancer, "b0", 10);
+    }
+    answer(balancer, "b0", 1010);
+    // One second among 10 ms answers weighs 2/65: the mean jumps by 1 s * 2/65.
+    long jump = Math.round(Duration.ofSeconds(1).toNanos() * 2.0 / 65);
+    assertThat(slot(balancer, "b0").expectedNanos()).isEqualTo(Duration.ofMillis(10).toNanos() + jump);
+
+    // Then it decays by 63/65 per answer: after 64 more, to e^-2 of the jump or below.
+    for (int i = 0; i < 64; i++) {
+      answer(balancer, "b0", 10);
+    }
+    long excess = slot(balancer, "b0").expectedNanos() - Duration.ofMillis(10).toNanos();
+    assertThat(excess).isBetween(Math.round(jump * Math.pow(63.0 / 65, 64)) - 1, Math.round(jump * Math.pow(63.0 / 65, 64)) + 1);
+    assertThat(excess).isLessThan(jump / 7);
+  }
+
+  @Test
+  void theMeanKeepsNoSamplesOnlyTheMedianDoes() {
+    FairSharePolicy.FairShareSlot meanSlot = slot(balancer(FairShareConfig.builder().window(4096).build(), 1), "b0");
+    FairSharePolicy.FairShareSlot medianSlot =
+        slot(balancer(FairShareConfig.builder().statistic(FairShareConfig.Statistic.MEDIAN).window(4096).build(), 1), "b0");
+
+    assertThat(meanSlot.keptSamples()).isZero();
+    assertThat(medianSlot.keptSamples()).isEqualTo(4096);
   }
 
   @Test
