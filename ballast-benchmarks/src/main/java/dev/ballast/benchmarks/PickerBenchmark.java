@@ -86,22 +86,38 @@ public class PickerBenchmark {
 
   @Setup(Level.Trial)
   public void setUp() {
-    if (inFlight < 0 || inFlight >= HealthConfig.defaults().activeRequestLimit()) {
-      throw new IllegalArgumentException("inFlight: " + inFlight + " (expected: 0 to "
-          + (HealthConfig.defaults().activeRequestLimit() - 1) + ", below the active-request limit, so that measured picks find room)");
-    }
+    checkInFlight(inFlight);
     String[] parts = policy.split(":", 2);
     if (parts[0].equals("ballast")) {
       ballastPicker = ballastPicker(parts[1], backends, clock.equals("system") ? NanoClock.system() : NanoClock.cached());
-      for (int i = 0; i < inFlight * backends; i++) {
-        check(ballastPicker.pick(), false);
-      }
+      leaveInFlight(ballastPicker, backends, inFlight);
     } else {
       grpc = grpcFixture(parts[1], backends);
       grpcPicker = grpc.picker();
-      for (int i = 0; i < inFlight * backends; i++) {
-        GrpcPickerFixture.startCall(grpcPicker.pickSubchannel(GrpcPickerFixture.ARGS));
-      }
+      leaveInFlight(grpcPicker, backends, inFlight);
+    }
+  }
+
+  /** Rejects a requests-in-flight count that would leave measured picks no room below the active-request limit. */
+  static void checkInFlight(int inFlight) {
+    int limit = HealthConfig.defaults().activeRequestLimit();
+    if (inFlight < 0 || inFlight >= limit) {
+      throw new IllegalArgumentException("inFlight: " + inFlight + " (expected: 0 to "
+          + (limit - 1) + ", below the active-request limit, so that measured picks find room)");
+    }
+  }
+
+  /** Starts {@code inFlight} requests per backend through {@code picker} and never ends them. */
+  static void leaveInFlight(Picker picker, int backends, int inFlight) {
+    for (int i = 0; i < inFlight * backends; i++) {
+      check(picker.pick(), false);
+    }
+  }
+
+  /** gRPC's side of {@link #leaveInFlight(Picker, int, int)}: its tracer sees the streams created, not closed. */
+  static void leaveInFlight(LoadBalancer.SubchannelPicker picker, int backends, int inFlight) {
+    for (int i = 0; i < inFlight * backends; i++) {
+      GrpcPickerFixture.startCall(picker.pickSubchannel(GrpcPickerFixture.ARGS));
     }
   }
 

@@ -28,9 +28,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * itself.
  *
  * <p>Run: {@code java -cp ballast-benchmarks/target/benchmarks.jar dev.ballast.benchmarks.PickerPairs
- * THREADS [ROUNDS [PHASE_MS]]} (defaults 15 rounds of 200 ms per side, after 5 warm-up rounds)
- * runs every pair at 10, 100 and 1000 backends; {@code --pair BALLAST_POLICY GRPC_POLICY BACKENDS
- * THREADS ROUNDS PHASE_MS} runs one pair in this JVM. See docs/benchmarks.md.
+ * THREADS [ROUNDS [PHASE_MS [IN_FLIGHT]]]} (defaults 15 rounds of 200 ms per side, after 5 warm-up
+ * rounds, and no requests left in flight) runs every pair at 10, 100 and 1000 backends; {@code
+ * --pair BALLAST_POLICY GRPC_POLICY BACKENDS THREADS ROUNDS PHASE_MS [IN_FLIGHT]} runs one pair in
+ * this JVM. {@code IN_FLIGHT} requests per backend are started on both sides before measuring and
+ * never ended, as {@link PickerBenchmark}'s {@code -p inFlight}, so that load-aware pickers compare
+ * busy backends. See docs/benchmarks.md.
  */
 public final class PickerPairs {
   static final String[][] PAIRS = {
@@ -48,29 +51,31 @@ public final class PickerPairs {
 
   public static void main(String[] args) throws Exception {
     if (args.length >= 1 && args[0].equals("--pair")) {
-      if (args.length != 7) {
-        usage("--pair takes 6 values, got " + (args.length - 1));
+      if (args.length != 7 && args.length != 8) {
+        usage("--pair takes 6 or 7 values, got " + (args.length - 1));
       }
       Result r = runPair(args[1], args[2], positive("backends", args[3]), positive("threads", args[4]),
-          positive("rounds", args[5]), positive("phase milliseconds", args[6]));
+          positive("rounds", args[5]), positive("phase milliseconds", args[6]),
+          args.length > 7 ? inFlight(args[7]) : 0);
       System.out.println(r.line());
       return;
     }
-    if (args.length < 1 || args.length > 3) {
-      usage("expected THREADS [ROUNDS [PHASE_MS]], got " + args.length + " arguments");
+    if (args.length < 1 || args.length > 4) {
+      usage("expected THREADS [ROUNDS [PHASE_MS [IN_FLIGHT]]], got " + args.length + " arguments");
     }
     int threads = positive("threads", args[0]);
     int rounds = args.length > 1 ? positive("rounds", args[1]) : 15;
     int phaseMillis = args.length > 2 ? positive("phase milliseconds", args[2]) : 200;
-    System.out.printf(Locale.ROOT, "%d thread(s), %d rounds of %d ms per side after %d warm-up rounds; median of per-round ratios (min..max)%n",
-        threads, rounds, phaseMillis, WARM_UP_ROUNDS);
+    int inFlight = args.length > 3 ? inFlight(args[3]) : 0;
+    System.out.printf(Locale.ROOT, "%d thread(s), %d rounds of %d ms per side after %d warm-up rounds, %d requests per backend left in flight; median of per-round ratios (min..max)%n",
+        threads, rounds, phaseMillis, WARM_UP_ROUNDS, inFlight);
     String java = System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
     String classpath = System.getProperty("java.class.path");
     for (int size : SIZES) {
       for (String[] pair : PAIRS) {
         List<String> command = new ArrayList<>(List.of(java, "-cp", classpath, PickerPairs.class.getName(), "--pair",
             pair[0], pair[1], Integer.toString(size), Integer.toString(threads), Integer.toString(rounds),
-            Integer.toString(phaseMillis)));
+            Integer.toString(phaseMillis), Integer.toString(inFlight)));
         Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
         String output = new String(process.getInputStream().readAllBytes()).trim();
         int exit = process.waitFor();
@@ -95,9 +100,23 @@ public final class PickerPairs {
     return 0;
   }
 
+  /** A requests-in-flight count: a whole number below the active-request limit. */
+  private static int inFlight(String value) {
+    try {
+      int n = Integer.parseInt(value);
+      PickerBenchmark.checkInFlight(n);
+      return n;
+    } catch (NumberFormatException e) {
+      usage("in flight: '" + value + "' (expected: a whole number, 0 or more, below the active-request limit)");
+    } catch (IllegalArgumentException e) {
+      usage(e.getMessage());
+    }
+    return 0;
+  }
+
   private static void usage(String message) {
     System.err.println("PickerPairs: " + message
-        + "; usage: PickerPairs THREADS [ROUNDS [PHASE_MS]] | --pair BALLAST_POLICY GRPC_POLICY BACKENDS THREADS ROUNDS PHASE_MS");
+        + "; usage: PickerPairs THREADS [ROUNDS [PHASE_MS [IN_FLIGHT]]] | --pair BALLAST_POLICY GRPC_POLICY BACKENDS THREADS ROUNDS PHASE_MS [IN_FLIGHT]");
     System.exit(2);
   }
 
@@ -139,11 +158,14 @@ public final class PickerPairs {
     return nulls == 0 ? ops : -1;
   }
 
-  static Result runPair(String ballastPolicy, String grpcPolicy, int backends, int threads, int rounds, int phaseMillis)
-      throws InterruptedException {
+  static Result runPair(String ballastPolicy, String grpcPolicy, int backends, int threads, int rounds, int phaseMillis,
+      int inFlight) throws InterruptedException {
+    PickerBenchmark.checkInFlight(inFlight);
     Picker ballast = PickerBenchmark.ballastPicker(ballastPolicy, backends, NanoClock.cached());
+    PickerBenchmark.leaveInFlight(ballast, backends, inFlight);
     try (GrpcPickerFixture fixture = PickerBenchmark.grpcFixture(grpcPolicy, backends)) {
       LoadBalancer.SubchannelPicker grpc = fixture.picker();
+      PickerBenchmark.leaveInFlight(grpc, backends, inFlight);
       Side ballastSide = stop -> runBallast(ballast, stop);
       Side grpcSide = stop -> runGrpc(grpc, stop);
       double[] ballastNanos = new double[rounds];
@@ -159,7 +181,7 @@ public final class PickerPairs {
           ratios[round] = ballastNanos[round] / grpcNanos[round];
         }
       }
-      return new Result(ballastPolicy, grpcPolicy, backends, threads, Medians.of(ballastNanos), Medians.of(grpcNanos), ratios);
+      return new Result(ballastPolicy, grpcPolicy, backends, threads, inFlight, Medians.of(ballastNanos), Medians.of(grpcNanos), ratios);
     }
   }
 
@@ -216,7 +238,8 @@ public final class PickerPairs {
     return (double) elapsed * threads / total;
   }
 
-  record Result(String ballast, String grpc, int backends, int threads, double ballastNanos, double grpcNanos, double[] ratios) {
+  record Result(
+      String ballast, String grpc, int backends, int threads, int inFlight, double ballastNanos, double grpcNanos, double[] ratios) {
     double ratio() {
       return Medians.of(ratios);
     }
@@ -224,8 +247,9 @@ public final class PickerPairs {
     String line() {
       double min = Arrays.stream(ratios).min().orElse(Double.NaN);
       double max = Arrays.stream(ratios).max().orElse(Double.NaN);
-      return String.format(Locale.ROOT, "%-34s vs %-28s %5d backends, %d thread(s): %7.1f ns vs %7.1f ns, ratio %.2f (%.2f..%.2f)",
-          ballast, grpc, backends, threads, ballastNanos, grpcNanos, ratio(), min, max);
+      String busy = inFlight > 0 ? ", " + inFlight + " in flight per backend" : "";
+      return String.format(Locale.ROOT, "%-34s vs %-28s %5d backends, %d thread(s)%s: %7.1f ns vs %7.1f ns, ratio %.2f (%.2f..%.2f)",
+          ballast, grpc, backends, threads, busy, ballastNanos, grpcNanos, ratio(), min, max);
     }
   }
 }
