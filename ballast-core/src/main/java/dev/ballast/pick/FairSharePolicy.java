@@ -118,7 +118,7 @@ final class FairSharePolicy implements Policy, PickerFactory {
     /** For the median: the last window of latencies; null for the mean, which keeps none. */
     private final ServiceTimes serviceTimes;
     /** The mean's weight for a new sample once it has its first {@link #equalSamples} samples. */
-    private final double weight;
+    private final double sampleWeight;
     private final int equalSamples;
     private volatile long expectedNanos;
     private volatile long predictedEndNanos = Long.MIN_VALUE;
@@ -130,7 +130,7 @@ final class FairSharePolicy implements Policy, PickerFactory {
       super(backend, context, 1.0);
       boolean median = config.statistic() == FairShareConfig.Statistic.MEDIAN;
       this.serviceTimes = median ? new ServiceTimes(config.window()) : null;
-      this.weight = 2.0 / (config.window() + 1);
+      this.sampleWeight = 2.0 / (config.window() + 1);
       this.equalSamples = (config.window() + 1) / 2;
       this.expectedNanos = config.initialServiceTime().toNanos();
     }
@@ -149,7 +149,7 @@ final class FairSharePolicy implements Policy, PickerFactory {
         SAMPLES.setRelease(this, ++count);
         next = current + (latencyNanos - current) / count;
       } else {
-        next = current + (latencyNanos - current) * weight;
+        next = current + (latencyNanos - current) * sampleWeight;
       }
       if (next != current) {
         MEAN.setRelease(this, next);
