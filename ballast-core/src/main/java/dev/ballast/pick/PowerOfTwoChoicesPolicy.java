@@ -244,6 +244,7 @@ final class PowerOfTwoChoicesPolicy implements Policy, PickerFactory {
 
   static final class TwoChoicesPicker implements Picker {
     private final Slot[] slots;
+    private final Backend[] backends;
     private final PolicyContext context;
     private final PickRandom random;
     // The staleness probe's position, per stripe of threads (see Cursors).
@@ -252,6 +253,7 @@ final class PowerOfTwoChoicesPolicy implements Policy, PickerFactory {
 
     TwoChoicesPicker(Slot[] slots, PolicyContext context, PickRandom random, Cursors probe, long forcePickNanos) {
       this.slots = slots;
+      this.backends = Slot.backendsOf(slots);
       this.context = context;
       this.random = random;
       this.probe = probe;
@@ -312,7 +314,8 @@ final class PowerOfTwoChoicesPolicy implements Policy, PickerFactory {
       if (j >= i) {
         j++;
       }
-      return better((ScoredSlot) all[i], (ScoredSlot) all[j], now);
+      Backend[] candidates = backends;
+      return better((ScoredSlot) all[i], candidates[i], (ScoredSlot) all[j], candidates[j], now);
     }
 
     private static Pick pickAmongAll(Slot[] all, long now) {
@@ -336,8 +339,13 @@ final class PowerOfTwoChoicesPolicy implements Policy, PickerFactory {
 
     /** The candidate that can take a request and costs less; the first on a tie; null if neither can. */
     static ScoredSlot better(ScoredSlot a, ScoredSlot b, long now) {
-      int aActive = a.backend.activeRequestsIfAccepting();
-      int bActive = b.backend.activeRequestsIfAccepting();
+      return better(a, a.backend, b, b.backend, now);
+    }
+
+    /** {@link #better(ScoredSlot, ScoredSlot, long)} with each slot's backend given (see {@link Slot#backendsOf}). */
+    private static ScoredSlot better(ScoredSlot a, Backend aBackend, ScoredSlot b, Backend bBackend, long now) {
+      int aActive = aBackend.activeRequestsIfAccepting();
+      int bActive = bBackend.activeRequestsIfAccepting();
       if (aActive >= 0 && bActive >= 0) {
         return b.cost(now, bActive) < a.cost(now, aActive) ? b : a;
       }

@@ -39,6 +39,20 @@ abstract class Slot implements Pick {
     this.warmUp = context.warmUp();
   }
 
+  /**
+   * The slots' backends, index for index. Pickers read a backend's state and in-flight count from
+   * this array rather than through its slot: in a large subset the slot and the backend are each a
+   * cache miss, and with both references at hand the two misses overlap instead of the second
+   * waiting for the first (power of two choices at 1,000 backends: 38.0 to 32.4 ns per request).
+   */
+  static Backend[] backendsOf(Slot[] slots) {
+    Backend[] backends = new Backend[slots.length];
+    for (int i = 0; i < slots.length; i++) {
+      backends[i] = slots[i].backend;
+    }
+    return backends;
+  }
+
   /** The backend's warm-up factor (see {@link Backend#warmUpFactor()}); 1 when warm-up is off. */
   final double warmUpFactor() {
     return warmUp ? backend.warmUpFactor() : 1.0;
