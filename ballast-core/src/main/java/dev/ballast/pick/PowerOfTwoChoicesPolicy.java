@@ -337,12 +337,10 @@ final class PowerOfTwoChoicesPolicy implements Policy, PickerFactory {
       return FailedPick.of(all);
     }
 
-    /** The candidate that can take a request and costs less; the first on a tie; null if neither can. */
-    static ScoredSlot better(ScoredSlot a, ScoredSlot b, long now) {
-      return better(a, a.backend, b, b.backend, now);
-    }
-
-    /** {@link #better(ScoredSlot, ScoredSlot, long)} with each slot's backend given (see {@link Slot#backendsOf}). */
+    /**
+     * The candidate that can take a request and costs less; the first on a tie; null if neither
+     * can. Each slot's backend is given, from the picker's array (see {@link Slot#backendsOf}).
+     */
     private static ScoredSlot better(ScoredSlot a, Backend aBackend, ScoredSlot b, Backend bBackend, long now) {
       int aActive = aBackend.activeRequestsIfAccepting();
       int bActive = bBackend.activeRequestsIfAccepting();

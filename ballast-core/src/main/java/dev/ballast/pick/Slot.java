@@ -40,10 +40,12 @@ abstract class Slot implements Pick {
   }
 
   /**
-   * The slots' backends, index for index. Pickers read a backend's state and in-flight count from
-   * this array rather than through its slot: in a large subset the slot and the backend are each a
-   * cache miss, and with both references at hand the two misses overlap instead of the second
-   * waiting for the first (power of two choices at 1,000 backends: 38.0 to 32.4 ns per request).
+   * The slots' backends, index for index. Power of two choices reads its candidates' state and
+   * in-flight count from this array rather than through their slots: in a large subset the slot
+   * and the backend are each a cache miss, and with both references at hand the two misses
+   * overlap instead of the second waiting for the first (at 1,000 backends: 38.0 to 32.4 ns per
+   * request). The other pickers measured no gain from it (docs/benchmarks.md) and read through
+   * the slot.
    */
   static Backend[] backendsOf(Slot[] slots) {
     Backend[] backends = new Backend[slots.length];
