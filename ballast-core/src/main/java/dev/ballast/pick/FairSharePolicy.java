@@ -146,12 +146,13 @@ final class FairSharePolicy implements Policy, PickerFactory {
       double next;
       int count = samples;
       if (count < equalSamples) {
-        SAMPLES.setRelease(this, ++count);
-        next = current + (latencyNanos - current) / count;
+        SAMPLES.setRelease(this, count + 1);
+        next = current + (latencyNanos - current) / (count + 1);
       } else {
         next = current + (latencyNanos - current) * sampleWeight;
       }
-      if (next != current) {
+      // The first answer replaces the initial guess even when it equals the mean's starting zero.
+      if (next != current || count == 0) {
         MEAN.setRelease(this, next);
         setExpected(Math.round(next));
       }

@@ -129,6 +129,17 @@ final class FairShareTest {
   }
 
   @Test
+  void theFirstAnswerReplacesTheInitialGuessEvenWhenItMeasuredZero() {
+    // A latency can measure 0 (a clock that ticks by the millisecond): the backend is fast, and
+    // its expected time must leave the 10 ms initial guess for the 1 ns floor.
+    Balancer balancer = balancer(FairShareConfig.builder().window(3).build(), 1);
+    answer(balancer, "b0", 0);
+    assertThat(slot(balancer, "b0").expectedNanos()).isEqualTo(1);
+    answer(balancer, "b0", 0);
+    assertThat(slot(balancer, "b0").expectedNanos()).isEqualTo(1);
+  }
+
+  @Test
   void anOutlierFadesFromTheMeanAtTheWindowsRate() {
     Balancer balancer = balancer(FairShareConfig.builder().window(64).build(), 1);
     for (int i = 0; i < 32; i++) {
