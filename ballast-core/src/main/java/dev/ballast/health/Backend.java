@@ -49,8 +49,19 @@ public interface Backend {
    */
   boolean tryAcquire();
 
-  /** Ends one acquired request, counting its outcome; in-flight requests end normally in any state. */
+  /**
+   * Ends one acquired request, counting its outcome; in-flight requests end normally in any state.
+   * An end while no request is in flight (a request ended twice) changes nothing but {@link
+   * #unmatchedEnds()}.
+   */
   void release(RequestOutcome outcome);
+
+  /**
+   * Ends that arrived while no request was in flight, and were therefore ignored: each is a
+   * request ended twice. (A second end while other requests are in flight cannot be told apart
+   * from theirs: it ends one of them early.)
+   */
+  long unmatchedEnds();
 
   /** Requests acquired so far. */
   long requestsStarted();

@@ -37,6 +37,7 @@ final class TrackedBackend implements Backend {
   private final LongAdder backendFailures = new LongAdder();
   private final LongAdder networkFailures = new LongAdder();
   private final LongAdder cancelled = new LongAdder();
+  private final LongAdder unmatchedEnds = new LongAdder();
   private volatile long warmUpStartNanos = NOT_WARMING;
 
   // Idle detection runs on the control plane only (refreshIdle is serialized).
@@ -130,11 +131,25 @@ final class TrackedBackend implements Backend {
 
   @Override
   public void release(RequestOutcome outcome) {
+    long before = (long) FLOW.getAndAdd(this, -1L);
+    if ((before & ACTIVE_MASK) == 0) {
+      // Nothing was in flight: an end without a start (a pick ended twice). Left in place, the
+      // borrow would read as a million requests in flight and shut the backend out for good;
+      // undone, it is only counted. Until the undo lands, concurrent picks see the backend at its
+      // limit and skip it.
+      FLOW.getAndAdd(this, 1L);
+      unmatchedEnds.increment();
+      return;
+    }
     if (outcome != RequestOutcome.SUCCESS) {
       countEnd(outcome);
     }
-    FLOW.getAndAdd(this, -1L);
     gate.signal();
+  }
+
+  @Override
+  public long unmatchedEnds() {
+    return unmatchedEnds.sum();
   }
 
   /** Counts an outcome other than success (successes are derived from the flow word). */

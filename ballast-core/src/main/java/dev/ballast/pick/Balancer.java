@@ -15,8 +15,9 @@ import java.util.random.RandomGenerator;
  * <p>Control plane: {@link #updateSubset} and {@link #refresh()} must be serialized (they are
  * also synchronized, as a safety net); they build a new immutable snapshot. Data plane: {@link
  * #pick()}, the {@link Pick} outcome methods, {@link #reportLoad} and the transport's {@link
- * Backend} callbacks are thread-safe; {@code pick()} and the outcome methods are lock-free and
- * allocation-free.
+ * Backend} callbacks are thread-safe; {@code pick()} and the outcome methods are allocation-free,
+ * and lock-free except that, while some caller waits in {@link #pick(long)}, ending a request
+ * takes a short lock to wake the waiters.
  */
 public interface Balancer {
 

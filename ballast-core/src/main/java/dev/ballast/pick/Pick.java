@@ -9,9 +9,15 @@ import dev.ballast.health.Backend;
  * <p>So that picking allocates nothing, the handle is not a per-request object: a successful pick
  * returns the chosen backend's own long-lived tracking object, and a failed pick one of a few
  * shared constants. Each successful pick must therefore be ended exactly once, by exactly one of
- * {@link #onSuccess}, {@link #onFailure} or {@link #onCancel()}; ending it twice releases a request
- * that another caller still holds. Ending a failed pick does nothing, so callers may end every
- * pick the same way. All methods are thread-safe, lock-free and allocation-free.
+ * {@link #onSuccess}, {@link #onFailure} or {@link #onCancel()}. Ending it twice ends, early, a
+ * request to the same backend that another caller still holds; if none is in flight the extra end
+ * is ignored and counted ({@link Backend#unmatchedEnds()}), though the policy's statistics (a
+ * latency sample, an error) may already have taken it. Ending a failed pick does nothing, so
+ * callers may end every pick the same way.
+ *
+ * <p>All methods are thread-safe and allocation-free. They are lock-free except in one case:
+ * while some caller waits for capacity in {@link Balancer#pick(long)}, ending a
+ * request also takes a short lock to wake the waiters.
  */
 public interface Pick {
 

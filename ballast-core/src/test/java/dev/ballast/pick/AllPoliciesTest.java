@@ -235,6 +235,33 @@ final class AllPoliciesTest {
 
   @ParameterizedTest
   @MethodSource("policies")
+  void aPickEndedTwiceIsCountedAndLeavesTheBackendUsable(Policy policy) {
+    Balancer balancer = balancer(policy, HealthConfig.defaults(), new FakeClock(), 3, 1);
+    Backend only = balancer.backend("b0");
+    Pick pick = balancer.pick();
+    assertThat(pick.backend()).isSameAs(only);
+
+    pick.onFailure(FailureKind.BACKEND, 10);
+    pick.onCancel();
+    pick.onSuccess(10);
+
+    // Without the guard the second end would leave the packed in-flight count at 2^20 - 1.
+    assertThat(only.activeRequests()).isZero();
+    assertThat(only.acceptsNewRequests()).isTrue();
+    assertThat(only.unmatchedEnds()).isEqualTo(2);
+    assertThat(only.requestsStarted()).isEqualTo(1);
+    assertThat(only.requestsEnded(RequestOutcome.BACKEND_FAILURE)).isEqualTo(1);
+    assertThat(only.requestsEnded(RequestOutcome.CANCELLED)).isZero();
+    assertThat(only.requestsEnded(RequestOutcome.SUCCESS)).isZero();
+    Pick next = balancer.pick();
+    assertThat(next.isPicked()).isTrue();
+    next.onSuccess(10);
+    assertThat(only.requestsEnded(RequestOutcome.SUCCESS)).isEqualTo(1);
+    assertThat(only.activeRequests()).isZero();
+  }
+
+  @ParameterizedTest
+  @MethodSource("policies")
   void badLoadReportsAreRejectedAndCountedForEveryPolicy(Policy policy) {
     Balancer balancer = balancer(policy, HealthConfig.defaults(), new FakeClock(), 1, 2);
     long before = balancer.rejectedLoadReports();
