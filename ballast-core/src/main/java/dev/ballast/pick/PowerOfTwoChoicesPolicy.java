@@ -227,6 +227,11 @@ final class PowerOfTwoChoicesPolicy implements Policy, PickerFactory {
       return LAST_PICKED.compareAndSet(this, last, now);
     }
 
+    /** Gives back a claim that did not lead to a request, unless a pick has moved the time since. */
+    void unclaimForced(long claimed, long last) {
+      LAST_PICKED.compareAndSet(this, claimed, last);
+    }
+
     /** The cost of sending one more request here now: lower is better. */
     double cost(long now) {
       return cost(now, backend.activeRequests());
@@ -299,9 +304,13 @@ final class PowerOfTwoChoicesPolicy implements Policy, PickerFactory {
       long last = stale.lastPickedNanos();
       if (now - last >= forcePickNanos
           && stale.backend.acceptsNewRequests()
-          && stale.claimForced(last, now)
-          && stale.backend.tryAcquire()) {
-        return stale;
+          && stale.claimForced(last, now)) {
+        if (stale.backend.tryAcquire()) {
+          return stale;
+        }
+        // It filled up or left service since the look: the claim gave it no request, so it stays
+        // due for the next probe (unless a pick reached it meanwhile).
+        stale.unclaimForced(now, last);
       }
       return null;
     }
@@ -318,21 +327,31 @@ final class PowerOfTwoChoicesPolicy implements Policy, PickerFactory {
       return better((ScoredSlot) all[i], candidates[i], (ScoredSlot) all[j], candidates[j], now);
     }
 
+    /**
+     * The cheapest of all backends that can take a request. A lost race for it (another thread
+     * took its last place) means comparing again, up to once per backend, rather than failing
+     * while others have room.
+     */
     private static Pick pickAmongAll(Slot[] all, long now) {
-      ScoredSlot best = null;
-      double bestCost = Double.POSITIVE_INFINITY;
-      for (Slot slot : all) {
-        if (slot.backend.acceptsNewRequests()) {
-          double cost = ((ScoredSlot) slot).cost(now);
-          if (best == null || cost < bestCost) {
-            best = (ScoredSlot) slot;
-            bestCost = cost;
+      for (int round = 0; round < all.length; round++) {
+        ScoredSlot best = null;
+        double bestCost = Double.POSITIVE_INFINITY;
+        for (Slot slot : all) {
+          if (slot.backend.acceptsNewRequests()) {
+            double cost = ((ScoredSlot) slot).cost(now);
+            if (best == null || cost < bestCost) {
+              best = (ScoredSlot) slot;
+              bestCost = cost;
+            }
           }
         }
-      }
-      if (best != null && best.backend.tryAcquire()) {
-        best.markPicked(now);
-        return best;
+        if (best == null) {
+          break;
+        }
+        if (best.backend.tryAcquire()) {
+          best.markPicked(now);
+          return best;
+        }
       }
       return FailedPick.of(all);
     }

@@ -244,6 +244,63 @@ final class PowerOfTwoChoicesTest {
     }
   }
 
+  /**
+   * Power of two choices over two backends that lose races as {@link LosingRaceBackend} says, b1
+   * answering in 50 ms and b0 in 1 ms, so that b0 is the cheaper of any pair.
+   */
+  private Picker racingPicker(PowerOfTwoChoicesConfig config, int b0Losses, int b1Losses, LosingRaceBackend[] out) {
+    PowerOfTwoChoicesPolicy policy = (PowerOfTwoChoicesPolicy) Policy.powerOfTwoChoices(config);
+    PolicyContext context =
+        new PolicyContext(clock, new SplittableRandom(5), new java.util.concurrent.atomic.LongAdder(), false, true);
+    Balancer source = balancer(config, 2, 5);
+    Slot[] slots = new Slot[2];
+    for (int i = 0; i < 2; i++) {
+      out[i] = new LosingRaceBackend(source.backend("b" + i), 0);
+      slots[i] = policy.newSlot(out[i], context);
+      assertThat(out[i].tryAcquire()).isTrue();
+      ((PowerOfTwoChoicesPolicy.ScoredSlot) slots[i]).markPicked(clock.nanoTime());
+      slots[i].onSuccess(Duration.ofMillis(i == 0 ? 1 : 50).toNanos());
+    }
+    out[0].loseNext(b0Losses);
+    out[1].loseNext(b1Losses);
+    return policy.newPicker(slots, context);
+  }
+
+  @Test
+  void aLostRaceInTheLastResortComparesAgainInsteadOfFailing() {
+    LosingRaceBackend[] backends = new LosingRaceBackend[2];
+    // b0 wins every comparison: the three draws lose b0 three times, the comparison of all once more.
+    Picker picker = racingPicker(NEVER_FORCED, 4, 0, backends);
+
+    Pick pick = picker.pick();
+
+    assertThat(pick.isPicked()).as(pick.status().toString()).isTrue();
+    assertThat(pick.backend().key()).isEqualTo("b0");
+    assertThat(backends[0].lossesLeft()).isZero();
+  }
+
+  @Test
+  void aForcedPickThatLosesItsRaceStaysDue() {
+    LosingRaceBackend[] backends = new LosingRaceBackend[2];
+    // b1 is never the better candidate, so only a forced pick reaches it; the first one loses.
+    Picker picker = racingPicker(PowerOfTwoChoicesConfig.builder().forcePickInterval(Duration.ofSeconds(1)).build(), 0, 1, backends);
+    clock.advance(Duration.ofSeconds(2));
+
+    int b1Picks = 0;
+    // The probe visits each backend every second pick; the clock stands still, so only a claim
+    // given back lets b1 be forced again.
+    for (int i = 0; i < 4; i++) {
+      Pick pick = picker.pick();
+      if (pick.backend().key().equals("b1")) {
+        b1Picks++;
+      }
+      pick.onCancel();
+    }
+
+    assertThat(backends[1].lossesLeft()).isZero();
+    assertThat(b1Picks).isEqualTo(1);
+  }
+
   @Test
   void aBadSettingNamesTheFieldAndTheRange() {
     org.assertj.core.api.Assertions.assertThatThrownBy(

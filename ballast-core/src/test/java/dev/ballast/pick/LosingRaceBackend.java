@@ -1,0 +1,119 @@
+package dev.ballast.pick;
+
+import dev.ballast.health.Backend;
+import dev.ballast.health.BackendState;
+import dev.ballast.health.RequestOutcome;
+
+/**
+ * A backend whose next {@code losses} acquires fail although it reports room, as when another
+ * thread takes its last place between a picker's look and its acquire: the race, made
+ * deterministic. Everything else is the wrapped backend's.
+ */
+final class LosingRaceBackend implements Backend {
+  private final Backend backend;
+  private int losses;
+
+  LosingRaceBackend(Backend backend, int losses) {
+    this.backend = backend;
+    this.losses = losses;
+  }
+
+  /** Makes the next {@code count} acquires fail. */
+  void loseNext(int count) {
+    losses = count;
+  }
+
+  /** Acquires that are still to fail. */
+  int lossesLeft() {
+    return losses;
+  }
+
+  @Override
+  public boolean tryAcquire() {
+    if (losses > 0 && backend.acceptsNewRequests()) {
+      losses--;
+      return false;
+    }
+    return backend.tryAcquire();
+  }
+
+  @Override
+  public String key() {
+    return backend.key();
+  }
+
+  @Override
+  public BackendState state() {
+    return backend.state();
+  }
+
+  @Override
+  public int activeRequests() {
+    return backend.activeRequests();
+  }
+
+  @Override
+  public int activeRequestLimit() {
+    return backend.activeRequestLimit();
+  }
+
+  @Override
+  public boolean acceptsNewRequests() {
+    return backend.acceptsNewRequests();
+  }
+
+  @Override
+  public double warmUpFactor() {
+    return backend.warmUpFactor();
+  }
+
+  @Override
+  public long healthCheckIntervalNanos() {
+    return backend.healthCheckIntervalNanos();
+  }
+
+  @Override
+  public void release(RequestOutcome outcome) {
+    backend.release(outcome);
+  }
+
+  @Override
+  public long unmatchedEnds() {
+    return backend.unmatchedEnds();
+  }
+
+  @Override
+  public long requestsStarted() {
+    return backend.requestsStarted();
+  }
+
+  @Override
+  public long requestsEnded(RequestOutcome outcome) {
+    return backend.requestsEnded(outcome);
+  }
+
+  @Override
+  public void onConnecting() {
+    backend.onConnecting();
+  }
+
+  @Override
+  public void onConnected() {
+    backend.onConnected();
+  }
+
+  @Override
+  public void onConnectFailed() {
+    backend.onConnectFailed();
+  }
+
+  @Override
+  public void onHealthCheck(boolean serving) {
+    backend.onHealthCheck(serving);
+  }
+
+  @Override
+  public void onLameDuck() {
+    backend.onLameDuck();
+  }
+}
