@@ -15,6 +15,8 @@ abstract class Slot implements Pick {
   static final long NEVER = Long.MIN_VALUE;
   /** Caps a single report's weight so that sums and means stay finite. */
   static final double MAX_WEIGHT = 1e15;
+  /** The least weight a report gives: positive, so that it is never read as no report at all. */
+  static final double MIN_WEIGHT = Double.MIN_NORMAL;
 
   final Backend backend;
   final NanoClock clock;
@@ -109,7 +111,11 @@ abstract class Slot implements Pick {
     utilization = used;
     utilizationNanos = now;
     if (rps > 0 && used > 0) {
-      double w = Math.min(MAX_WEIGHT, rps / (used + (eps / rps) * errorUtilizationPenalty));
+      // With no penalty the error term is 0 even where eps / rps overflows (0 times infinity is
+      // NaN). A weight that underflows to 0 (errors dwarfing queries) is still a report, of the
+      // least capability, not "no weight": the clamp then holds it at its floor.
+      double errors = errorUtilizationPenalty == 0 ? 0 : (eps / rps) * errorUtilizationPenalty;
+      double w = Math.max(MIN_WEIGHT, Math.min(MAX_WEIGHT, rps / (used + errors)));
       if (weightSinceNanos == NEVER) {
         weightSinceNanos = now;
       }

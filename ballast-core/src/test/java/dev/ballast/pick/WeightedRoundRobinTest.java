@@ -207,6 +207,23 @@ final class WeightedRoundRobinTest {
     assertThat(weights(balancer)[2]).isCloseTo(20.0, within(1e-9));
   }
 
+  @ParameterizedTest(name = "errorUtilizationPenalty {0}")
+  @ValueSource(doubles = {0.0, 1.0})
+  void aBackendWhoseErrorsDwarfItsQueriesKeepsATenthOfTheOthersMean(double penalty) {
+    Balancer balancer =
+        balancer(WeightedRoundRobinConfig.builder().blackoutPeriod(Duration.ZERO).errorUtilizationPenalty(penalty).build(),
+            keys("b", 3));
+    balancer.reportLoad("b0", 0.5, 0, 100, 0);
+    balancer.reportLoad("b1", 0.5, 0, 100, 0);
+    // Finite fields whose error ratio overflows: with no penalty its weight is rps / utilization,
+    // with one the errors take it to nothing. Either way a real, minimal weight, not NaN or none.
+    assertThat(balancer.reportLoad("b2", 0.5, 0, 1e-300, 1e10)).isTrue();
+    balancer.refresh();
+
+    assertThat(weights(balancer)).containsExactly(200.0, 200.0, 20.0);
+    assertThat(balancer.rejectedLoadReports()).isZero();
+  }
+
   @Test
   void badReportsAreRejectedCountedAndNeverUsed() {
     Balancer balancer = balancer(noBlackout, keys("b", 2));
