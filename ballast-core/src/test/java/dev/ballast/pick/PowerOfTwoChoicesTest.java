@@ -245,30 +245,109 @@ final class PowerOfTwoChoicesTest {
   }
 
   /**
-   * Power of two choices over two backends that lose races as {@link LosingRaceBackend} says, b1
-   * answering in 50 ms and b0 in 1 ms, so that b0 is the cheaper of any pair.
+   * Power of two choices built directly over instrumented backends ({@code out}), backend i having
+   * answered once in {@code latencyMillis[i]}.
    */
-  private Picker racingPicker(PowerOfTwoChoicesConfig config, int b0Losses, int b1Losses, LosingRaceBackend[] out) {
+  private Picker instrumentedPicker(
+      PowerOfTwoChoicesConfig config, long[] latencyMillis, InstrumentedBackend[] out, Slot[] slots, long seed) {
     PowerOfTwoChoicesPolicy policy = (PowerOfTwoChoicesPolicy) Policy.powerOfTwoChoices(config);
     PolicyContext context =
-        new PolicyContext(clock, new SplittableRandom(5), new java.util.concurrent.atomic.LongAdder(), false, true);
-    Balancer source = balancer(config, 2, 5);
-    Slot[] slots = new Slot[2];
-    for (int i = 0; i < 2; i++) {
-      out[i] = new LosingRaceBackend(source.backend("b" + i), 0);
+        new PolicyContext(clock, new SplittableRandom(seed), new java.util.concurrent.atomic.LongAdder(), false, true);
+    int n = latencyMillis.length;
+    Balancer source = balancer(config, n, seed);
+    for (int i = 0; i < n; i++) {
+      out[i] = new InstrumentedBackend(source.backend("b" + i));
       slots[i] = policy.newSlot(out[i], context);
       assertThat(out[i].tryAcquire()).isTrue();
       ((PowerOfTwoChoicesPolicy.ScoredSlot) slots[i]).markPicked(clock.nanoTime());
-      slots[i].onSuccess(Duration.ofMillis(i == 0 ? 1 : 50).toNanos());
+      slots[i].onSuccess(Duration.ofMillis(latencyMillis[i]).toNanos());
     }
+    return policy.newPicker(slots, context);
+  }
+
+  /** Two backends, b0 answering in 1 ms and b1 in 50 ms, so that b0 is the cheaper of any pair; then set to lose races. */
+  private Picker racingPicker(PowerOfTwoChoicesConfig config, int b0Losses, int b1Losses, InstrumentedBackend[] out) {
+    Picker picker = instrumentedPicker(config, new long[] {1, 50}, out, new Slot[2], 5);
     out[0].loseNext(b0Losses);
     out[1].loseNext(b1Losses);
-    return policy.newPicker(slots, context);
+    return picker;
+  }
+
+  /**
+   * The documented cost, computed here from what the backend and its statistics show, not by the
+   * policy's own {@code cost()}.
+   */
+  private static double documentedCost(PowerOfTwoChoicesPolicy.ScoredSlot slot, double utilization) {
+    return (slot.latencyNanos() + 1_000) * (slot.backend().activeRequests() + 1) * (1 + utilization)
+        / Math.max(slot.successRate(), 0.01);
+  }
+
+  @Property(tries = 100)
+  void amongManyBackendsThePickIsTheCheaperOfTheTwoItCompared(
+      @ForAll @IntRange(min = 3, max = 12) int n, @ForAll long seed) {
+    SplittableRandom random = new SplittableRandom(seed);
+    long[] latencies = new long[n];
+    for (int i = 0; i < n; i++) {
+      latencies[i] = 1 + random.nextInt(100);
+    }
+    InstrumentedBackend[] backends = new InstrumentedBackend[n];
+    Slot[] slots = new Slot[n];
+    Picker picker = instrumentedPicker(NEVER_FORCED, latencies, backends, slots, seed);
+    double[] utilization = new double[n];
+    for (int i = 0; i < n; i++) {
+      utilization[i] = random.nextDouble();
+      assertThat(slots[i].reportLoad(utilization[i], 0, 100, 0)).isTrue();
+      for (int k = random.nextInt(4); k > 0; k--) {
+        assertThat(backends[i].tryAcquire()).isTrue();
+      }
+    }
+
+    for (int round = 0; round < 200; round++) {
+      for (InstrumentedBackend backend : backends) {
+        backend.resetLooks();
+      }
+      Pick pick = picker.pick();
+      int picked = Integer.parseInt(pick.backend().key().substring(1));
+      int other = -1;
+      int looked = 0;
+      for (int i = 0; i < n; i++) {
+        looked += backends[i].looks();
+        if (backends[i].looks() > 0 && i != picked) {
+          other = i;
+        }
+      }
+      pick.onCancel();
+      assertThat(looked).as("in-flight counts read").isEqualTo(2);
+      assertThat(backends[picked].looks()).as("the picked backend was a candidate").isEqualTo(1);
+      assertThat(documentedCost((PowerOfTwoChoicesPolicy.ScoredSlot) slots[picked], utilization[picked]))
+          .isLessThanOrEqualTo(documentedCost((PowerOfTwoChoicesPolicy.ScoredSlot) slots[other], utilization[other]));
+    }
+  }
+
+  @Test
+  void aLowerSuccessRateAloneLosesWhenLatenciesAreEqual() {
+    Balancer balancer = balancer(
+        PowerOfTwoChoicesConfig.builder().forcePickInterval(Duration.ofHours(1)).failurePenalty(Duration.ZERO).build(), 2, 1);
+    answer(balancer, "b0", 20, false);
+    answer(balancer, "b1", 20, false);
+    // Failures that took as long as the successes: the latency estimates stay equal.
+    for (int i = 0; i < 5; i++) {
+      clock.advance(Duration.ofSeconds(1));
+      answer(balancer, "b0", 20, false);
+      answer(balancer, "b1", 20, true);
+    }
+
+    assertThat(slot(balancer, "b1").latencyNanos()).isEqualTo(slot(balancer, "b0").latencyNanos());
+    assertThat(slot(balancer, "b0").successRate()).isEqualTo(1.0);
+    assertThat(slot(balancer, "b1").successRate()).isLessThan(0.9);
+    for (int i = 0; i < 100; i++) {
+      assertThat(pickAndCancel(balancer)).isEqualTo("b0");
+    }
   }
 
   @Test
   void aLostRaceInTheLastResortComparesAgainInsteadOfFailing() {
-    LosingRaceBackend[] backends = new LosingRaceBackend[2];
+    InstrumentedBackend[] backends = new InstrumentedBackend[2];
     // b0 wins every comparison: the three draws lose b0 three times, the comparison of all once more.
     Picker picker = racingPicker(NEVER_FORCED, 4, 0, backends);
 
@@ -281,7 +360,7 @@ final class PowerOfTwoChoicesTest {
 
   @Test
   void aForcedPickThatLosesItsRaceStaysDue() {
-    LosingRaceBackend[] backends = new LosingRaceBackend[2];
+    InstrumentedBackend[] backends = new InstrumentedBackend[2];
     // b1 is never the better candidate, so only a forced pick reaches it; the first one loses.
     Picker picker = racingPicker(PowerOfTwoChoicesConfig.builder().forcePickInterval(Duration.ofSeconds(1)).build(), 0, 1, backends);
     clock.advance(Duration.ofSeconds(2));

@@ -5,17 +5,33 @@ import dev.ballast.health.BackendState;
 import dev.ballast.health.RequestOutcome;
 
 /**
- * A backend whose next {@code losses} acquires fail although it reports room, as when another
- * thread takes its last place between a picker's look and its acquire: the race, made
- * deterministic. Everything else is the wrapped backend's.
+ * A real backend, wrapped for tests of what a picker does with it: its next acquires can be made
+ * to fail although it reports room, as when another thread takes its last place between a
+ * picker's look and its acquire (the race, made deterministic), and the picker's looks at its
+ * in-flight count are counted. Everything else is the wrapped backend's.
  */
-final class LosingRaceBackend implements Backend {
+final class InstrumentedBackend implements Backend {
   private final Backend backend;
   private int losses;
+  private int looks;
 
-  LosingRaceBackend(Backend backend, int losses) {
+  InstrumentedBackend(Backend backend) {
     this.backend = backend;
-    this.losses = losses;
+  }
+
+  /** How many times a picker asked for the in-flight count to compare this backend. */
+  int looks() {
+    return looks;
+  }
+
+  void resetLooks() {
+    looks = 0;
+  }
+
+  @Override
+  public int activeRequestsIfAccepting() {
+    looks++;
+    return backend.activeRequestsIfAccepting();
   }
 
   /** Makes the next {@code count} acquires fail. */
