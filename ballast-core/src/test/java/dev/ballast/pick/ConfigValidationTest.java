@@ -1,0 +1,126 @@
+package dev.ballast.pick;
+
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.ballast.health.HealthConfig;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Every setting of every config, given each kind of bad value it can receive (below its range,
+ * above it, zero where a window must be positive, negative, NaN, infinite, null): an {@link
+ * IllegalArgumentException} whose message names the setting, shows the value and states the
+ * allowed range, as {@code name: value (expected: ...)}.
+ */
+final class ConfigValidationTest {
+
+  /** A named attempt to build a config with one bad value. */
+  private static Arguments bad(String field, String value, Runnable build) {
+    return Arguments.of(field, value, build);
+  }
+
+  static List<Arguments> badSettings() {
+    List<Arguments> out = new ArrayList<>();
+    Duration negative = Duration.ofNanos(-1);
+    Duration overHour = Duration.ofHours(1).plusNanos(1);
+    Duration overDay = Duration.ofDays(1).plusNanos(1);
+
+    // Health.
+    out.add(bad("activeRequestLimit", "0", () -> HealthConfig.builder().activeRequestLimit(0).build()));
+    out.add(bad("activeRequestLimit", "-1", () -> HealthConfig.builder().activeRequestLimit(-1).build()));
+    out.add(bad("activeRequestLimit", "1000001", () -> HealthConfig.builder().activeRequestLimit(1_000_001).build()));
+    for (Duration d : new Duration[] {Duration.ZERO, negative, overHour, null}) {
+      out.add(bad("healthCheckInterval", String.valueOf(d), () -> HealthConfig.builder().healthCheckInterval(d).build()));
+    }
+    for (Duration d : new Duration[] {Duration.ZERO, negative, overDay, null}) {
+      out.add(bad("idleHealthCheckInterval", String.valueOf(d), () -> HealthConfig.builder().idleHealthCheckInterval(d).build()));
+      out.add(bad("idleAfter", String.valueOf(d), () -> HealthConfig.builder().idleAfter(d).build()));
+    }
+    // Idle checks must not be more frequent than active ones.
+    out.add(bad("idleHealthCheckInterval", "PT0.5S", () -> HealthConfig.builder()
+        .healthCheckInterval(Duration.ofSeconds(1)).idleHealthCheckInterval(Duration.ofMillis(500)).build()));
+    for (Duration d : new Duration[] {negative, overHour, null}) {
+      out.add(bad("warmUpWindow", String.valueOf(d), () -> HealthConfig.builder().warmUpWindow(d).build()));
+    }
+    for (double v : new double[] {0.0, 0.009, 1.01, -1, Double.NaN, Double.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY}) {
+      out.add(bad("warmUpStartFactor", String.valueOf(v), () -> HealthConfig.builder().warmUpStartFactor(v).build()));
+    }
+
+    // Least-loaded round robin.
+    for (Duration d : new Duration[] {Duration.ZERO, negative, overHour, null}) {
+      out.add(bad("errorWindow", String.valueOf(d), () -> new LeastLoadedConfig(true, d)));
+    }
+    for (int w : new int[] {0, -1, 1_000_001}) {
+      out.add(bad("scanWindow", String.valueOf(w), () -> new LeastLoadedConfig(true, Duration.ofSeconds(1), w)));
+    }
+
+    // Weighted round robin.
+    for (Duration d : new Duration[] {negative, overHour, null}) {
+      out.add(bad("blackoutPeriod", String.valueOf(d), () -> WeightedRoundRobinConfig.builder().blackoutPeriod(d).build()));
+    }
+    for (Duration d : new Duration[] {Duration.ZERO, negative, overDay, null}) {
+      out.add(bad("weightExpirationPeriod", String.valueOf(d),
+          () -> WeightedRoundRobinConfig.builder().weightExpirationPeriod(d).build()));
+    }
+    for (Duration d : new Duration[] {Duration.ZERO, negative, overHour, null}) {
+      out.add(bad("weightUpdatePeriod", String.valueOf(d), () -> WeightedRoundRobinConfig.builder().weightUpdatePeriod(d).build()));
+    }
+    for (double v : new double[] {-1e-9, 1.000001e9, Double.NaN, Double.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY}) {
+      out.add(bad("errorUtilizationPenalty", String.valueOf(v),
+          () -> WeightedRoundRobinConfig.builder().errorUtilizationPenalty(v).build()));
+    }
+
+    // Power of two choices.
+    for (Duration d : new Duration[] {Duration.ZERO, negative, overHour, null}) {
+      out.add(bad("latencyDecay", String.valueOf(d), () -> PowerOfTwoChoicesConfig.builder().latencyDecay(d).build()));
+      out.add(bad("successDecay", String.valueOf(d), () -> PowerOfTwoChoicesConfig.builder().successDecay(d).build()));
+      out.add(bad("forcePickInterval", String.valueOf(d), () -> PowerOfTwoChoicesConfig.builder().forcePickInterval(d).build()));
+    }
+    for (Duration d : new Duration[] {negative, overHour, null}) {
+      out.add(bad("newBackendPenalty", String.valueOf(d), () -> PowerOfTwoChoicesConfig.builder().newBackendPenalty(d).build()));
+      out.add(bad("failurePenalty", String.valueOf(d), () -> PowerOfTwoChoicesConfig.builder().failurePenalty(d).build()));
+    }
+    for (Duration d : new Duration[] {Duration.ZERO, negative, overDay, null}) {
+      out.add(bad("loadReportExpiration", String.valueOf(d),
+          () -> PowerOfTwoChoicesConfig.builder().loadReportExpiration(d).build()));
+    }
+
+    // Fair share.
+    out.add(bad("statistic", "null", () -> FairShareConfig.builder().statistic(null).build()));
+    for (int w : new int[] {0, -1, 4097}) {
+      out.add(bad("window", String.valueOf(w), () -> FairShareConfig.builder().window(w).build()));
+    }
+    for (Duration d : new Duration[] {Duration.ZERO, negative, overHour, null}) {
+      out.add(bad("initialServiceTime", String.valueOf(d), () -> FairShareConfig.builder().initialServiceTime(d).build()));
+    }
+    for (int c : new int[] {0, -1, 1_000_001}) {
+      out.add(bad("candidates", String.valueOf(c), () -> FairShareConfig.builder().candidates(c).build()));
+    }
+
+    // Interleaved weighted round robin.
+    out.add(bad("weights", "null", () -> new InterleavedWeightedRoundRobinConfig(null, 1)));
+    Map<String, Integer> nullWeight = new HashMap<>();
+    nullWeight.put("a", null);
+    out.add(bad("weights", "null", () -> InterleavedWeightedRoundRobinConfig.of(nullWeight)));
+    for (int w : new int[] {0, -1, 101}) {
+      out.add(bad("weights[a]", String.valueOf(w), () -> InterleavedWeightedRoundRobinConfig.of(Map.of("a", w))));
+      out.add(bad("defaultWeight", String.valueOf(w), () -> new InterleavedWeightedRoundRobinConfig(Map.of("a", 1), w)));
+    }
+    return out;
+  }
+
+  @ParameterizedTest(name = "{0}: {1}")
+  @MethodSource("badSettings")
+  void aBadValueIsAnIllegalArgumentExceptionNamingTheSettingTheValueAndTheRange(String field, String value, Runnable build) {
+    assertThatThrownBy(build::run)
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith(field + ": " + value)
+        .hasMessageContaining("(expected: ");
+  }
+}
