@@ -53,14 +53,68 @@ final class WarmUpTest {
     assertThat(share(balancer, "b1", 20_000)).isCloseTo(0.5, within(0.001));
   }
 
+  static java.util.List<Policy> loadAwareAndInterleavedPolicies() {
+    return java.util.List.of(
+        Policy.leastLoadedRoundRobin(),
+        Policy.powerOfTwoChoices(PowerOfTwoChoicesConfig.builder().forcePickInterval(Duration.ofHours(1)).build()),
+        Policy.fairShare(),
+        Policy.interleavedWeightedRoundRobin(InterleavedWeightedRoundRobinConfig.of(java.util.Map.of())));
+  }
+
+  /**
+   * The other policies ramp in too: each in its own way (a share admitted at random, a cost or
+   * service time divided by the factor), so the figures differ, but a restarted backend of two
+   * equal ones starts well below its half, never loses share as the window passes, and has its
+   * half back at the end.
+   */
+  @org.junit.jupiter.params.ParameterizedTest
+  @org.junit.jupiter.params.provider.MethodSource("loadAwareAndInterleavedPolicies")
+  void everyOtherPolicyRampsARestartedBackendIn(Policy policy) {
+    Balancer balancer = connected(policy, warmUp, clock, new SplittableRandom(3), keys("b", 2));
+    // Both backends have answered, in the same time, so that only the ramp tells them apart.
+    for (String key : keys("b", 2)) {
+      assertThat(balancer.backend(key).tryAcquire()).isTrue();
+      ((SnapshotBalancer) balancer).slot(key).onSuccess(LATENCY);
+    }
+    clock.advance(Duration.ofSeconds(10));
+    balancer.backend("b1").onConnectFailed();
+    balancer.backend("b1").onConnected();
+
+    double start = share(balancer, "b1", 20_000, LATENCY);
+    clock.advance(Duration.ofSeconds(5));
+    double middle = share(balancer, "b1", 20_000, LATENCY);
+    clock.advance(Duration.ofSeconds(5));
+    double end = share(balancer, "b1", 20_000, LATENCY);
+
+    assertThat(start).isLessThan(0.1);
+    assertThat(middle).isGreaterThanOrEqualTo(start);
+    assertThat(end).isGreaterThanOrEqualTo(middle).isCloseTo(0.5, within(0.02));
+    if (policy.name().equals("power_of_two_choices")) {
+      // A cost divided by the factor: of two idle backends the warming one loses every comparison
+      // until the ramp ends (under load it wins once the other's in-flight count outweighs it).
+      assertThat(start).isZero();
+      assertThat(middle).isZero();
+    } else {
+      // Admitted at random with the factor, or a service time divided by it: a share of f / (1 + f).
+      assertThat(start).isCloseTo(0.1 / 1.1, within(0.01));
+      assertThat(middle).isCloseTo(0.55 / 1.55, within(0.015));
+    }
+  }
+
+  private static final long LATENCY = Duration.ofMillis(1).toNanos();
+
   private static double share(Balancer balancer, String key, int picks) {
+    return share(balancer, key, picks, 1);
+  }
+
+  private static double share(Balancer balancer, String key, int picks, long latencyNanos) {
     int hits = 0;
     for (int i = 0; i < picks; i++) {
       Pick pick = balancer.pick();
       if (pick.backend().key().equals(key)) {
         hits++;
       }
-      pick.onSuccess(1);
+      pick.onSuccess(latencyNanos);
     }
     return (double) hits / picks;
   }
