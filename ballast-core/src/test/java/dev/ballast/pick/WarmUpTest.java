@@ -8,8 +8,12 @@ import static org.assertj.core.api.Assertions.within;
 import dev.ballast.health.FakeClock;
 import dev.ballast.health.HealthConfig;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 final class WarmUpTest {
   private final FakeClock clock = new FakeClock();
@@ -53,12 +57,12 @@ final class WarmUpTest {
     assertThat(share(balancer, "b1", 20_000)).isCloseTo(0.5, within(0.001));
   }
 
-  static java.util.List<Policy> loadAwareAndInterleavedPolicies() {
-    return java.util.List.of(
+  static List<Policy> loadAwareAndInterleavedPolicies() {
+    return List.of(
         Policy.leastLoadedRoundRobin(),
         Policy.powerOfTwoChoices(PowerOfTwoChoicesConfig.builder().forcePickInterval(Duration.ofHours(1)).build()),
         Policy.fairShare(),
-        Policy.interleavedWeightedRoundRobin(InterleavedWeightedRoundRobinConfig.of(java.util.Map.of())));
+        Policy.interleavedWeightedRoundRobin(InterleavedWeightedRoundRobinConfig.of(Map.of())));
   }
 
   /**
@@ -67,8 +71,8 @@ final class WarmUpTest {
    * equal ones starts well below its half, never loses share as the window passes, and has its
    * half back at the end.
    */
-  @org.junit.jupiter.params.ParameterizedTest
-  @org.junit.jupiter.params.provider.MethodSource("loadAwareAndInterleavedPolicies")
+  @ParameterizedTest
+  @MethodSource("loadAwareAndInterleavedPolicies")
   void everyOtherPolicyRampsARestartedBackendIn(Policy policy) {
     Balancer balancer = connected(policy, warmUp, clock, new SplittableRandom(3), keys("b", 2));
     // Both backends have answered, in the same time, so that only the ramp tells them apart.
