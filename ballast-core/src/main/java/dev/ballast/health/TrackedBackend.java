@@ -39,6 +39,10 @@ final class TrackedBackend implements Backend {
   private final LongAdder cancelled = new LongAdder();
   private final LongAdder unmatchedEnds = new LongAdder();
   private volatile long warmUpStartNanos = NOT_WARMING;
+  /** Not connected since it last served (true from creation): its next return to service ramps in. */
+  private volatile boolean downSinceServing = true;
+  /** Left the subset: never takes a new request again. */
+  private volatile boolean retired;
 
   // Idle detection runs on the control plane only (refreshIdle is serialized).
   private long startedAtLastCheck = -1;
@@ -123,7 +127,9 @@ final class TrackedBackend implements Backend {
         break;
       }
     }
-    if (current == BackendState.IDLE) {
+    // The state is read again after the request is counted: an idle check that moved the backend
+    // to IDLE meanwhile either sees this request and moves it back, or is seen here (refreshIdle).
+    if (current == BackendState.IDLE || state == BackendState.IDLE) {
       STATE.compareAndSet(this, BackendState.IDLE, BackendState.HEALTHY);
     }
     return true;
@@ -131,12 +137,18 @@ final class TrackedBackend implements Backend {
 
   @Override
   public void release(RequestOutcome outcome) {
+    if (outcome == null) {
+      throw new NullPointerException("outcome: null (expected: a RequestOutcome)");
+    }
     long before = (long) FLOW.getAndAdd(this, -1L);
-    if ((before & ACTIVE_MASK) == 0) {
-      // Nothing was in flight: an end without a start (a pick ended twice). Left in place, the
-      // borrow would read as a million requests in flight and shut the backend out for good;
-      // undone, it is only counted. Until the undo lands, concurrent picks see the backend at its
-      // limit and skip it.
+    long active = before & ACTIVE_MASK;
+    if (active == 0 || active > limit) {
+      // Nothing was in flight: an end without a start (a pick ended twice). Its subtraction
+      // borrowed from the started count and left the in-flight bits near 2^20, above any limit;
+      // left in place, that would shut the backend out for good. Undone, it is only counted. An
+      // end that finds the in-flight count above the limit met another unmatched end's borrow
+      // before its undo landed (the count never exceeds the limit otherwise): it is unmatched too.
+      // Until the undos land, concurrent picks see the backend at its limit and skip it.
       FLOW.getAndAdd(this, 1L);
       unmatchedEnds.increment();
       return;
@@ -199,18 +211,19 @@ final class TrackedBackend implements Backend {
 
   @Override
   public void onConnecting() {
-    state = BackendState.CONNECTING;
+    setState(BackendState.CONNECTING);
   }
 
   @Override
   public void onConnected() {
-    becomeHealthyFrom(BackendState.CONNECTING);
-    becomeHealthyFrom(BackendState.REFUSING);
+    if (!becomeHealthyFrom(BackendState.CONNECTING)) {
+      becomeHealthyFrom(BackendState.REFUSING);
+    }
   }
 
   @Override
   public void onConnectFailed() {
-    state = BackendState.REFUSING;
+    setState(BackendState.REFUSING);
   }
 
   @Override
@@ -220,30 +233,61 @@ final class TrackedBackend implements Backend {
       return;
     }
     if (!becomeHealthyFrom(BackendState.CONNECTING) && !becomeHealthyFrom(BackendState.REFUSING)) {
-      if (STATE.compareAndSet(this, BackendState.LAME_DUCK, BackendState.HEALTHY)) {
-        quietSinceNanos = clock.nanoTime();
-        gate.signal();
-      }
+      becomeHealthyFrom(BackendState.LAME_DUCK);
     }
   }
 
   @Override
   public void onLameDuck() {
-    state = BackendState.LAME_DUCK;
+    setState(BackendState.LAME_DUCK);
   }
 
-  /** A backend that was not connected just came (back) up: it may need its warm-up. */
+  /** A state that takes no new requests; the one a not-connected backend enters records the outage. */
+  private void setState(BackendState next) {
+    if (next != BackendState.LAME_DUCK) {
+      downSinceServing = true;
+    }
+    state = next;
+    if (retired) {
+      // Removal raced with this callback: whichever wrote the state last, the backend stays out.
+      state = BackendState.REFUSING;
+    }
+  }
+
+  /**
+   * Takes the backend back into service. It ramps in (when warm-up is on) if it has not been
+   * connected since it last served: a (re)start, including one that passed through lame duck
+   * while the task warmed itself up. Lame duck entered from service ends without a ramp.
+   */
   private boolean becomeHealthyFrom(BackendState from) {
-    if (!STATE.compareAndSet(this, from, BackendState.HEALTHY)) {
+    if (retired || !STATE.compareAndSet(this, from, BackendState.HEALTHY)) {
+      return false;
+    }
+    if (retired) {
+      // Removed between the look and the move: back out.
+      state = BackendState.REFUSING;
       return false;
     }
     long now = clock.nanoTime();
     quietSinceNanos = now;
-    if (warmUpWindowNanos > 0) {
-      warmUpStartNanos = now;
+    if (downSinceServing) {
+      downSinceServing = false;
+      if (warmUpWindowNanos > 0) {
+        warmUpStartNanos = now;
+      }
     }
     gate.signal();
     return true;
+  }
+
+  /**
+   * The backend left its subset: it takes no new request from then on, whatever the transport
+   * reports later, so that a pick from a snapshot taken before the change cannot start one.
+   * Requests in flight end normally. A key that comes back gets a new backend.
+   */
+  void retire() {
+    retired = true;
+    state = BackendState.REFUSING;
   }
 
   /** Moves a healthy backend that has had no requests for {@code idleAfter} to idle. */
@@ -256,8 +300,11 @@ final class TrackedBackend implements Backend {
       quietSinceNanos = now;
       return;
     }
-    if (now - quietSinceNanos >= idleAfterNanos) {
-      STATE.compareAndSet(this, BackendState.HEALTHY, BackendState.IDLE);
+    if (now - quietSinceNanos >= idleAfterNanos
+        && STATE.compareAndSet(this, BackendState.HEALTHY, BackendState.IDLE)
+        && flow != f) {
+      // A request started between the look and the move (see tryAcquire): not idle after all.
+      STATE.compareAndSet(this, BackendState.IDLE, BackendState.HEALTHY);
     }
   }
 

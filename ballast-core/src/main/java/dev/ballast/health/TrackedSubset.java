@@ -43,6 +43,11 @@ final class TrackedSubset implements SubsetHealth {
     }
     byKey = Map.copyOf(next);
     backends = List.copyOf(ordered);
+    for (TrackedBackend backend : old.values()) {
+      if (next.get(backend.key()) != backend) {
+        backend.retire();
+      }
+    }
     capacity.signal();
     return backends;
   }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import org.junit.jupiter.api.Test;
 
 final class BackendStateTransitionsTest {
@@ -184,6 +185,102 @@ final class BackendStateTransitionsTest {
     backend.onHealthCheck(true);
 
     assertThat(backend.warmUpFactor()).isEqualTo(1.0);
+  }
+
+  @Test
+  void aRestartThatPassesThroughLameDuckRampsIn() {
+    Backend backend =
+        backend(HealthConfig.builder().warmUpWindow(Duration.ofSeconds(10)).warmUpStartFactor(0.1).build());
+    backend.onConnected();
+    clock.advance(Duration.ofSeconds(60));
+    assertThat(backend.warmUpFactor()).isEqualTo(1.0);
+
+    backend.onConnectFailed(); // the task restarts
+    backend.onHealthCheck(false); // back up, but not serving while it initialises
+    backend.onHealthCheck(true); // serving
+
+    assertThat(backend.state()).isEqualTo(BackendState.HEALTHY);
+    assertThat(backend.warmUpFactor()).isEqualTo(0.1);
+  }
+
+  @Test
+  void aBackendThatLeftItsSubsetTakesNoNewRequestWhateverTheTransportReports() {
+    SubsetHealth health = SubsetHealth.create(HealthConfig.defaults(), clock);
+    Backend leaving = health.update(List.of("a", "b")).get(1);
+    leaving.onConnected();
+    assertThat(leaving.tryAcquire()).isTrue();
+
+    health.update(List.of("a"));
+
+    assertThat(leaving.acceptsNewRequests()).isFalse();
+    assertThat(leaving.tryAcquire()).isFalse();
+    // Late callbacks for the old connection do not bring it back.
+    leaving.onConnected();
+    leaving.onHealthCheck(true);
+    leaving.onConnecting();
+    leaving.onLameDuck();
+    assertThat(leaving.state()).isEqualTo(BackendState.REFUSING);
+    assertThat(leaving.tryAcquire()).isFalse();
+    // The request in flight ends normally.
+    leaving.release(RequestOutcome.SUCCESS);
+    assertThat(leaving.activeRequests()).isZero();
+    assertThat(leaving.requestsEnded(RequestOutcome.SUCCESS)).isEqualTo(1);
+    // The key, back in the subset, gets a backend of its own.
+    Backend back = health.update(List.of("a", "b")).get(1);
+    assertThat(back).isNotSameAs(leaving);
+    back.onConnected();
+    assertThat(back.tryAcquire()).isTrue();
+  }
+
+  @Test
+  void aNullOutcomeIsRejectedAndEndsNothing() {
+    Backend backend = backend(HealthConfig.defaults());
+    backend.onConnected();
+    assertThat(backend.tryAcquire()).isTrue();
+
+    assertThatThrownBy(() -> backend.release(null))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessage("outcome: null (expected: a RequestOutcome)");
+
+    assertThat(backend.activeRequests()).isEqualTo(1);
+    assertThat(backend.requestsEnded(RequestOutcome.SUCCESS)).isZero();
+  }
+
+  /**
+   * Two unmatched ends at once: the second finds the first's borrow (in-flight bits near 2^20)
+   * before its undo. Bounded: a fixed number of ends per thread, no clock.
+   */
+  @Test
+  void unmatchedEndsFromSeveralThreadsAtOnceLeaveTheBackendUsable() throws InterruptedException {
+    Backend backend = backend(HealthConfig.defaults());
+    backend.onConnected();
+    int threads = 2;
+    int endsPerThread = 500_000;
+    Thread[] workers = new Thread[threads];
+    CountDownLatch start = new CountDownLatch(1);
+    for (int t = 0; t < threads; t++) {
+      workers[t] = new Thread(() -> {
+        try {
+          start.await();
+        } catch (InterruptedException e) {
+          return;
+        }
+        for (int i = 0; i < endsPerThread; i++) {
+          backend.release(RequestOutcome.CANCELLED);
+        }
+      });
+      workers[t].start();
+    }
+    start.countDown();
+    for (Thread worker : workers) {
+      worker.join();
+    }
+
+    assertThat(backend.activeRequests()).isZero();
+    assertThat(backend.requestsStarted()).isZero();
+    assertThat(backend.requestsEnded(RequestOutcome.CANCELLED)).isZero();
+    assertThat(backend.unmatchedEnds()).isEqualTo((long) threads * endsPerThread);
+    assertThat(backend.tryAcquire()).isTrue();
   }
 
   @Test
