@@ -127,7 +127,7 @@ final class FairSharePolicy implements Policy, PickerFactory {
     private volatile int samples;
 
     FairShareSlot(Backend backend, PolicyContext context, FairShareConfig config) {
-      super(backend, context, 1.0);
+      super(backend, context);
       boolean median = config.statistic() == FairShareConfig.Statistic.MEDIAN;
       this.serviceTimes = median ? new ServiceTimes(config.window()) : null;
       this.sampleWeight = 2.0 / (config.window() + 1);

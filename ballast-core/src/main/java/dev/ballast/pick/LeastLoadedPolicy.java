@@ -58,7 +58,7 @@ final class LeastLoadedPolicy implements Policy, PickerFactory {
     private volatile long errors;
 
     ErrorCountingSlot(Backend backend, PolicyContext context, boolean countErrors, long windowNanos) {
-      super(backend, context, 0);
+      super(backend, context);
       this.countErrors = countErrors;
       this.windowNanos = windowNanos;
     }

@@ -163,9 +163,14 @@ final class PowerOfTwoChoicesPolicy implements Policy, PickerFactory {
     // where a volatile store adds a fence as costly as an atomic operation).
     private volatile double costBase;
     private volatile long lastPickedNanos;
+    // The latest accepted report's load factor (1 + utilization) and when it arrived: this is the
+    // one policy whose picks read a report. Written factor first, read time first, so a pick that
+    // sees a report's time sees its factor; racing reports mix at most two recent values.
+    private volatile double loadFactor = 1.0;
+    private volatile long loadReportNanos = NEVER;
 
     ScoredSlot(Backend backend, PolicyContext context, PowerOfTwoChoicesPolicy policy) {
-      super(backend, context, 1.0);
+      super(backend, context);
       this.policy = policy;
       long now = context.clock().nanoTime();
       this.statistics = new Statistics(now);
@@ -201,6 +206,12 @@ final class PowerOfTwoChoicesPolicy implements Policy, PickerFactory {
       if (next != costBase) {
         COST_BASE.setRelease(this, next);
       }
+    }
+
+    @Override
+    void accepted(double utilization, double rps, double eps, long now) {
+      loadFactor = 1.0 + utilization;
+      loadReportNanos = now;
     }
 
     double latencyNanos() {
@@ -239,9 +250,11 @@ final class PowerOfTwoChoicesPolicy implements Policy, PickerFactory {
 
     /** {@link #cost(long)} with the in-flight count already read. */
     double cost(long now, int active) {
-      double utilization = utilization(now, policy.reportExpirationNanos);
-      double load = Double.isNaN(utilization) ? 1.0 : 1.0 + utilization;
-      double cost = costBase * (active + 1) * load;
+      double cost = costBase * (active + 1);
+      long reported = loadReportNanos;
+      if (reported != NEVER && now - reported < policy.reportExpirationNanos) {
+        cost *= loadFactor;
+      }
       double warm = warmUpFactor();
       return warm < 1.0 ? cost / warm : cost;
     }

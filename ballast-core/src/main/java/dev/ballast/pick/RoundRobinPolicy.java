@@ -15,7 +15,7 @@ final class RoundRobinPolicy implements Policy, PickerFactory {
 
   @Override
   public Slot newSlot(Backend backend, PolicyContext context) {
-    return new PlainSlot(backend, context, 1.0);
+    return new PlainSlot(backend, context);
   }
 
   @Override

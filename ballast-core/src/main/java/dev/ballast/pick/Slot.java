@@ -13,31 +13,17 @@ import java.util.concurrent.atomic.LongAdder;
  */
 abstract class Slot implements Pick {
   static final long NEVER = Long.MIN_VALUE;
-  /** Caps a single report's weight so that sums and means stay finite. */
-  static final double MAX_WEIGHT = 1e15;
-  /** The least weight a report gives: positive, so that it is never read as no report at all. */
-  static final double MIN_WEIGHT = Double.MIN_NORMAL;
 
   final Backend backend;
   final NanoClock clock;
   private final LongAdder rejectedReports;
-  private final double errorUtilizationPenalty;
   /** Whether the balancer ramps restarted backends in; without it, no pick reads the warm-up state. */
   private final boolean warmUp;
 
-  // The latest accepted load report, for the policies that read one. Written by whichever thread
-  // delivers a report; each field is read on its own, so a racing report mixes at most two recent values.
-  private volatile double utilization;
-  private volatile long utilizationNanos = NEVER;
-  private volatile double weight;
-  private volatile long weightSinceNanos = NEVER;
-  private volatile long weightUpdatedNanos = NEVER;
-
-  Slot(Backend backend, PolicyContext context, double errorUtilizationPenalty) {
+  Slot(Backend backend, PolicyContext context) {
     this.backend = backend;
     this.clock = context.clock();
     this.rejectedReports = context.rejectedLoadReports();
-    this.errorUtilizationPenalty = errorUtilizationPenalty;
     this.warmUp = context.warmUp();
   }
 
@@ -80,6 +66,9 @@ abstract class Slot implements Pick {
 
   @Override
   public final void onFailure(FailureKind kind, long latencyNanos) {
+    if (kind == null) {
+      throw new NullPointerException("kind: null (expected: BACKEND or NETWORK)");
+    }
     recordFailure(Math.max(0, latencyNanos));
     backend.release(kind == FailureKind.NETWORK ? RequestOutcome.NETWORK_FAILURE : RequestOutcome.BACKEND_FAILURE);
   }
@@ -105,51 +94,18 @@ abstract class Slot implements Pick {
       rejectedReports.increment();
       return false;
     }
-    long now = clock.nanoTime();
     // As in ORCA-based weighting: the application's own measure wins when it reports one.
-    double used = applicationUtilization > 0 ? applicationUtilization : cpuUtilization;
-    utilization = used;
-    utilizationNanos = now;
-    if (rps > 0 && used > 0) {
-      // With no penalty the error term is 0 even where eps / rps overflows (0 times infinity is
-      // NaN). A weight that underflows to 0 (errors dwarfing queries) is still a report, of the
-      // least capability, not "no weight": the clamp then holds it at its floor.
-      double errors = errorUtilizationPenalty == 0 ? 0 : (eps / rps) * errorUtilizationPenalty;
-      double w = Math.max(MIN_WEIGHT, Math.min(MAX_WEIGHT, rps / (used + errors)));
-      if (weightSinceNanos == NEVER) {
-        weightSinceNanos = now;
-      }
-      weightUpdatedNanos = now;
-      weight = w;
-    }
+    accepted(applicationUtilization > 0 ? applicationUtilization : cpuUtilization, rps, eps, clock.nanoTime());
     return true;
   }
 
-  /** The reported utilization if a report arrived less than {@code maxAgeNanos} ago, else NaN. */
-  final double utilization(long now, long maxAgeNanos) {
-    long at = utilizationNanos;
-    return at != NEVER && now - at < maxAgeNanos ? utilization : Double.NaN;
-  }
-
   /**
-   * The capability weight from load reports, or 0 while there is none: before the first report,
-   * during the blackout after the first report (early reports are noisy), and once the latest
-   * report is older than the expiration period (which also restarts the blackout).
+   * A report that passed validation, at {@code now}, for the policies that use reports: the
+   * utilization (the application's if it gave one, else the CPU's), queries and errors per second.
+   * Each keeps what its picks read beside the rest of its own state. Called by whichever thread
+   * delivers the report.
    */
-  final double weight(long now, long blackoutNanos, long expirationNanos) {
-    long since = weightSinceNanos;
-    if (since == NEVER) {
-      return 0;
-    }
-    if (now - weightUpdatedNanos >= expirationNanos) {
-      weightSinceNanos = NEVER;
-      return 0;
-    }
-    if (now - since < blackoutNanos) {
-      return 0;
-    }
-    return weight;
-  }
+  void accepted(double utilization, double rps, double eps, long now) {}
 
   @Override
   public String toString() {

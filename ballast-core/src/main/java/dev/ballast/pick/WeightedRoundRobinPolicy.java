@@ -31,7 +31,7 @@ final class WeightedRoundRobinPolicy implements Policy, PickerFactory {
 
   @Override
   public Slot newSlot(Backend backend, PolicyContext context) {
-    return new PlainSlot(backend, context, config.errorUtilizationPenalty());
+    return new WeightedSlot(backend, context, config.errorUtilizationPenalty(), expirationNanos);
   }
 
   @Override
@@ -71,12 +71,10 @@ final class WeightedRoundRobinPolicy implements Policy, PickerFactory {
     int n = slots.length;
     double[] weights = new double[n];
     int weighted = 0;
-    double sum = 0;
     for (int i = 0; i < n; i++) {
-      weights[i] = slots[i].weight(now, blackoutNanos, expirationNanos);
+      weights[i] = ((WeightedSlot) slots[i]).weight(now, blackoutNanos, expirationNanos);
       if (weights[i] > 0) {
         weighted++;
-        sum += weights[i];
       }
     }
     if (weighted < 2) {
@@ -84,20 +82,21 @@ final class WeightedRoundRobinPolicy implements Policy, PickerFactory {
     } else {
       // Cap first, against the others' reported weights; then raise the floor against the others'
       // capped weights, so that a liar's huge weight lifts nobody.
+      double[] others = sumsOfOthers(weights);
       double[] capped = new double[n];
-      double cappedSum = 0;
       for (int i = 0; i < n; i++) {
         if (weights[i] > 0) {
-          capped[i] = Math.min(MAX_RATIO * (sum - weights[i]) / (weighted - 1), weights[i]);
-          cappedSum += capped[i];
+          capped[i] = Math.min(MAX_RATIO * others[i] / (weighted - 1), weights[i]);
         }
       }
+      double[] cappedOthers = sumsOfOthers(capped);
+      double cappedMean = (cappedOthers[0] + capped[0]) / weighted;
       double[] clamped = new double[n];
       for (int i = 0; i < n; i++) {
         if (weights[i] == 0) {
-          clamped[i] = cappedSum / weighted;
+          clamped[i] = cappedMean;
         } else {
-          clamped[i] = Math.max(MIN_RATIO * (cappedSum - capped[i]) / (weighted - 1), capped[i]);
+          clamped[i] = Math.max(MIN_RATIO * cappedOthers[i] / (weighted - 1), capped[i]);
         }
       }
       weights = clamped;
@@ -110,9 +109,87 @@ final class WeightedRoundRobinPolicy implements Policy, PickerFactory {
     return weights;
   }
 
+  /**
+   * For each index, the sum of all the other values, from a sum before it and a sum after it. The
+   * total minus the value would cancel: against a liar's weight of 1e15 the others' 0.001s vanish
+   * from the total, and the liar's cap with them.
+   */
+  static double[] sumsOfOthers(double[] values) {
+    int n = values.length;
+    double[] others = new double[n];
+    double before = 0;
+    for (int i = 0; i < n; i++) {
+      others[i] = before;
+      before += values[i];
+    }
+    double after = 0;
+    for (int i = n - 1; i >= 0; i--) {
+      others[i] += after;
+      after += values[i];
+    }
+    return others;
+  }
+
   @Override
   public String toString() {
     return name() + "(" + config + ")";
+  }
+
+  /** A backend's capability weight from its load reports. */
+  static final class WeightedSlot extends Slot {
+    /** Caps a single report's weight so that sums and means stay finite. */
+    static final double MAX_WEIGHT = 1e15;
+    /** The least weight a report gives: positive, so that it is never read as no report at all. */
+    static final double MIN_WEIGHT = Double.MIN_NORMAL;
+
+    private final double errorUtilizationPenalty;
+    private final long expirationNanos;
+    // Written by whichever thread delivers a report, read when the weights are recomputed; each
+    // field is read on its own, so a racing report mixes at most two recent values.
+    private volatile double weight;
+    private volatile long weightSinceNanos = NEVER;
+    private volatile long weightUpdatedNanos = NEVER;
+
+    WeightedSlot(Backend backend, PolicyContext context, double errorUtilizationPenalty, long expirationNanos) {
+      super(backend, context);
+      this.errorUtilizationPenalty = errorUtilizationPenalty;
+      this.expirationNanos = expirationNanos;
+    }
+
+    @Override
+    void accepted(double utilization, double rps, double eps, long now) {
+      if (rps > 0 && utilization > 0) {
+        // With no penalty the error term is 0 even where eps / rps overflows (0 times infinity is
+        // NaN). A weight that underflows to 0 (errors dwarfing queries) is still a report, of the
+        // least capability, not "no weight": the clamp then holds it at its floor.
+        double errors = errorUtilizationPenalty == 0 ? 0 : (eps / rps) * errorUtilizationPenalty;
+        double w = Math.max(MIN_WEIGHT, Math.min(MAX_WEIGHT, rps / (utilization + errors)));
+        // The first report starts the blackout, and so does the first after the weight expired,
+        // whether or not a recomputation has noticed the expiry yet.
+        if (weightSinceNanos == NEVER || now - weightUpdatedNanos >= expirationNanos) {
+          weightSinceNanos = now;
+        }
+        weightUpdatedNanos = now;
+        weight = w;
+      }
+    }
+
+    /**
+     * The capability weight from load reports, or 0 while there is none: before the first report,
+     * during the blackout after the first report (early reports are noisy), and once the latest
+     * report is older than the expiration period (the next report then starts a new blackout).
+     * Only reports write the fields, so a recomputation never races a report.
+     */
+    double weight(long now, long blackoutNanos, long expirationNanos) {
+      long since = weightSinceNanos;
+      if (since == NEVER || now - weightUpdatedNanos >= expirationNanos) {
+        return 0;
+      }
+      if (now - since < blackoutNanos) {
+        return 0;
+      }
+      return weight;
+    }
   }
 
   static final class WeightedPicker implements Picker {

@@ -95,13 +95,7 @@ final class WeightedRoundRobinTest {
     List<String> picks = pickAndRelease(balancer, 10_000);
 
     // Three picks in five cannot avoid one double turn; smooth spreading allows no triple.
-    int longestRun = 1;
-    int run = 1;
-    for (int i = 1; i < picks.size(); i++) {
-      run = picks.get(i).equals(picks.get(i - 1)) ? run + 1 : 1;
-      longestRun = Math.max(longestRun, run);
-    }
-    assertThat(longestRun).isEqualTo(2);
+    assertThat(longestRun(picks)).isEqualTo(2);
   }
 
   @Test
@@ -120,8 +114,8 @@ final class WeightedRoundRobinTest {
     assertThat(weights(balancer)).containsExactly(100.0, 300.0);
   }
 
-  @Test
-  void staleWeightsExpireAndTheBlackoutStartsAgain() {
+  /** Two backends with a 10 s blackout and a 3 min expiry, reporting 100 and 300, 10 s after their first reports. */
+  private Balancer reportedPastTheirBlackout() {
     Balancer balancer =
         balancer(
             WeightedRoundRobinConfig.builder()
@@ -134,6 +128,12 @@ final class WeightedRoundRobinTest {
     clock.advance(Duration.ofSeconds(10));
     balancer.refresh();
     assertThat(weights(balancer)).containsExactly(100.0, 300.0);
+    return balancer;
+  }
+
+  @Test
+  void staleWeightsExpireAndTheBlackoutStartsAgain() {
+    Balancer balancer = reportedPastTheirBlackout();
 
     clock.advance(Duration.ofMinutes(3));
     balancer.refresh();
@@ -143,6 +143,71 @@ final class WeightedRoundRobinTest {
     balancer.reportLoad("b1", 1.0, 0, 300, 0);
     balancer.refresh();
     assertThat(weights(balancer)).containsExactly(1.0, 1.0);
+  }
+
+  /** The blackout restarts with the first report after expiry even when no recomputation ran in between. */
+  @Test
+  void aReportAfterExpiryStartsANewBlackoutWithoutARecomputationInBetween() {
+    Balancer balancer = reportedPastTheirBlackout();
+
+    clock.advance(Duration.ofMinutes(3).plusMillis(500));
+    balancer.reportLoad("b0", 1.0, 0, 100, 0);
+    balancer.reportLoad("b1", 1.0, 0, 300, 0);
+    balancer.refresh();
+    assertThat(weights(balancer)).containsExactly(1.0, 1.0);
+
+    clock.advance(Duration.ofSeconds(10));
+    balancer.refresh();
+    assertThat(weights(balancer)).containsExactly(100.0, 300.0);
+  }
+
+  /**
+   * A weight of 1e15 (the largest a report gives: near-zero utilization) against others of 0.001:
+   * the total minus the liar's weight cancels to 0 in floating point, which used to cap the liar
+   * at 0 and leave it at the floor. Its cap is 10 times the others' mean.
+   */
+  @Test
+  void aHugeWeightIsCappedAtTenTimesTheOthersMeanEvenWhereTheirSumVanishesBesideIt() {
+    Balancer balancer = balancer(noBlackout, keys("b", 3));
+    balancer.reportLoad("b0", 1.0, 0, 0.001, 0);
+    balancer.reportLoad("b1", 1.0, 0, 0.001, 0);
+    balancer.reportLoad("b2", 1e-12, 0, 1000, 0);
+    balancer.refresh();
+
+    double[] weights = weights(balancer);
+    assertThat(weights[0]).isCloseTo(0.001, within(1e-15));
+    assertThat(weights[1]).isCloseTo(0.001, within(1e-15));
+    assertThat(weights[2]).isCloseTo(0.01, within(1e-12));
+  }
+
+  /**
+   * One backend of half the total weight among ten equal ones: at most two picks in a row (one
+   * is the least possible; the scaled weights are rounded, 6,554 of 65,536 rather than a tenth, so
+   * the spread of the others' turns drifts). With gRPC's phases (half a cycle apart, so all
+   * even-indexed backends take their turns in the same generations) it came in runs of 5.
+   */
+  @Test
+  void aBackendWithHalfTheWeightGetsAtMostTwoPicksInARow() {
+    Balancer balancer = balancer(noBlackout, keys("b", 11));
+    balancer.reportLoad("b0", 1.0, 0, 1000, 0);
+    for (int i = 1; i < 11; i++) {
+      balancer.reportLoad("b" + i, 1.0, 0, 100, 0);
+    }
+    balancer.refresh();
+
+    List<String> picks = pickAndRelease(balancer, 10_000);
+    assertThat(longestRun(picks)).isLessThanOrEqualTo(2);
+    assertThat(picks.stream().filter("b0"::equals).count()).isCloseTo(5_000, within(10L));
+  }
+
+  static int longestRun(List<?> picks) {
+    int longest = 1;
+    int run = 1;
+    for (int i = 1; i < picks.size(); i++) {
+      run = picks.get(i).equals(picks.get(i - 1)) ? run + 1 : 1;
+      longest = Math.max(longest, run);
+    }
+    return longest;
   }
 
   @Test
