@@ -233,8 +233,11 @@ final class FairSharePolicy implements Policy, PickerFactory {
     /**
      * The common case, kept small so that the compiler inlines it: the earliest end among the
      * candidates. One draw gives a random first candidate (high half) and a random step (low
-     * half); the candidates are the first and its successors by that step around the subset, which
-     * are distinct until the walk comes back to the first, where it stops.
+     * half); the candidates are the first and its successors by that step around the subset. A
+     * step that shares a factor {@code g} with {@code n} comes back to where it started after
+     * {@code n / g} backends; the walk then goes on from the backend after that start, in a class
+     * modulo {@code g} not yet visited, so the candidates are distinct (there are fewer than
+     * {@code n}, so {@code g} classes are enough).
      */
     private FairShareSlot pickAmongCandidates(Slot[] all, int n, long now) {
       long draw = random.nextLong();
@@ -243,6 +246,7 @@ final class FairSharePolicy implements Policy, PickerFactory {
       FairShareSlot best = null;
       long bestEnd = Long.MAX_VALUE;
       int index = first;
+      int orbitStart = first;
       for (int i = 0; i < candidates; i++) {
         Slot slot = all[index];
         if (slot.backend.acceptsNewRequests()) {
@@ -256,8 +260,9 @@ final class FairSharePolicy implements Policy, PickerFactory {
         if (index >= n) {
           index -= n;
         }
-        if (index == first) {
-          break;
+        if (index == orbitStart) {
+          orbitStart = orbitStart + 1 == n ? 0 : orbitStart + 1;
+          index = orbitStart;
         }
       }
       if (best != null && best.backend.tryAcquire()) {

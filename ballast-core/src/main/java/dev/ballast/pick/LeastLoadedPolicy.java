@@ -45,7 +45,10 @@ final class LeastLoadedPolicy implements Policy, PickerFactory {
    * Errors in a sliding window made of two fixed buckets, packed into one long so that recording
    * and reading are single atomic operations: bucket number (32 bits), previous bucket's count (16)
    * and current bucket's count (16, saturating). The previous bucket is weighted by the part of it
-   * still inside the window.
+   * still inside the window, rounded up: an error keeps counting as one whole request for at least
+   * the window (and less than two), whenever in its bucket it happened, and many errors fade out
+   * over the window after their bucket. Rounded down, a single error would stop counting the
+   * instant its bucket ended, however recent it was.
    */
   static final class ErrorCountingSlot extends Slot {
     private static final long COUNT_MASK = 0xFFFF;
@@ -88,7 +91,7 @@ final class LeastLoadedPolicy implements Policy, PickerFactory {
       }
     }
 
-    /** Errors in the last window, as whole requests. */
+    /** Errors in the last window, as whole requests (see above: the older bucket's share rounds up). */
     long recentErrors(long now) {
       long packed = errors;
       if (packed == 0) {
@@ -100,12 +103,17 @@ final class LeastLoadedPolicy implements Policy, PickerFactory {
       long previous = (packed >>> 16) & COUNT_MASK;
       long current = packed & COUNT_MASK;
       if (at == bucket) {
-        return current + previous * remaining / windowNanos;
+        return current + fading(previous, remaining);
       }
       if (at == ((bucket - 1) & 0xFFFF_FFFFL)) {
-        return current * remaining / windowNanos;
+        return fading(current, remaining);
       }
       return 0;
+    }
+
+    /** {@code count * remaining / window}, rounded up; no overflow: count < 2^16, remaining <= 1 h. */
+    private long fading(long count, long remaining) {
+      return (count * remaining + windowNanos - 1) / windowNanos;
     }
 
     long load(long now) {

@@ -91,10 +91,13 @@ final class RoundRobinPolicy implements Policy, PickerFactory {
         }
       }
       cursors.set(stripe, Cursors.next(start, n));
-      if (warming != null && warming.backend.tryAcquire()) {
-        return warming;
+      if (warming == null) {
+        return FailedPick.of(all);
       }
-      return FailedPick.of(all);
+      // Every backend with room was warming and turned away: the first of them takes it. If it
+      // filled up since the look, any backend with room does, warming or not, rather than the
+      // pick failing while one has room.
+      return warming.backend.tryAcquire() ? warming : pickNext(all, n, stripe, start);
     }
   }
 }

@@ -60,7 +60,10 @@ final class SnapshotBalancer implements Balancer {
     for (int i = 0; i < nextSlots.length; i++) {
       Backend backend = backends.get(i);
       Slot slot = old.get(backend.key());
-      if (slot == null) {
+      // A slot is reused only with its own backend. If the subset was changed through health()
+      // behind the balancer's back, the key has a new backend, and the old slot's statistics
+      // belong to the one that left.
+      if (slot == null || slot.backend != backend) {
         slot = factory.newSlot(backend, context);
       }
       nextSlots[i] = slot;

@@ -2,6 +2,7 @@ package dev.ballast.pick;
 
 import static dev.ballast.pick.TestBalancers.keys;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.sun.management.ThreadMXBean;
 import dev.ballast.health.Backend;
@@ -12,6 +13,7 @@ import dev.ballast.health.RequestOutcome;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
@@ -81,12 +83,25 @@ final class AllPoliciesTest {
         HealthConfig.builder()
             .activeRequestLimit(limit)
             .warmUpWindow(warmUp ? Duration.ofSeconds(10) : Duration.ZERO)
+            .idleAfter(Duration.ofMillis(1))
             .build();
     int n = states.size();
     Balancer balancer = balancer(policies().get(policyIndex), health, clock, seed, n);
     clock.advance(Duration.ofSeconds(3));
+    // Two idle checks 2 ms apart with no requests between: every backend is IDLE.
+    balancer.refresh();
+    clock.advance(Duration.ofMillis(2));
+    balancer.refresh();
     for (int i = 0; i < n; i++) {
       Backend backend = balancer.backend("b" + i);
+      assertThat(backend.state()).isEqualTo(BackendState.IDLE);
+      if (states.get(i) == BackendState.IDLE) {
+        // Idle means nothing in flight: it stays idle, with no requests.
+        continue;
+      }
+      // A request wakes the backend; the others then move it where the case wants it.
+      assertThat(backend.tryAcquire()).isTrue();
+      backend.release(RequestOutcome.SUCCESS);
       for (int r = 0; r < active.get(i); r++) {
         backend.tryAcquire();
       }
@@ -128,7 +143,6 @@ final class AllPoliciesTest {
         backend.onLameDuck();
         break;
       case HEALTHY:
-      case IDLE:
         break;
       default:
         throw new AssertionError(state);
@@ -205,10 +219,16 @@ final class AllPoliciesTest {
       workers.add(worker);
     }
     start.countDown();
-    // The control plane keeps working meanwhile: time passes, snapshots are rebuilt.
+    // The control plane keeps working meanwhile: time passes, snapshots are recomputed, and the
+    // subset is updated (the same backends in a rotated order: every policy builds a new picker).
+    List<String> keys = new ArrayList<>(keys("b", 3));
     for (int i = 0; i < 200; i++) {
       clock.advance(Duration.ofMillis(10));
       balancer.refresh();
+      if (i % 10 == 0) {
+        Collections.rotate(keys, 1);
+        balancer.updateSubset(keys);
+      }
     }
     for (Thread worker : workers) {
       worker.join(Duration.ofMinutes(2).toMillis());
@@ -231,6 +251,61 @@ final class AllPoliciesTest {
     for (RequestOutcome outcome : RequestOutcome.values()) {
       assertThat(ended[outcome.ordinal()]).as(outcome.name()).isEqualTo(outcomes[outcome.ordinal()].sum());
     }
+  }
+
+  /**
+   * A pick that read the picker just before a subset change (held here, to make the race
+   * deterministic) must not start a request on a backend that left: the transport can no longer
+   * reach it through the balancer to end or fail it.
+   */
+  @ParameterizedTest
+  @MethodSource("policies")
+  void aPickFromTheSnapshotBeforeASubsetChangeNeverStartsARequestOnABackendThatLeft(Policy policy) {
+    Balancer balancer = balancer(policy, HealthConfig.defaults(), new FakeClock(), 5, 2);
+    Backend leaving = balancer.backend("b1");
+    Picker before = balancer.picker();
+
+    balancer.updateSubset(List.of("b0"));
+
+    for (int i = 0; i < 20; i++) {
+      Pick pick = before.pick();
+      assertThat(pick.isPicked()).isTrue();
+      assertThat(pick.backend().key()).isEqualTo("b0");
+      pick.onSuccess(1_000);
+    }
+    assertThat(leaving.requestsStarted()).isZero();
+  }
+
+  /** Changing the subset through health() instead of the balancer cannot leave picks on a backend nobody drives. */
+  @ParameterizedTest
+  @MethodSource("policies")
+  void aSubsetChangedThroughHealthStillPicksTheBackendsTheTransportDrives(Policy policy) {
+    Balancer balancer = balancer(policy, HealthConfig.defaults(), new FakeClock(), 5, 2);
+    balancer.health().update(List.of("b0"));
+    balancer.updateSubset(List.of("b0", "b1"));
+    Backend driven = balancer.backend("b1");
+    driven.onConnected();
+    balancer.backend("b0").onLameDuck();
+
+    Pick pick = balancer.pick();
+
+    assertThat(pick.isPicked()).isTrue();
+    assertThat(pick.backend()).isSameAs(driven);
+  }
+
+  @ParameterizedTest
+  @MethodSource("policies")
+  void aFailureOfNoKindIsRejectedAndEndsNothing(Policy policy) {
+    Balancer balancer = balancer(policy, HealthConfig.defaults(), new FakeClock(), 5, 1);
+    Pick pick = balancer.pick();
+
+    assertThatThrownBy(() -> pick.onFailure(null, 5))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessage("kind: null (expected: BACKEND or NETWORK)");
+    assertThat(pick.backend().activeRequests()).isEqualTo(1);
+    assertThat(pick.backend().requestsEnded(RequestOutcome.BACKEND_FAILURE)).isZero();
+    pick.onCancel();
+    assertThat(pick.backend().activeRequests()).isZero();
   }
 
   @ParameterizedTest

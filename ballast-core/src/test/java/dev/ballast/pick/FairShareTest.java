@@ -39,6 +39,32 @@ final class FairShareTest {
     slot(balancer, key).onSuccess(Duration.ofMillis(latencyMillis).toNanos());
   }
 
+  /**
+   * Three candidates of four backends: with a random step of 2 the walk comes back to its start
+   * after two, so it used to compare only b0 and b2, or only b1 and b3, the two slow ones. Any
+   * three distinct backends include a fast one.
+   */
+  @Test
+  void threeCandidatesOfFourBackendsAreThreeDistinctOnesWhateverTheStep() {
+    Balancer balancer =
+        connected(
+            Policy.fairShare(FairShareConfig.builder().window(1).candidates(3).build()),
+            HealthConfig.defaults(),
+            clock,
+            new java.util.SplittableRandom(1),
+            keys("b", 4));
+    answer(balancer, "b0", 1);
+    answer(balancer, "b1", 1_000_000);
+    answer(balancer, "b2", 1);
+    answer(balancer, "b3", 1_000_000);
+
+    for (int i = 0; i < 300; i++) {
+      Pick pick = balancer.pick();
+      assertThat(pick.backend().key()).as("pick %s", i).isIn("b0", "b2");
+      pick.onCancel();
+    }
+  }
+
   @Test
   void picksTheEarliestPredictedEndSoAThreeTimesFasterBackendGetsThreeTimesThePicks() {
     Balancer balancer = balancer(FairShareConfig.builder().window(1).build(), 2);

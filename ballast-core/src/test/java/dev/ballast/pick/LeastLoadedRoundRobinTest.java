@@ -15,6 +15,8 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 final class LeastLoadedRoundRobinTest {
   private final FakeClock clock = new FakeClock();
@@ -183,6 +185,36 @@ final class LeastLoadedRoundRobinTest {
     assertThat(TestBalancers.pickAndRelease(balancer, 3)).containsExactly("t1", "t1", "t1");
 
     clock.advance(Duration.ofSeconds(20));
+    assertThat(TestBalancers.pickAndRelease(balancer, 2)).containsExactly("t0", "t1");
+  }
+
+  /**
+   * Wherever in its bucket an error falls, it counts as a whole active request until the window
+   * has passed, and no longer once twice the window has. (Rounded down, an error just before a
+   * bucket boundary stopped counting at the boundary, milliseconds later.)
+   */
+  @ParameterizedTest
+  @ValueSource(longs = {1, 5_000, 9_990, 9_999})
+  void anErrorCountsForAtLeastItsWindowWhereverInItsBucketItFell(long millisIntoBucket) {
+    Duration window = Duration.ofSeconds(10);
+    Balancer balancer =
+        connected(
+            Policy.leastLoadedRoundRobin(new LeastLoadedConfig(true, window)),
+            HealthConfig.defaults(),
+            clock,
+            fixed(0),
+            keys("t", 2));
+    long intoBucket = Math.floorMod(clock.nanoTime(), window.toNanos());
+    clock.advance(Duration.ofNanos(window.toNanos() - intoBucket).plusMillis(millisIntoBucket));
+    Pick first = balancer.pick();
+    assertThat(first.backend().key()).isEqualTo("t0");
+    first.onFailure(FailureKind.BACKEND, 0);
+
+    // Just before the window has passed, t0's error still counts: t1 (idle) gets the picks.
+    clock.advance(window.minusMillis(1));
+    assertThat(TestBalancers.pickAndRelease(balancer, 2)).containsExactly("t1", "t1");
+    // Twice the window later it is gone, and round robin alternates again.
+    clock.advance(window.plusMillis(1));
     assertThat(TestBalancers.pickAndRelease(balancer, 2)).containsExactly("t0", "t1");
   }
 

@@ -5,12 +5,15 @@ import static dev.ballast.pick.TestBalancers.keys;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import dev.ballast.health.Backend;
 import dev.ballast.health.FakeClock;
 import dev.ballast.health.HealthConfig;
+import dev.ballast.health.SubsetHealth;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.concurrent.atomic.LongAdder;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -33,6 +36,36 @@ final class WarmUpTest {
     assertThat(share(balancer, "b1", 20_000)).isCloseTo(0.5 * 0.55, within(0.015));
     clock.advance(Duration.ofSeconds(5));
     assertThat(share(balancer, "b1", 20_000)).isEqualTo(0.5);
+  }
+
+  /**
+   * Both backends just connected, so both are warming and the lottery turns most picks away from
+   * both. The fallback is the first warming backend; when another thread has meanwhile taken its
+   * last place (the race, made deterministic), the pick goes to the other, which has room.
+   */
+  @Test
+  void roundRobinWithWarmUpFallsBackToAnyBackendWithRoomWhenItsFirstChoiceFilledUp() {
+    HealthConfig slowStart =
+        HealthConfig.builder().warmUpWindow(Duration.ofSeconds(10)).warmUpStartFactor(0.01).build();
+    List<Backend> backends = SubsetHealth.create(slowStart, clock).update(List.of("a", "b"));
+    backends.forEach(Backend::onConnected);
+    int picked = 0;
+    for (long seed = 0; seed < 20; seed++) {
+      PolicyContext context = new PolicyContext(clock, new SplittableRandom(seed), new LongAdder(), true, true);
+      InstrumentedBackend a = new InstrumentedBackend(backends.get(0));
+      a.loseNext(Integer.MAX_VALUE);
+      Slot[] slots = {new PlainSlot(a, context), new PlainSlot(backends.get(1), context)};
+      Picker picker = ((PickerFactory) Policy.roundRobin()).newPicker(slots, context);
+
+      Pick pick = picker.pick();
+
+      assertThat(pick.isPicked()).as("seed %s", seed).isTrue();
+      assertThat(pick.backend().key()).isEqualTo("b");
+      pick.onSuccess(1);
+      picked++;
+    }
+    assertThat(picked).isEqualTo(20);
+    assertThat(backends.get(1).activeRequests()).isZero();
   }
 
   @Test
