@@ -72,7 +72,10 @@ public interface Backend {
   /** The transport started (re)connecting. */
   void onConnecting();
 
-  /** A connection was established: the backend becomes healthy unless it is in lame duck. */
+  /**
+   * A connection was established: the backend becomes healthy unless it is in lame duck or left
+   * its subset (then nothing changes).
+   */
   void onConnected();
 
   /** The backend refused the connection, or the connection broke. */

@@ -20,11 +20,13 @@ public interface SubsetHealth {
 
   /**
    * Makes the subset exactly {@code keys} (in that order): known keys keep their backend, new keys
-   * start {@link BackendState#CONNECTING}, removed keys are dropped while their in-flight requests
-   * still end normally.
+   * start {@link BackendState#CONNECTING}. A removed key's backend is retired: it turns
+   * {@link BackendState#REFUSING} for good, whatever the transport reports for it later, so that
+   * no pick starts a request on it, while its in-flight requests still end normally; a key that
+   * comes back gets a new backend.
    *
    * @return the backends, in the order of {@code keys}
-   * @throws IllegalArgumentException for a duplicate or null key
+   * @throws IllegalArgumentException for a null list, or a duplicate or null key
    */
   List<Backend> update(List<String> keys);
 

@@ -151,6 +151,8 @@ final class TrackedBackend implements Backend {
       // Until the undos land, concurrent picks see the backend at its limit and skip it.
       FLOW.getAndAdd(this, 1L);
       unmatchedEnds.increment();
+      // A pick that failed on the borrow's full look may be waiting for capacity.
+      gate.signal();
       return;
     }
     if (outcome != RequestOutcome.SUCCESS) {
@@ -244,13 +246,15 @@ final class TrackedBackend implements Backend {
 
   /** A state that takes no new requests; the one a not-connected backend enters records the outage. */
   private void setState(BackendState next) {
-    if (next != BackendState.LAME_DUCK) {
-      downSinceServing = true;
-    }
     state = next;
     if (retired) {
       // Removal raced with this callback: whichever wrote the state last, the backend stays out.
       state = BackendState.REFUSING;
+    }
+    // After the state: a return to service racing this sees the state down once it has taken
+    // the flag (becomeHealthyFrom), so the outage stays on record either way.
+    if (next != BackendState.LAME_DUCK) {
+      downSinceServing = true;
     }
   }
 
@@ -274,6 +278,11 @@ final class TrackedBackend implements Backend {
       downSinceServing = false;
       if (warmUpWindowNanos > 0) {
         warmUpStartNanos = now;
+      }
+      if (!state.acceptsNewRequests()) {
+        // Taken down again since the move (a connection failure on another thread): its next
+        // return to service is a restart too.
+        downSinceServing = true;
       }
     }
     gate.signal();

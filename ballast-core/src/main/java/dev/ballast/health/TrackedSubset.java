@@ -25,6 +25,9 @@ final class TrackedSubset implements SubsetHealth {
 
   @Override
   public List<Backend> update(List<String> keys) {
+    if (keys == null) {
+      throw new IllegalArgumentException("keys: null (expected: a list of backend keys, empty for none)");
+    }
     Map<String, TrackedBackend> old = byKey;
     Map<String, TrackedBackend> next = new HashMap<>();
     List<Backend> ordered = new ArrayList<>(keys.size());

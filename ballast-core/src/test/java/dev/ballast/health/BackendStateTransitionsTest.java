@@ -203,6 +203,42 @@ final class BackendStateTransitionsTest {
     assertThat(backend.warmUpFactor()).isEqualTo(0.1);
   }
 
+  /**
+   * A connection failure on another thread lands while the backend leaves lame duck, between the
+   * move to HEALTHY and the look at whether it was down: the outage must stay on record, so that
+   * the task's return after its restart still ramps in. The clock read inside the move runs the
+   * other thread's callback at exactly that point.
+   */
+  @Test
+  void aConnectionFailureRacingTheEndOfLameDuckStillRampsTheNextReturnIn() {
+    Runnable[] atNextClockRead = new Runnable[1];
+    long[] now = {1_000_000_000L};
+    NanoClock racing = () -> {
+      Runnable other = atNextClockRead[0];
+      atNextClockRead[0] = null;
+      if (other != null) {
+        other.run();
+      }
+      return now[0];
+    };
+    HealthConfig config =
+        HealthConfig.builder().warmUpWindow(Duration.ofSeconds(10)).warmUpStartFactor(0.1).build();
+    Backend backend = SubsetHealth.create(config, racing).update(List.of("b0")).get(0);
+    backend.onConnected();
+    now[0] += Duration.ofSeconds(60).toNanos();
+    assertThat(backend.warmUpFactor()).isEqualTo(1.0);
+    backend.onLameDuck(); // from service
+
+    atNextClockRead[0] = backend::onConnectFailed;
+    backend.onHealthCheck(true);
+    assertThat(backend.state()).isEqualTo(BackendState.REFUSING);
+
+    now[0] += Duration.ofSeconds(60).toNanos(); // the task restarts
+    backend.onConnected();
+    assertThat(backend.state()).isEqualTo(BackendState.HEALTHY);
+    assertThat(backend.warmUpFactor()).isEqualTo(0.1);
+  }
+
   @Test
   void aBackendThatLeftItsSubsetTakesNoNewRequestWhateverTheTransportReports() {
     SubsetHealth health = SubsetHealth.create(HealthConfig.defaults(), clock);
@@ -296,6 +332,15 @@ final class BackendStateTransitionsTest {
     assertThat(next.get(1).activeRequests()).isEqualTo(1);
     assertThat(health.backend("b")).isNull();
     assertThat(health.backend("c").state()).isEqualTo(BackendState.CONNECTING);
+  }
+
+  @Test
+  void theSubsetRejectsANullListOfKeys() {
+    SubsetHealth health = SubsetHealth.create(HealthConfig.defaults(), clock);
+
+    assertThatThrownBy(() -> health.update(null))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("keys: null (expected: a list of backend keys, empty for none)");
   }
 
   @Test
