@@ -28,7 +28,10 @@ enum FailedPick implements Pick {
   public void onSuccess(long latencyNanos) {}
 
   @Override
-  public void onFailure(FailureKind kind, long latencyNanos) {}
+  public void onFailure(FailureKind kind, long latencyNanos) {
+    // Nothing to end, but a failure of no kind is a caller's bug on any pick.
+    Slot.requireKind(kind);
+  }
 
   @Override
   public void onCancel() {}

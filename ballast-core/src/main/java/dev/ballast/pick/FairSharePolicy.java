@@ -82,17 +82,19 @@ final class FairSharePolicy implements Policy, PickerFactory {
       }
     }
 
-    /** Control plane only: the median of the window, with a caller-owned scratch array; 0 if empty. */
+    /** Control plane only: the median of the window, with a caller-owned scratch array; -1 if empty. */
     long median(long[] scratch) {
       int count = filled;
       if (count == 0) {
-        return 0;
+        return -1;
       }
       for (int i = 0; i < count; i++) {
         scratch[i] = (long) SAMPLE.getOpaque(latencies, i);
       }
       Arrays.sort(scratch, 0, count);
-      return count % 2 == 1 ? scratch[count / 2] : (scratch[count / 2 - 1] + scratch[count / 2]) / 2;
+      // Latencies are not negative and the pair is sorted: half the difference cannot overflow.
+      long lower = scratch[(count - 1) / 2];
+      return lower + (scratch[count / 2] - lower) / 2;
     }
   }
 
@@ -174,7 +176,8 @@ final class FairSharePolicy implements Policy, PickerFactory {
     /** Control plane only: the median of the window, with a caller-owned scratch array. */
     void refreshMedian(long[] scratch) {
       long median = serviceTimes.median(scratch);
-      if (median > 0) {
+      if (median >= 0) {
+        // A median of 0 (instant answers) counts as 1 ns, as the mean's does.
         setExpected(median);
       }
     }
@@ -185,7 +188,16 @@ final class FairSharePolicy implements Policy, PickerFactory {
     }
 
     long predictedEnd(long now) {
-      return Math.max(now, predictedEndNanos) + expectedNanos();
+      return after(Math.max(now, predictedEndNanos), expectedNanos());
+    }
+
+    /**
+     * {@code end + expected}, or the latest time there is if that overflows: one absurd latency
+     * (a caller's bogus start time) must not wrap a backend's predicted end round to the earliest.
+     */
+    static long after(long end, long expected) {
+      long sum = end + expected;
+      return sum < end ? Long.MAX_VALUE : sum;
     }
 
     /** Moves the predicted end past this request; a compare-and-set, so racing pickers both count. */
@@ -193,7 +205,7 @@ final class FairSharePolicy implements Policy, PickerFactory {
       long expected = expectedNanos();
       for (;;) {
         long end = predictedEndNanos;
-        if (PREDICTED_END.compareAndSet(this, end, Math.max(now, end) + expected)) {
+        if (PREDICTED_END.compareAndSet(this, end, after(Math.max(now, end), expected))) {
           return;
         }
       }

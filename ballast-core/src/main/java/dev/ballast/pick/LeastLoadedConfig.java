@@ -9,7 +9,7 @@ import java.time.Duration;
  *
  * @param countErrors whether recent errors count as active requests (default {@code true}); the
  *     chapter's fix for a backend that fails fast and would otherwise sinkhole traffic
- * @param errorWindow how long an error keeps counting: at least this long, and less than twice it
+ * @param errorWindow how long an error keeps counting: at least this long, and at most twice it
  *     (a sliding window of two buckets; default 10 s; 1 ms..1 h)
  * @param scanWindow how many backends, in round-robin order from where the last pick left off, a
  *     pick compares (default 8; 1..1,000,000). With a subset no larger than this, a pick is the

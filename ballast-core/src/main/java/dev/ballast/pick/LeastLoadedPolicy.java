@@ -46,7 +46,7 @@ final class LeastLoadedPolicy implements Policy, PickerFactory {
    * and reading are single atomic operations: bucket number (32 bits), previous bucket's count (16)
    * and current bucket's count (16, saturating). The previous bucket is weighted by the part of it
    * still inside the window, rounded up: an error keeps counting as one whole request for at least
-   * the window (and less than two), whenever in its bucket it happened, and many errors fade out
+   * the window (and at most two), whenever in its bucket it happened, and many errors fade out
    * over the window after their bucket. Rounded down, a single error would stop counting the
    * instant its bucket ended, however recent it was.
    */

@@ -66,11 +66,15 @@ abstract class Slot implements Pick {
 
   @Override
   public final void onFailure(FailureKind kind, long latencyNanos) {
+    requireKind(kind);
+    recordFailure(Math.max(0, latencyNanos));
+    backend.release(kind == FailureKind.NETWORK ? RequestOutcome.NETWORK_FAILURE : RequestOutcome.BACKEND_FAILURE);
+  }
+
+  static void requireKind(FailureKind kind) {
     if (kind == null) {
       throw new NullPointerException("kind: null (expected: BACKEND or NETWORK)");
     }
-    recordFailure(Math.max(0, latencyNanos));
-    backend.release(kind == FailureKind.NETWORK ? RequestOutcome.NETWORK_FAILURE : RequestOutcome.BACKEND_FAILURE);
   }
 
   @Override

@@ -28,10 +28,9 @@ final class StrideScheduler {
   private static final int MASK = SCALE - 1;
 
   /** 2^32 divided by the golden ratio: the step of the phases, in 32-bit fixed point. */
-  private static final long GOLDEN_STEP = 0x9E3779B9L;
+  private static final int GOLDEN_STEP = 0x9E3779B9;
 
   private final int[] scaled;
-  private final int[] phases;
   private final Divisor divisor;
   private final AtomicLong sequence;
 
@@ -42,18 +41,19 @@ final class StrideScheduler {
       max = Math.max(max, w);
     }
     this.scaled = new int[weights.length];
-    this.phases = new int[weights.length];
     for (int i = 0; i < weights.length; i++) {
       scaled[i] = (int) Math.max(1, Math.min(SCALE, Math.round(weights[i] / max * SCALE)));
-      phases[i] = phase(i);
     }
     this.divisor = new Divisor(Math.max(1, weights.length));
     this.sequence = sequence;
   }
 
-  /** Backend {@code index}'s phase: the fraction of {@code index} times the golden ratio, in [0, SCALE). */
+  /**
+   * Backend {@code index}'s phase: the fraction of {@code index} times the golden ratio, in [0,
+   * SCALE). A multiply that wraps at 2^32 keeps the fraction, so it costs no array of phases.
+   */
   static int phase(int index) {
-    return (int) (((index * GOLDEN_STEP) & 0xFFFF_FFFFL) >>> 16);
+    return (index * GOLDEN_STEP) >>> 16;
   }
 
   /** The next backend index; {@code n} must be positive. */
@@ -64,7 +64,7 @@ final class StrideScheduler {
       int index = divisor.remainder(seq);
       long generation = divisor.quotient(seq);
       int w = scaled[index];
-      if (((w * generation + phases[index]) & MASK) >= SCALE - w) {
+      if (((w * generation + phase(index)) & MASK) >= SCALE - w) {
         return index;
       }
     }

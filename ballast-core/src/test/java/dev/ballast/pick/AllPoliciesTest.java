@@ -24,6 +24,7 @@ import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.IntRange;
 import net.jqwik.api.constraints.Size;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -306,6 +307,17 @@ final class AllPoliciesTest {
     assertThat(pick.backend().requestsEnded(RequestOutcome.BACKEND_FAILURE)).isZero();
     pick.onCancel();
     assertThat(pick.backend().activeRequests()).isZero();
+  }
+
+  @Test
+  void aFailedPickRejectsAFailureOfNoKindToo() {
+    Balancer balancer = Balancer.create(Policy.roundRobin(), HealthConfig.defaults(), new FakeClock());
+    Pick failed = balancer.pick();
+    assertThat(failed.status()).isEqualTo(PickStatus.NO_BACKENDS);
+
+    assertThatThrownBy(() -> failed.onFailure(null, 5))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessage("kind: null (expected: BACKEND or NETWORK)");
   }
 
   @ParameterizedTest

@@ -166,6 +166,48 @@ final class FairShareTest {
   }
 
   @Test
+  void aMedianOfZeroReplacesTheInitialGuessAsTheMeanDoes() {
+    Balancer balancer =
+        balancer(FairShareConfig.builder().statistic(FairShareConfig.Statistic.MEDIAN).window(3).build(), 1);
+    answer(balancer, "b0", 0);
+    answer(balancer, "b0", 0);
+    balancer.refresh();
+    assertThat(slot(balancer, "b0").expectedNanos()).isEqualTo(1);
+  }
+
+  @Test
+  void aMedianOfTwoHugeLatenciesDoesNotOverflow() {
+    Balancer balancer =
+        balancer(FairShareConfig.builder().statistic(FairShareConfig.Statistic.MEDIAN).window(2).build(), 1);
+    long huge = Long.MAX_VALUE - 1;
+    assertThat(balancer.backend("b0").tryAcquire()).isTrue();
+    slot(balancer, "b0").onSuccess(huge);
+    assertThat(balancer.backend("b0").tryAcquire()).isTrue();
+    slot(balancer, "b0").onSuccess(huge - 2);
+    balancer.refresh();
+    assertThat(slot(balancer, "b0").expectedNanos()).isEqualTo(huge - 1);
+  }
+
+  /**
+   * A caller that measures a latency from a bogus start time reports an absurd one. The backend's
+   * predicted end then saturates at the latest time there is, instead of wrapping round to the
+   * earliest and drawing every pick.
+   */
+  @Test
+  void anAbsurdLatencyMakesABackendLastNotFirst() {
+    Balancer balancer = balancer(FairShareConfig.builder().window(1).build(), 2);
+    assertThat(balancer.backend("b0").tryAcquire()).isTrue();
+    slot(balancer, "b0").onSuccess(Long.MAX_VALUE);
+    answer(balancer, "b1", 10);
+
+    for (int i = 0; i < 100; i++) {
+      Pick pick = balancer.pick();
+      assertThat(pick.backend().key()).as("pick %s", i).isEqualTo("b1");
+      pick.onSuccess(Duration.ofMillis(10).toNanos());
+    }
+  }
+
+  @Test
   void anOutlierFadesFromTheMeanAtTheWindowsRate() {
     Balancer balancer = balancer(FairShareConfig.builder().window(64).build(), 1);
     for (int i = 0; i < 32; i++) {
