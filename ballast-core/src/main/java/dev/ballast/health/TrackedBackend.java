@@ -244,8 +244,14 @@ final class TrackedBackend implements Backend {
     setState(BackendState.LAME_DUCK);
   }
 
-  /** A state that takes no new requests; the one a not-connected backend enters records the outage. */
+  /**
+   * A state that takes no new requests. An outage is recorded (the next return to service ramps
+   * in) when the backend refuses connections, or reconnects after it stopped serving (lame duck,
+   * refusing): a restart. A serving backend that reconnects (a routine connection rotation, a
+   * maximum connection age) is the same process and does not ramp again.
+   */
   private void setState(BackendState next) {
+    BackendState previous = state;
     state = next;
     if (retired) {
       // Removal raced with this callback: whichever wrote the state last, the backend stays out.
@@ -253,7 +259,8 @@ final class TrackedBackend implements Backend {
     }
     // After the state: a return to service racing this sees the state down once it has taken
     // the flag (becomeHealthyFrom), so the outage stays on record either way.
-    if (next != BackendState.LAME_DUCK) {
+    if (next == BackendState.REFUSING
+        || (next == BackendState.CONNECTING && !previous.acceptsNewRequests())) {
       downSinceServing = true;
     }
   }

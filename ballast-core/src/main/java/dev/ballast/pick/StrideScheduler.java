@@ -18,7 +18,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * generations between give the heaviest backend runs (one backend of half the total weight among
  * ten equal ones: runs of 5). Here phase {@code i} is the fractional part of {@code i} times the
  * golden ratio: the most evenly spread sequence of offsets, so equal backends take their turns in
- * generations spread apart (the same case: runs of at most 2, the least possible, alternating).
+ * generations spread apart (the same case: runs of at most 2, where 1 is the least possible; the
+ * rounding of weights to 16 bits lets the spread drift).
  * Backends of many different weights still fall into generations independently of each other,
  * and a generation in which only the heaviest has a turn lengthens its run by one
  * (docs/policies.md gives the measured run lengths).

@@ -51,7 +51,7 @@ final class WeightedRoundRobinPolicy implements Policy, PickerFactory {
   }
 
   private Picker build(Slot[] slots, PolicyContext context, AtomicLong sequence) {
-    double[] weights = weights(slots, context.clock().nanoTime(), blackoutNanos, expirationNanos, context.warmUp());
+    double[] weights = weights(slots, context.clock().nanoTime(), blackoutNanos, context.warmUp());
     return new WeightedPicker(slots, weights, sequence);
   }
 
@@ -67,12 +67,12 @@ final class WeightedRoundRobinPolicy implements Policy, PickerFactory {
    * the cap never binds; against the others' mean it is held to 10 times their average for any
    * number of backends, so it takes at most {@code 10 / (n + 9)} of the picks.
    */
-  static double[] weights(Slot[] slots, long now, long blackoutNanos, long expirationNanos, boolean warmUp) {
+  static double[] weights(Slot[] slots, long now, long blackoutNanos, boolean warmUp) {
     int n = slots.length;
     double[] weights = new double[n];
     int weighted = 0;
     for (int i = 0; i < n; i++) {
-      weights[i] = ((WeightedSlot) slots[i]).weight(now, blackoutNanos, expirationNanos);
+      weights[i] = ((WeightedSlot) slots[i]).weight(now, blackoutNanos);
       if (weights[i] > 0) {
         weighted++;
       }
@@ -180,7 +180,7 @@ final class WeightedRoundRobinPolicy implements Policy, PickerFactory {
      * report is older than the expiration period (the next report then starts a new blackout).
      * Only reports write the fields, so a recomputation never races a report.
      */
-    double weight(long now, long blackoutNanos, long expirationNanos) {
+    double weight(long now, long blackoutNanos) {
       long since = weightSinceNanos;
       if (since == NEVER || now - weightUpdatedNanos >= expirationNanos) {
         return 0;

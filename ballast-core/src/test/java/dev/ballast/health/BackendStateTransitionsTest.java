@@ -239,6 +239,29 @@ final class BackendStateTransitionsTest {
     assertThat(backend.warmUpFactor()).isEqualTo(0.1);
   }
 
+  /**
+   * A serving backend whose connection is rotated (the server's maximum connection age, a GOAWAY)
+   * reconnects to the same process: no ramp. One that reconnects after lame duck restarted.
+   */
+  @Test
+  void aRoutineReconnectDoesNotRampButAReconnectAfterLameDuckDoes() {
+    Backend backend =
+        backend(HealthConfig.builder().warmUpWindow(Duration.ofSeconds(10)).warmUpStartFactor(0.1).build());
+    backend.onConnected();
+    clock.advance(Duration.ofSeconds(60));
+
+    backend.onConnecting();
+    backend.onConnected();
+    assertThat(backend.state()).isEqualTo(BackendState.HEALTHY);
+    assertThat(backend.warmUpFactor()).isEqualTo(1.0);
+
+    backend.onLameDuck();
+    backend.onConnecting();
+    backend.onConnected();
+    assertThat(backend.state()).isEqualTo(BackendState.HEALTHY);
+    assertThat(backend.warmUpFactor()).isEqualTo(0.1);
+  }
+
   @Test
   void aBackendThatLeftItsSubsetTakesNoNewRequestWhateverTheTransportReports() {
     SubsetHealth health = SubsetHealth.create(HealthConfig.defaults(), clock);
