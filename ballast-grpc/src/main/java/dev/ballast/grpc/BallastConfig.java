@@ -4,8 +4,10 @@ import dev.ballast.health.HealthConfig;
 import dev.ballast.pick.Policy;
 import dev.ballast.subset.ClientIdentity;
 import dev.ballast.subset.Subsetter;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * A parsed, validated {@code ballast} load-balancing config: what one channel's balancer needs.
@@ -18,8 +20,8 @@ import java.util.Objects;
  * @param health flow control, health-check intervals, idle detection and warm-up
  * @param healthCheckServiceName the service name sent in {@code grpc.health.v1} checks ("" is the
  *     server as a whole)
- * @param source the JSON object it was parsed from: two configs with equal sources and identities
- *     configure the same balancer
+ * @param source the JSON object it was parsed from: two configs whose sources agree but for
+ *     {@link #SUBSET_SETTINGS} configure the same balancer
  */
 record BallastConfig(
     Subsetter subsetter,
@@ -39,8 +41,25 @@ record BallastConfig(
     Objects.requireNonNull(source, "source");
   }
 
-  /** Whether a balancer built for {@code other} would behave exactly like one built for this. */
-  boolean sameAs(BallastConfig other) {
-    return other != null && source.equals(other.source) && identity.equals(other.identity);
+  /**
+   * The settings that choose which backends are in the subset, and how they are checked: a change
+   * to them alone recomputes the subset and keeps the balancer, its connections and statistics.
+   */
+  static final Set<String> SUBSET_SETTINGS =
+      Set.of("subsetAlgorithm", "subsetSize", "subsetSalt", "lotSize", "clientIndex", "clientCount", "healthCheckServiceName");
+
+  /**
+   * Whether a balancer built for {@code other} picks exactly like one built for this: the same
+   * policy and health settings. Subsetting settings and the client's identity may differ; any
+   * other setting, known or not, counts as a difference.
+   */
+  boolean sameBalancerAs(BallastConfig other) {
+    return other != null && withoutSubsetSettings(source).equals(withoutSubsetSettings(other.source));
+  }
+
+  private static Map<String, ?> withoutSubsetSettings(Map<String, ?> json) {
+    Map<String, Object> out = new HashMap<>(json);
+    out.keySet().removeAll(SUBSET_SETTINGS);
+    return out;
   }
 }

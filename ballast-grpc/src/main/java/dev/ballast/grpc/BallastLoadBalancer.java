@@ -81,8 +81,9 @@ final class BallastLoadBalancer extends LoadBalancer {
       handleNameResolutionError(error);
       return error;
     }
-    if (balancer == null || !next.sameAs(config)) {
-      // A new policy or health setting means new per-backend statistics: start over.
+    if (balancer == null || !next.sameBalancerAs(config)) {
+      // A new policy or health setting means new per-backend statistics: start over. A new subset
+      // size, algorithm or identity only changes the subset, which reconcile() below applies.
       resetBalancer(next);
     }
     config = next;

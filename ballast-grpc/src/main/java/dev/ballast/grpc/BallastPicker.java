@@ -12,8 +12,9 @@ import java.util.Map;
 /**
  * The picker gRPC calls for every RPC: the core balancer's current snapshot picks, and the chosen
  * backend's precomputed {@link PickResult} carries the tracer that reports the outcome. Backend
- * state changes reach the core snapshot directly, so this picker is replaced only when the set of
- * subchannels or the channel's state changes.
+ * state changes reach the core snapshot directly, so a pick sees them without waiting for a new
+ * picker; the balancer still publishes one after each change it handles, so that calls gRPC queued
+ * are picked again.
  */
 final class BallastPicker extends SubchannelPicker {
   private final BallastLoadBalancer lb;
@@ -37,8 +38,7 @@ final class BallastPicker extends SubchannelPicker {
     if (pick.isPicked()) {
       Endpoint endpoint = endpoints.get(pick.backend());
       if (endpoint != null) {
-        endpoint.picked(pick);
-        return endpoint.pickResult;
+        return endpoint.picked(pick);
       }
       // The core already holds a backend this snapshot does not know; the next picker will.
       pick.onCancel();

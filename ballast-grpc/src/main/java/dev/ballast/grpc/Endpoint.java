@@ -47,23 +47,34 @@ final class Endpoint {
   private boolean shutdown;
   private ScheduledHandle healthTimer;
   private int healthCallGeneration = -1;
-  private ScheduledHandle orphanTimer;
-  private long orphansReleased;
 
   // Data path: written by pickers and tracers on any thread.
   private volatile int generation;
   private volatile Pick pick;
-  private final LongAdder picks = new LongAdder();
-  private final LongAdder streams = new LongAdder();
-
-  final PickResult pickResult;
+  /** The picks and streams since the subchannel's latest connectivity change; see {@link Epoch}. */
+  private volatile Epoch epoch;
 
   Endpoint(BallastLoadBalancer lb, String key, EquivalentAddressGroup addresses, Subchannel subchannel) {
     this.lb = lb;
     this.key = key;
     this.addresses = addresses;
     this.subchannel = subchannel;
-    this.pickResult = PickResult.withSubchannel(subchannel, new TracerFactory());
+    this.epoch = new Epoch();
+  }
+
+  /**
+   * The picks of this endpoint between two connectivity changes, and the streams gRPC created for
+   * them: a pick counts here and hands gRPC this epoch's result, whose tracer factory counts the
+   * stream here, so each stream is matched with a pick of its own epoch. gRPC drops a pick silently
+   * (no stream) when the subchannel lost its transport in the meantime, and picks again; the core
+   * counted the dropped pick as an active request. Once an epoch has ended and its stragglers had
+   * {@link #ORPHAN_GRACE_SECONDS} to become streams, its picks without a stream are such drops and
+   * are released, however soon the subchannel was READY again.
+   */
+  private final class Epoch {
+    final LongAdder picks = new LongAdder();
+    final LongAdder streams = new LongAdder();
+    final PickResult result = PickResult.withSubchannel(subchannel, new TracerFactory(this));
   }
 
   Backend backend() {
@@ -129,8 +140,8 @@ final class Endpoint {
     }
     if (state != ConnectivityState.READY) {
       cancelHealthTimer();
-      scheduleOrphanRelease();
     }
+    endEpoch();
     lb.reconcile();
   }
 
@@ -210,49 +221,50 @@ final class Endpoint {
   }
 
   /**
-   * gRPC drops a pick silently when the subchannel lost its transport in the meantime, and then
-   * picks again; the core counted the first pick as an active request. After the subchannel left
-   * READY and stragglers had time to start, every pick without a stream is such a drop: release it,
-   * or the backend would creep towards its active-request limit with every disconnect.
+   * Starts a new epoch at a connectivity change and releases the ended one's drops once its
+   * stragglers had time to become streams (see {@link Epoch}): without that the backend would creep
+   * towards its active-request limit with every reconnect, quick ones included.
    */
-  private void scheduleOrphanRelease() {
-    if (orphanTimer != null && orphanTimer.isPending()) {
-      return;
+  private void endEpoch() {
+    Epoch ended = epoch;
+    epoch = new Epoch();
+    if (ended.picks.sum() > ended.streams.sum()) {
+      lb.sync().schedule(() -> releaseDrops(ended), ORPHAN_GRACE_SECONDS, TimeUnit.SECONDS, lb.scheduler());
     }
-    orphanTimer = lb.sync().schedule(this::releaseOrphans, ORPHAN_GRACE_SECONDS, TimeUnit.SECONDS, lb.scheduler());
   }
 
-  private void releaseOrphans() {
+  private void releaseDrops(Epoch ended) {
     Pick handle = pick;
-    if (shutdown || handle == null || connectivity == ConnectivityState.READY) {
-      // Picks may be on their way to streams right now; the next disconnect counts them.
+    if (shutdown || handle == null) {
+      // A removed backend is retired: it takes no new request, whatever its count.
       return;
     }
-    long orphans = picks.sum() - streams.sum() - orphansReleased;
-    for (long i = 0; i < orphans; i++) {
+    long drops = ended.picks.sum() - ended.streams.sum();
+    for (long i = 0; i < drops; i++) {
       handle.onCancel();
     }
-    orphansReleased += Math.max(0, orphans);
   }
 
   void shutdown() {
     shutdown = true;
     cancelHealthTimer();
-    if (orphanTimer != null) {
-      orphanTimer.cancel();
-    }
     // In-flight calls complete: gRPC closes the subchannel's transports gracefully.
     subchannel.shutdown();
   }
 
   // ---- data path ----
 
-  /** The picker chose this backend; {@code handle} is the core's (per-backend, long-lived) pick. */
-  void picked(Pick handle) {
+  /**
+   * The picker chose this backend; {@code handle} is the core's (per-backend, long-lived) pick.
+   * Returns what to hand gRPC: the current epoch's result, whose tracer counts the stream.
+   */
+  PickResult picked(Pick handle) {
     if (pick != handle) {
       pick = handle;
     }
-    picks.increment();
+    Epoch current = epoch;
+    current.picks.increment();
+    return current.result;
   }
 
   void onTrailers(Pick handle, int streamGeneration, Metadata trailers) {
@@ -278,9 +290,15 @@ final class Endpoint {
   }
 
   private final class TracerFactory extends ClientStreamTracer.Factory {
+    private final Epoch epoch;
+
+    TracerFactory(Epoch epoch) {
+      this.epoch = epoch;
+    }
+
     @Override
     public ClientStreamTracer newClientStreamTracer(ClientStreamTracer.StreamInfo info, Metadata headers) {
-      streams.increment();
+      epoch.streams.increment();
       return new CallTracer(Endpoint.this, pick, generation, lb.clock());
     }
   }

@@ -90,6 +90,40 @@ final class BallastLoadBalancerTest {
     assertThat(backend(9001).requestsEnded(RequestOutcome.NETWORK_FAILURE)).isEqualTo(1);
   }
 
+  /**
+   * A connection rotation (GOAWAY, then IDLE, CONNECTING and READY again) usually takes
+   * milliseconds: the picks gRPC dropped in it are released all the same, and a stream that was
+   * started before it ends normally.
+   */
+  @Test
+  void picksDroppedAroundAQuickReconnectAreReleasedToo() {
+    resolve(json("subsetSize", 1, "clientIndex", 0, "policy", "round_robin", "activeRequestLimit", 2), 9001);
+    FakeSubchannel subchannel = helper.subchannelFor(":9001");
+    helper.setState(subchannel, READY);
+    ClientStreamTracer started = startStream(pick());
+
+    for (int rotation = 0; rotation < 3; rotation++) {
+      // One pick that gRPC dropped (no stream), then the server rotates the connection.
+      assertThat(pick().getSubchannel()).isSameAs(subchannel);
+      helper.setState(subchannel, ConnectivityState.IDLE);
+      helper.setState(subchannel, ConnectivityState.CONNECTING);
+      helper.setState(subchannel, READY);
+      helper.advanceNanos(2 * SECOND);
+      assertThat(backend(9001).activeRequests()).as("rotation %s", rotation).isEqualTo(1);
+    }
+
+    started.streamClosed(Status.OK);
+    assertThat(backend(9001).activeRequests()).isZero();
+    assertThat(backend(9001).requestsEnded(RequestOutcome.CANCELLED)).isEqualTo(3);
+    assertThat(backend(9001).requestsEnded(RequestOutcome.SUCCESS)).isEqualTo(1);
+    // Picks after the last rotation that became streams are not touched.
+    ClientStreamTracer later = startStream(pick());
+    helper.advanceNanos(2 * SECOND);
+    assertThat(backend(9001).activeRequests()).isEqualTo(1);
+    later.streamClosed(Status.OK);
+    assertThat(backend(9001).activeRequests()).isZero();
+  }
+
   @Test
   void aCallThatFoundEveryBackendAtItsLimitGetsANewPickerWhenARequestEnds() {
     resolve(json("subsetSize", 1, "clientIndex", 0, "policy", "round_robin", "activeRequestLimit", 1), 9001);
@@ -255,6 +289,22 @@ final class BallastLoadBalancerTest {
     assertThat(helper.subchannels).hasSize(2);
     assertThat(helper.subchannels.get(0).shutdown).isTrue();
     assertThat(lb.balancer().policy().name()).isEqualTo("least_loaded_round_robin");
+  }
+
+  /** A new subset size only changes the subset: the members that stay keep their subchannels and statistics. */
+  @Test
+  void aSubsetSizeChangeKeepsTheBalancerAndTheSubchannelsOfMembersThatStay() {
+    resolve(json("subsetAlgorithm", "rendezvous", "subsetSize", 2, "clientIndex", 0, "policy", "round_robin"),
+        9001, 9002, 9003);
+    assertThat(helper.subchannels).hasSize(2);
+    Object before = lb.balancer();
+
+    resolve(json("subsetAlgorithm", "rendezvous", "subsetSize", 3, "clientIndex", 0, "policy", "round_robin"),
+        9001, 9002, 9003);
+
+    assertThat(helper.subchannels).as("subchannels created in all").hasSize(3);
+    assertThat(helper.subchannels).noneMatch(subchannel -> subchannel.shutdown);
+    assertThat(lb.balancer()).isSameAs(before);
   }
 
   private static final PickSubchannelArgs ARGS =
