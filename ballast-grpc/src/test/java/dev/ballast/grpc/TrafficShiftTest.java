@@ -44,6 +44,13 @@ final class TrafficShiftTest {
       String target = StaticResolverProvider.target(backends.stream().map(b -> b.port).toList());
 
       ManagedChannel plain = Clients.ballast(target, config("round_robin"));
+      // Until every backend answered its first health check the channel serves from those that
+      // did, which skews round robin's thirds by however many calls that took: start counting
+      // once all three took a call (at most CALLS calls, a bounded loop).
+      for (int i = 0; i < CALLS && backends.stream().anyMatch(backend -> backend.requests() == 0); i++) {
+        callRepeatedly(plain, 1);
+      }
+      backends.forEach(TestBackend::resetCounts);
       callRepeatedly(plain, CALLS);
       plain.shutdownNow();
       long underRoundRobin = failing.requests();
