@@ -228,9 +228,9 @@ final class Endpoint {
   private void endEpoch() {
     Epoch ended = epoch;
     epoch = new Epoch();
-    if (ended.picks.sum() > ended.streams.sum()) {
-      lb.sync().schedule(() -> releaseDrops(ended), ORPHAN_GRACE_SECONDS, TimeUnit.SECONDS, lb.scheduler());
-    }
+    // Scheduled whatever the counts say now: a pick that read the ended epoch just before the
+    // swap may count itself there after this line.
+    lb.sync().schedule(() -> releaseDrops(ended), ORPHAN_GRACE_SECONDS, TimeUnit.SECONDS, lb.scheduler());
   }
 
   private void releaseDrops(Epoch ended) {
