@@ -21,10 +21,18 @@ import java.time.Duration;
  *     the subset is no larger, otherwise that many distinct backends drawn at random, so that a
  *     pick costs the same at 1,000 backends as at 2, and pickers on different cores rarely read
  *     what the others just wrote
+ * @param staleAfter a backend that could take requests but started none for this long has its
+ *     estimate forgotten (default 3 s; 1 ms..1 h): its expected service time goes back to {@code
+ *     initialServiceTime} and its next answer replaces it, so that an outlier (or a slow spell
+ *     that ended) cannot keep it out of the rotation for good. Checked by {@link
+ *     Balancer#refresh()}, which then runs at least this often
  */
-public record FairShareConfig(Statistic statistic, int window, Duration initialServiceTime, int candidates) {
+public record FairShareConfig(
+    Statistic statistic, int window, Duration initialServiceTime, int candidates, Duration staleAfter) {
   /** The default number of candidates: two random choices, as in power of two choices. */
   public static final int DEFAULT_CANDIDATES = 2;
+  /** The default time without a pick after which a backend's estimate is forgotten. */
+  public static final Duration DEFAULT_STALE_AFTER = Duration.ofSeconds(3);
 
   /** How recent latencies become one expected service time. */
   public enum Statistic {
@@ -39,9 +47,15 @@ public record FairShareConfig(Statistic statistic, int window, Duration initialS
     Ranges.checkInt("window", window, 1, 4096);
     Ranges.checkDuration("initialServiceTime", initialServiceTime, Duration.ofNanos(1), Duration.ofHours(1));
     Ranges.checkInt("candidates", candidates, 1, 1_000_000);
+    Ranges.checkDuration("staleAfter", staleAfter, Duration.ofMillis(1), Duration.ofHours(1));
   }
 
-  /** With the default number of candidates. */
+  /** With the default staleness. */
+  public FairShareConfig(Statistic statistic, int window, Duration initialServiceTime, int candidates) {
+    this(statistic, window, initialServiceTime, candidates, DEFAULT_STALE_AFTER);
+  }
+
+  /** With the default number of candidates and staleness. */
   public FairShareConfig(Statistic statistic, int window, Duration initialServiceTime) {
     this(statistic, window, initialServiceTime, DEFAULT_CANDIDATES);
   }
@@ -60,8 +74,14 @@ public record FairShareConfig(Statistic statistic, int window, Duration initialS
     private int window = 64;
     private Duration initialServiceTime = Duration.ofMillis(10);
     private int candidates = DEFAULT_CANDIDATES;
+    private Duration staleAfter = DEFAULT_STALE_AFTER;
 
     private Builder() {}
+
+    public Builder staleAfter(Duration staleAfter) {
+      this.staleAfter = staleAfter;
+      return this;
+    }
 
     public Builder candidates(int candidates) {
       this.candidates = candidates;
@@ -84,7 +104,7 @@ public record FairShareConfig(Statistic statistic, int window, Duration initialS
     }
 
     public FairShareConfig build() {
-      return new FairShareConfig(statistic, window, initialServiceTime, candidates);
+      return new FairShareConfig(statistic, window, initialServiceTime, candidates, staleAfter);
     }
   }
 }

@@ -34,8 +34,28 @@ final class FairSharePolicy implements Policy, PickerFactory {
     return new FairSharePicker(slots, context, config.candidates(), context.newPickRandom());
   }
 
+  /**
+   * Forgets the estimates of starved backends (see {@link FairShareConfig#staleAfter()}), then
+   * recomputes the medians. A backend is starved when it could take requests but started none for
+   * {@code staleAfter}, while the subset as a whole started at least one request per backend: a
+   * client with little traffic leaves every backend quiet for long, and that is no reason to
+   * forget what it learned.
+   */
   @Override
   public Picker refresh(Picker current, Slot[] slots, PolicyContext context) {
+    long now = context.clock().nanoTime();
+    long total = 0;
+    for (Slot slot : slots) {
+      total += slot.backend.requestsStarted();
+    }
+    long staleAfterNanos = config.staleAfter().toNanos();
+    long initialNanos = config.initialServiceTime().toNanos();
+    for (Slot slot : slots) {
+      FairShareSlot fair = (FairShareSlot) slot;
+      if (fair.quietFor(now, total, slots.length) >= staleAfterNanos) {
+        fair.forget(initialNanos, now, total);
+      }
+    }
     if (config.statistic() == FairShareConfig.Statistic.MEDIAN) {
       long[] scratch = new long[config.window()];
       for (Slot slot : slots) {
@@ -43,6 +63,12 @@ final class FairSharePolicy implements Policy, PickerFactory {
       }
     }
     return current;
+  }
+
+  /** Often enough to find a starved backend within {@code staleAfter}, and at least once a second. */
+  @Override
+  public long refreshIntervalNanos() {
+    return Math.min(1_000_000_000L, config.staleAfter().toNanos());
   }
 
   @Override
@@ -82,6 +108,15 @@ final class FairSharePolicy implements Policy, PickerFactory {
       }
     }
 
+    /**
+     * Control plane: empties the window. A completion racing this may keep one old sample, or
+     * count one more than it wrote; the next forgetting, if the backend stays starved, clears it.
+     */
+    void clear() {
+      next = 0;
+      FILLED.setRelease(this, 0);
+    }
+
     /** Control plane only: the median of the window, with a caller-owned scratch array; -1 if empty. */
     long median(long[] scratch) {
       int count = filled;
@@ -111,6 +146,19 @@ final class FairSharePolicy implements Policy, PickerFactory {
    * median needs the samples themselves. Updates are release stores, not compare-and-set loops:
    * completions racing on one backend may lose a sample, which an average does not notice.
    */
+  /**
+   * When a backend last started a request, as the control plane sees it on {@code refresh()}:
+   * plain fields, read and written only there (refreshes are serialized), in an object of their
+   * own so that the lines picks read keep their layout.
+   */
+  static final class Quiet {
+    /** The backend's started count at the last refresh; -1 before the first. */
+    long started = -1;
+    /** Since when it started none, and the subset's started count then. */
+    long sinceNanos;
+    long subsetStartedThen;
+  }
+
   static final class FairShareSlot extends Slot {
     private static final VarHandle PREDICTED_END = VarHandles.field(MethodHandles.lookup(), "predictedEndNanos", long.class);
     private static final VarHandle EXPECTED = VarHandles.field(MethodHandles.lookup(), "expectedNanos", long.class);
@@ -127,6 +175,7 @@ final class FairSharePolicy implements Policy, PickerFactory {
     private volatile double meanNanos;
     /** Successes averaged so far, counted up to {@link #equalSamples} only. */
     private volatile int samples;
+    private final Quiet quiet = new Quiet();
 
     FairShareSlot(Backend backend, PolicyContext context, FairShareConfig config) {
       super(backend, context);
@@ -171,6 +220,42 @@ final class FairSharePolicy implements Policy, PickerFactory {
     /** How many latencies this slot stores: the window for the median, none for the mean. */
     int keptSamples() {
       return serviceTimes == null ? 0 : serviceTimes.window;
+    }
+
+    /**
+     * Control plane only: how long this backend has started no request while it could take one
+     * and the subset started at least {@code backends} others; 0 if it started one since the last
+     * refresh, cannot take requests, or the subset was too quiet to tell.
+     */
+    long quietFor(long now, long subsetStarted, int backends) {
+      long started = backend.requestsStarted();
+      if (started != quiet.started || !backend.acceptsNewRequests()) {
+        quiet.started = started;
+        quiet.sinceNanos = now;
+        quiet.subsetStartedThen = subsetStarted;
+        return 0;
+      }
+      return subsetStarted - quiet.subsetStartedThen >= backends ? now - quiet.sinceNanos : 0;
+    }
+
+    /**
+     * Control plane only: forgets this backend's estimate, as if it were new: the expected service
+     * time goes back to {@code initialNanos}, the next answer replaces it, and the predicted end is
+     * cleared. Picks and completions racing this may keep a little of the old estimate; a backend
+     * that stays starved is forgotten again {@code staleAfter} later.
+     */
+    void forget(long initialNanos, long now, long subsetStarted) {
+      if (serviceTimes != null) {
+        serviceTimes.clear();
+      }
+      SAMPLES.setRelease(this, 0);
+      MEAN.setRelease(this, 0.0);
+      EXPECTED.setRelease(this, initialNanos);
+      long end = predictedEndNanos;
+      // A pick that moved it meanwhile wins: the backend is no longer starved.
+      PREDICTED_END.compareAndSet(this, end, Long.MIN_VALUE);
+      quiet.sinceNanos = now;
+      quiet.subsetStartedThen = subsetStarted;
     }
 
     /** Control plane only: the median of the window, with a caller-owned scratch array. */

@@ -102,6 +102,9 @@ final class ConfigValidationTest {
     for (int c : new int[] {0, -1, 1_000_001}) {
       out.add(bad("candidates", String.valueOf(c), () -> FairShareConfig.builder().candidates(c).build()));
     }
+    for (Duration d : new Duration[] {Duration.ZERO, Duration.ofNanos(999_999), negative, overHour, null}) {
+      out.add(bad("staleAfter", String.valueOf(d), () -> FairShareConfig.builder().staleAfter(d).build()));
+    }
 
     // Interleaved weighted round robin.
     out.add(bad("weights", "null", () -> new InterleavedWeightedRoundRobinConfig(null, 1)));

@@ -207,6 +207,123 @@ final class FairShareTest {
     }
   }
 
+  /**
+   * The absurd estimate above would keep a backend out for good: it gets no request, so no answer
+   * corrects it. Once it has started none for {@code staleAfter} while the others took requests,
+   * a refresh forgets the estimate, and the backend's next answer decides its share.
+   */
+  @Test
+  void aStarvedBackendIsForgottenAfterStaleAfterAndItsNextAnswerDecides() {
+    Balancer balancer = balancer(FairShareConfig.builder().window(8).staleAfter(Duration.ofSeconds(3)).build(), 2);
+    assertThat(balancer.backend("b0").tryAcquire()).isTrue();
+    slot(balancer, "b0").onSuccess(Long.MAX_VALUE);
+    answer(balancer, "b1", 10);
+    // While b1 was briefly down, b0 took a request: its predicted end saturated too.
+    balancer.backend("b1").onLameDuck();
+    Pick only = balancer.pick();
+    assertThat(only.backend().key()).isEqualTo("b0");
+    only.onCancel();
+    balancer.backend("b1").onHealthCheck(true);
+    balancer.refresh();
+
+    // 2.9 s of traffic, all to b1: not yet stale.
+    assertThat(keysPicked(balancer, 29, Duration.ofMillis(100))).containsOnly("b1");
+    balancer.refresh();
+    assertThat(keysPicked(balancer, 1, Duration.ofMillis(100))).containsOnly("b1");
+
+    // 3 s without a request while b1 took 30: forgotten, b0 is as good as new.
+    balancer.refresh();
+    assertThat(slot(balancer, "b0").expectedNanos()).isEqualTo(Duration.ofMillis(10).toNanos());
+    // Picks 1 ms apart, so that each backend's queue of 10 ms requests is what decides.
+    List<String> after = keysPicked(balancer, 20, Duration.ofMillis(1));
+    // Its answers were 10 ms like b1's: they now share evenly.
+    assertThat(after.stream().filter("b0"::equals).count()).isBetween(9L, 11L);
+  }
+
+  /** A client with no traffic leaves every backend quiet: that is no reason to forget what it learned. */
+  @Test
+  void quietBecauseTheClientSentNothingIsNotStarved() {
+    Balancer balancer = balancer(FairShareConfig.builder().window(8).build(), 2);
+    answer(balancer, "b0", 10);
+    answer(balancer, "b1", 30);
+    balancer.refresh();
+
+    clock.advance(Duration.ofSeconds(10));
+    balancer.refresh();
+    // One request in 10 s is fewer than one per backend: still too quiet to tell.
+    keysPicked(balancer, 1, Duration.ofSeconds(10));
+    balancer.refresh();
+
+    assertThat(slot(balancer, "b1").expectedNanos()).isEqualTo(Duration.ofMillis(30).toNanos());
+    assertThat(slot(balancer, "b0").expectedNanos()).isEqualTo(Duration.ofMillis(10).toNanos());
+  }
+
+  /** A backend that could not take requests (lame duck) was not starved by the policy: it keeps its estimate. */
+  @Test
+  void aBackendThatCouldNotTakeRequestsKeepsItsEstimate() {
+    Balancer balancer = balancer(FairShareConfig.builder().window(8).build(), 2);
+    answer(balancer, "b0", 30);
+    answer(balancer, "b1", 10);
+    balancer.backend("b0").onLameDuck();
+    balancer.refresh();
+
+    keysPicked(balancer, 50, Duration.ofMillis(100));
+    balancer.refresh();
+
+    assertThat(slot(balancer, "b0").expectedNanos()).isEqualTo(Duration.ofMillis(30).toNanos());
+  }
+
+  /** With the median, forgetting empties the window: the old answers no longer count. */
+  @Test
+  void forgettingEmptiesTheMediansWindow() {
+    Balancer balancer = medianOf5Ms(3, 2);
+    for (int i = 0; i < 3; i++) {
+      answer(balancer, "b0", 1_000_000);
+    }
+    answer(balancer, "b1", 10);
+    balancer.refresh();
+    keysPicked(balancer, 40, Duration.ofMillis(100));
+    balancer.refresh();
+
+    assertThat(slot(balancer, "b0").expectedNanos()).isEqualTo(Duration.ofMillis(5).toNanos());
+    answer(balancer, "b0", 20);
+    balancer.refresh();
+    assertThat(slot(balancer, "b0").expectedNanos()).isEqualTo(Duration.ofMillis(20).toNanos());
+  }
+
+  @Test
+  void refreshRunsAtLeastAsOftenAsStaleAfter() {
+    assertThat(Balancer.create(Policy.fairShare(FairShareConfig.defaults())).refreshIntervalNanos())
+        .isEqualTo(Duration.ofSeconds(1).toNanos());
+    assertThat(
+            Balancer.create(Policy.fairShare(FairShareConfig.builder().staleAfter(Duration.ofMillis(250)).build()))
+                .refreshIntervalNanos())
+        .isEqualTo(Duration.ofMillis(250).toNanos());
+  }
+
+  /** {@code n} backends, the median over {@code window} answers, 5 ms before the first. */
+  private Balancer medianOf5Ms(int window, int n) {
+    return balancer(
+        FairShareConfig.builder()
+            .statistic(FairShareConfig.Statistic.MEDIAN)
+            .window(window)
+            .initialServiceTime(Duration.ofMillis(5))
+            .build(),
+        n);
+  }
+
+  /** {@code count} picks, {@code every} apart, each answered in 10 ms; the keys picked. */
+  private List<String> keysPicked(Balancer balancer, int count, Duration every) {
+    List<String> keys = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      clock.advance(every);
+      Pick pick = balancer.pick();
+      keys.add(pick.backend().key());
+      pick.onSuccess(Duration.ofMillis(10).toNanos());
+    }
+    return keys;
+  }
+
   @Test
   void anOutlierFadesFromTheMeanAtTheWindowsRate() {
     Balancer balancer = balancer(FairShareConfig.builder().window(64).build(), 1);
@@ -239,14 +356,7 @@ final class FairShareTest {
 
   @Test
   void theMedianIgnoresAnOutlierAndUpdatesOnRefresh() {
-    Balancer balancer =
-        balancer(
-            FairShareConfig.builder()
-                .statistic(FairShareConfig.Statistic.MEDIAN)
-                .window(5)
-                .initialServiceTime(Duration.ofMillis(5))
-                .build(),
-            1);
+    Balancer balancer = medianOf5Ms(5, 1);
     for (long latency : new long[] {10, 12, 1000, 11, 9}) {
       answer(balancer, "b0", latency);
     }

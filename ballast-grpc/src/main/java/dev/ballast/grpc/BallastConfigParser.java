@@ -69,7 +69,7 @@ final class BallastConfigParser {
                   "failurePenalty",
                   "forcePickInterval",
                   "loadReportExpiration"),
-          "fair_share", Set.of("statistic", "window", "initialServiceTime", "candidates"),
+          "fair_share", Set.of("statistic", "window", "initialServiceTime", "candidates", "staleAfter"),
           "interleaved_weighted_round_robin", Set.of("weights", "defaultWeight"));
 
   // The JSON form of google.protobuf.Duration, which gRPC service configs use: "10s", "0.25s".
@@ -246,6 +246,7 @@ final class BallastConfigParser {
                   .window(policyInteger(settings, prefix, "window", d.window(), 1, 4096))
                   .initialServiceTime(duration(settings, prefix, "initialServiceTime", d.initialServiceTime()))
                   .candidates(policyInteger(settings, prefix, "candidates", d.candidates(), 1, 1_000_000))
+                  .staleAfter(duration(settings, prefix, "staleAfter", d.staleAfter()))
                   .build());
         }
         case "interleaved_weighted_round_robin":

@@ -101,10 +101,10 @@ final class BallastConfigParserTest {
     assertThat(
             parse(JsonTestParser.parse(
                     "{\"policy\": {\"fair_share\": {\"statistic\": \"median\", \"window\": 32,"
-                        + " \"initialServiceTime\": \"0.02s\", \"candidates\": 4}}}"))
+                        + " \"initialServiceTime\": \"0.02s\", \"candidates\": 4, \"staleAfter\": \"7s\"}}}"))
                 .policy()
                 .toString())
-        .contains("MEDIAN", "32", "PT0.02S", "4");
+        .contains("MEDIAN", "32", "PT0.02S", "candidates=4", "staleAfter=PT7S");
     assertThat(
             parse(JsonTestParser.parse(
                     "{\"policy\": {\"interleaved_weighted_round_robin\": {\"weights\": {\"b1\": 3}, \"defaultWeight\": 2}}}"))
