@@ -3,6 +3,8 @@ package dev.ballast.health;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -339,6 +341,30 @@ final class BackendStateTransitionsTest {
     assertThat(backend.requestsStarted()).isZero();
     assertThat(backend.requestsEnded(RequestOutcome.CANCELLED)).isZero();
     assertThat(backend.unmatchedEnds()).isEqualTo((long) threads * endsPerThread);
+    assertThat(backend.tryAcquire()).isTrue();
+  }
+
+  /**
+   * The interleaving that the test above can only hope to meet, forced: an end lands between
+   * another unmatched end's subtraction and its undo.
+   */
+  @Test
+  void anEndThatLandsInsideAnotherUnmatchedEndsBorrowIsUnmatchedToo() throws ReflectiveOperationException {
+    Backend backend = backend(HealthConfig.defaults());
+    backend.onConnected();
+    VarHandle flow =
+        MethodHandles.privateLookupIn(TrackedBackend.class, MethodHandles.lookup())
+            .findVarHandle(TrackedBackend.class, "flow", long.class);
+    // The first unmatched end's subtraction: nothing was in flight, so it borrowed.
+    flow.getAndAdd(backend, -1L);
+    assertThat(backend.activeRequests()).isGreaterThan(backend.activeRequestLimit());
+
+    backend.release(RequestOutcome.SUCCESS);
+    // The first end's undo.
+    flow.getAndAdd(backend, 1L);
+
+    assertThat(backend.activeRequests()).isZero();
+    assertThat(backend.unmatchedEnds()).isEqualTo(1);
     assertThat(backend.tryAcquire()).isTrue();
   }
 
