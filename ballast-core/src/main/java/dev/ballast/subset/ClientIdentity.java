@@ -34,6 +34,11 @@ public record ClientIdentity(int index, int count, long seed) {
     if (count < 1) {
       throw new IllegalArgumentException("client count: " + count + " (expected: 1 or more)");
     }
+    // Checked here, not only in the constructor: there -1 means anonymous.
+    if (index < 0 || index >= count) {
+      throw new IllegalArgumentException(
+          "client index: " + index + " (expected: 0.." + (count - 1) + " for " + count + " clients)");
+    }
     return new ClientIdentity(index, count, 0);
   }
 
