@@ -220,7 +220,8 @@ final class OrthogonalLotsSubsetter implements Subsetter {
     private int resolve(int[] permutation, long shuffleSeed, int generation, long position) {
       long q = position;
       while (q >= n) {
-        int j = Shuffle.draw(shuffleSeed, (int) q);
+        // q reaches k * M - 1, beyond int range when the lot size is pinned high.
+        long j = SplitMix64.bounded(SplitMix64.output(shuffleSeed, q), q + 1);
         if (j == q) {
           long virtualSeed = SplitMix64.derive(salt, Tags.LOTS_VIRTUAL, generation);
           return permutation[SplitMix64.bounded(SplitMix64.output(virtualSeed, q), n)];

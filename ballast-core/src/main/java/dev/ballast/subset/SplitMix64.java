@@ -41,6 +41,11 @@ final class SplitMix64 {
     return (int) hi;
   }
 
+  /** {@link #bounded(long, int)} for bounds up to {@code 2^63 - 1}. */
+  static long bounded(long value, long bound) {
+    return Math.multiplyHigh(value, bound) + ((value >> 63) & bound);
+  }
+
   /** 64-bit FNV-1a over the UTF-8 bytes of {@code key}: the stable hash of a backend key. */
   static long fnv1a(String key) {
     long h = 0xCBF29CE484222325L;

@@ -76,6 +76,21 @@ final class OrthogonalLotsSubsetterTest {
   }
 
   @Test
+  void aLotSizePinnedHighResolvesVirtualPositionsBeyondIntRangeAsSpecified() {
+    // Positions reach k * M - 1 = 8e9; the expected subsets come from the specification computed
+    // with unbounded integers (docs/subsetting.md, orthogonal_lots step 3).
+    Subsetter pinned = Subsetter.orthogonalLots(0, 2_000_000_000);
+    BackendSet backends = BackendSet.ofCount(10);
+    assertThat(pinned.subsetRanks(backends, ClientIdentity.ofIndex(0), 5)).containsExactly(8, 6, 9, 0, 3);
+    assertThat(pinned.subsetRanks(backends, ClientIdentity.ofIndex(1), 5)).containsExactly(9, 6, 4, 0, 7);
+    assertThat(pinned.subsetRanks(backends, ClientIdentity.ofIndex(2), 5)).containsExactly(2, 5, 1, 6, 9);
+    assertThat(SpecificationVectorsTest.subsets(pinned, 10, 5, 4))
+        .containsExactly(
+            java.util.List.of(8, 6, 7, 0, 3), java.util.List.of(9, 2, 4, 0, 7),
+            java.util.List.of(2, 5, 1, 6, 9), java.util.List.of(5, 1, 8, 4, 3));
+  }
+
+  @Test
   void lotSizeIsNOverKRoundedHalfUp() {
     assertThat(OrthogonalLotsSubsetter.lotSize(300, 30)).isEqualTo(10);
     assertThat(OrthogonalLotsSubsetter.lotSize(500, 21)).isEqualTo(24);
