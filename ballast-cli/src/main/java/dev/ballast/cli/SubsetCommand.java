@@ -107,7 +107,8 @@ final class SubsetCommand implements Callable<Integer> {
 
   private void validate() {
     CommandLine cl = spec.commandLine();
-    if (!compare && !Subsetter.NAMES.contains(algorithm)) {
+    // Checked with --compare too: a misspelt name is an error, not silently ignored.
+    if (!Subsetter.NAMES.contains(algorithm)) {
       throw new CommandLine.ParameterException(
           cl, "--algorithm: '" + algorithm + "' (expected: one of " + String.join(", ", Subsetter.NAMES) + ")");
     }

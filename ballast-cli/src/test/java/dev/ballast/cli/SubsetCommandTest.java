@@ -29,6 +29,7 @@ final class SubsetCommandTest {
         "--subset-size 11 --backends 10 | --subset-size: 11 (expected: 1..10, the number of backends)",
         "--clients 0 | --clients: 0 (expected: 1 or more)",
         "--algorithm nope | --algorithm: 'nope' (expected: one of random, deterministic, rendezvous, orthogonal_lots)",
+        "--compare --algorithm nope | --algorithm: 'nope' (expected: one of random, deterministic, rendezvous, orthogonal_lots)",
         "--format xml | --format: 'xml' (expected: text or json)",
         "--clients many | Invalid value for option '--clients': 'many' is not an int",
         "--bogus | Unknown option: '--bogus'",
