@@ -35,10 +35,15 @@ public final class BallastCommand implements Runnable {
     // A usage error is one line naming the offending value and what was expected, then exit 2.
     commandLine.setParameterExceptionHandler(
         (ex, arguments) -> {
-          err.println("ballast: " + ex.getMessage());
+          err.println("ballast: " + oneLine(ex.getMessage()));
           err.flush();
           return USAGE_ERROR;
         });
     return commandLine.execute(args);
+  }
+
+  /** Messages quote the offending value, which may itself contain line breaks. */
+  static String oneLine(String message) {
+    return message.replace("\r", "\\r").replace("\n", "\\n");
   }
 }

@@ -44,6 +44,17 @@ final class SubsetCommandTest {
   }
 
   @Test
+  void aValueWithALineBreakStillGivesAOneLineUsageError() {
+    for (String[] args :
+        new String[][] {{"subset", "--algorithm", "rand\nom"}, {"subset", "--format", "js\r\non"}, {"subset", "x\ny"}}) {
+      Result result = run(args);
+      assertThat(result.exitCode()).isEqualTo(2);
+      assertThat(result.err().lines()).as(result.err()).hasSize(1);
+    }
+    assertThat(run("subset", "--algorithm", "rand\nom").err()).contains("--algorithm: 'rand\\nom' (expected: one of");
+  }
+
+  @Test
   void printsEveryFigureForOneAlgorithm() {
     Result result = run("subset", "--algorithm", "deterministic", "--clients", "10", "--backends", "12", "--subset-size", "3");
     assertThat(result.exitCode()).isZero();
