@@ -128,6 +128,10 @@ final class SubsetCommand implements Callable<Integer> {
     if (lotSize < 0) {
       throw new CommandLine.ParameterException(cl, "--lot-size: " + lotSize + " (expected: 0 for automatic, or 1 or more)");
     }
+    if (lotSize > 0 && !compare && !algorithm.equals("orthogonal_lots")) {
+      throw new CommandLine.ParameterException(
+          cl, "--lot-size: " + lotSize + " (expected: 0 for " + algorithm + "; a lot size applies to orthogonal_lots only)");
+    }
     if (seeds < 1 || seeds > 10_000) {
       throw new CommandLine.ParameterException(cl, "--seeds: " + seeds + " (expected: 1..10000)");
     }

@@ -31,6 +31,7 @@ final class SubsetCommandTest {
         "--algorithm nope | --algorithm: 'nope' (expected: one of random, deterministic, rendezvous, orthogonal_lots)",
         "--compare --algorithm nope | --algorithm: 'nope' (expected: one of random, deterministic, rendezvous, orthogonal_lots)",
         "--format xml | --format: 'xml' (expected: text or json)",
+        "--algorithm random --lot-size 5 | --lot-size: 5 (expected: 0 for random; a lot size applies to orthogonal_lots only)",
         "--clients many | Invalid value for option '--clients': 'many' is not an int",
         "--bogus | Unknown option: '--bogus'",
       })
