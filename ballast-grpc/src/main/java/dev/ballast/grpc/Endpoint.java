@@ -22,6 +22,7 @@ import io.grpc.stub.ClientCalls;
 import io.grpc.stub.StreamObserver;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -53,6 +54,11 @@ final class Endpoint {
   private volatile Pick pick;
   /** The picks and streams since the subchannel's latest connectivity change; see {@link Epoch}. */
   private volatile Epoch epoch;
+  /**
+   * Lame duck signals seen on responses of the current connection. A health check remembers the
+   * count when it is sent: a SERVING answer to it after the count changed may predate the signal.
+   */
+  private final AtomicInteger lameDuckSignals = new AtomicInteger();
 
   Endpoint(BallastLoadBalancer lb, String key, EquivalentAddressGroup addresses, Subchannel subchannel) {
     this.lb = lb;
@@ -151,6 +157,7 @@ final class Endpoint {
     }
     int checked = generation;
     healthCallGeneration = checked;
+    int signalsBefore = lameDuckSignals.get();
     long timeout =
         Math.max(MIN_HEALTH_TIMEOUT_NANOS, Math.min(MAX_HEALTH_TIMEOUT_NANOS, backend.healthCheckIntervalNanos()));
     ClientCall<HealthCheckRequest, HealthCheckResponse> call =
@@ -173,27 +180,41 @@ final class Endpoint {
           @Override
           public void onError(Throwable t) {
             Status status = Status.fromThrowable(t);
-            lb.sync().execute(() -> onHealthAnswer(checked, status, null));
+            lb.sync().execute(() -> onHealthAnswer(checked, signalsBefore, status, null));
           }
 
           @Override
           public void onCompleted() {
             HealthCheckResponse.ServingStatus serving = answer;
-            lb.sync().execute(() -> onHealthAnswer(checked, Status.OK, serving));
+            lb.sync().execute(() -> onHealthAnswer(checked, signalsBefore, Status.OK, serving));
           }
         });
   }
 
-  private void onHealthAnswer(int checked, Status status, HealthCheckResponse.ServingStatus serving) {
+  private void onHealthAnswer(
+      int checked, int signalsBefore, Status status, HealthCheckResponse.ServingStatus serving) {
     if (healthCallGeneration == checked) {
       healthCallGeneration = -1;
     }
     if (shutdown || checked != generation || connectivity != ConnectivityState.READY) {
       return;
     }
-    if (status.isOk()) {
-      backend.onHealthCheck(serving == HealthCheckResponse.ServingStatus.SERVING);
-      interrupted &= serving != HealthCheckResponse.ServingStatus.SERVING;
+    boolean askAgain = false;
+    if (status.isOk() && serving == HealthCheckResponse.ServingStatus.SERVING) {
+      // The server may have answered before it entered lame duck, and the signal on a response
+      // overtook the answer: SERVING counts only if no signal arrived while the check was out.
+      // Read again after the move, so that a signal landing in between is not lost on it.
+      if (lameDuckSignals.get() == signalsBefore) {
+        backend.onHealthCheck(true);
+      }
+      if (lameDuckSignals.get() == signalsBefore) {
+        interrupted = false;
+      } else {
+        backend.onLameDuck();
+        askAgain = true;
+      }
+    } else if (status.isOk()) {
+      backend.onHealthCheck(false);
     } else if (status.getCode() == Status.Code.UNIMPLEMENTED) {
       // No health service: being connected is all the server can tell.
       backend.onConnected();
@@ -207,9 +228,14 @@ final class Endpoint {
           .log(ChannelLogLevel.DEBUG, "ballast: health check of {0} failed: {1}", key, status);
     }
     cancelHealthTimer();
-    healthTimer =
-        lb.sync()
-            .schedule(this::checkHealth, backend.healthCheckIntervalNanos(), TimeUnit.NANOSECONDS, lb.scheduler());
+    if (askAgain) {
+      // At once: the answer to a check sent now postdates the signal, so it decides.
+      checkHealth();
+    } else {
+      healthTimer =
+          lb.sync()
+              .schedule(this::checkHealth, backend.healthCheckIntervalNanos(), TimeUnit.NANOSECONDS, lb.scheduler());
+    }
     lb.reconcile();
   }
 
@@ -277,6 +303,9 @@ final class Endpoint {
     }
     // A signal from a connection that has since been replaced describes the old process.
     if (LameDuckSignal.isPresent(trailers) && streamGeneration == generation) {
+      // Counted before the state changes: a health answer that reads the old count and makes the
+      // backend healthy reads the count again afterwards and sees this one.
+      lameDuckSignals.incrementAndGet();
       Backend target = backend;
       if (target.state() != BackendState.LAME_DUCK) {
         target.onLameDuck();

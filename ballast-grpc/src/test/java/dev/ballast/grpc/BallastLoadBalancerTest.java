@@ -19,6 +19,7 @@ import io.grpc.LoadBalancer.ResolvedAddresses;
 import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
 import io.grpc.Status;
+import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
@@ -226,6 +227,44 @@ final class BallastLoadBalancerTest {
     oldCall.streamClosed(Status.OK);
 
     assertThat(backend(9001).state()).isEqualTo(BackendState.HEALTHY);
+  }
+
+  /**
+   * A health check sent before the backend entered lame duck may answer SERVING after the lame
+   * duck signal on a response: that answer is older than the signal and must not undo it. A check
+   * sent after the signal decides: SERVING then is a real recovery.
+   */
+  @Test
+  void aServingAnswerThatPredatesALameDuckSignalDoesNotUndoIt() {
+    helper.holdHealthChecks = true;
+    resolve(json("subsetSize", 1, "clientIndex", 0, "policy", "round_robin"), 9001);
+    FakeSubchannel subchannel = helper.subchannelFor(":9001");
+    helper.setState(subchannel, READY);
+    helper.inContext(() -> subchannel.answerHealthCheck(ServingStatus.SERVING));
+    assertThat(backend(9001).state()).isEqualTo(BackendState.HEALTHY);
+
+    // The periodic check goes out; before its answer arrives, a response carries the signal.
+    helper.advanceNanos(5 * SECOND);
+    assertThat(subchannel.healthChecks).hasSize(1);
+    ClientStreamTracer call = startStream(pick());
+    Metadata trailers = new Metadata();
+    trailers.put(LameDuckSignal.TRAILER, LameDuckSignal.VALUE);
+    call.inboundTrailers(trailers);
+    call.streamClosed(Status.OK);
+    assertThat(backend(9001).state()).isEqualTo(BackendState.LAME_DUCK);
+
+    helper.inContext(() -> subchannel.answerHealthCheck(ServingStatus.SERVING));
+
+    assertThat(backend(9001).state()).isEqualTo(BackendState.LAME_DUCK);
+    assertThat(pick().getSubchannel()).isNull();
+    // The balancer asks again at once; this answer postdates the signal.
+    assertThat(subchannel.healthChecks).hasSize(1);
+    helper.inContext(() -> subchannel.answerHealthCheck(ServingStatus.NOT_SERVING));
+    assertThat(backend(9001).state()).isEqualTo(BackendState.LAME_DUCK);
+    helper.advanceNanos(5 * SECOND);
+    helper.inContext(() -> subchannel.answerHealthCheck(ServingStatus.SERVING));
+    assertThat(backend(9001).state()).isEqualTo(BackendState.HEALTHY);
+    assertThat(pick().getSubchannel()).isSameAs(subchannel);
   }
 
   @Test

@@ -14,6 +14,7 @@ import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
 import io.grpc.Status;
 import io.grpc.SynchronizationContext;
+import io.grpc.health.v1.HealthCheckResponse;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -26,8 +27,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A channel's side of the load-balancer contract without a network: subchannels whose states the
- * test sets, health checks answered UNIMPLEMENTED (no health service, so connected means serving),
- * and timers that run when the test advances virtual time.
+ * test sets, health checks answered UNIMPLEMENTED (no health service, so connected means serving)
+ * unless the test holds them to answer itself, and timers that run when the test advances virtual
+ * time.
  */
 final class FakeHelper extends LoadBalancer.Helper {
   long nanos;
@@ -40,6 +42,8 @@ final class FakeHelper extends LoadBalancer.Helper {
   ConnectivityState state;
   LoadBalancer.SubchannelPicker picker;
   int pickersPublished;
+  /** When set, health checks wait in {@link FakeSubchannel#healthChecks} for the test to answer. */
+  boolean holdHealthChecks;
 
   /** Advances virtual time and runs the timers that came due, in order. */
   void advanceNanos(long delta) {
@@ -134,6 +138,16 @@ final class FakeHelper extends LoadBalancer.Helper {
     LoadBalancer.SubchannelStateListener listener;
     boolean shutdown;
     int connectionRequests;
+    /** Health checks sent while {@link #holdHealthChecks} is set, oldest first, not yet answered. */
+    final List<ClientCall.Listener<HealthCheckResponse>> healthChecks = new ArrayList<>();
+
+    /** Answers the oldest held health check, as the server would: one message, then OK. */
+    void answerHealthCheck(HealthCheckResponse.ServingStatus status) {
+      ClientCall.Listener<HealthCheckResponse> listener = healthChecks.remove(0);
+      listener.onHeaders(new Metadata());
+      listener.onMessage(HealthCheckResponse.newBuilder().setStatus(status).build());
+      listener.onClose(Status.OK, new Metadata());
+    }
 
     FakeSubchannel(List<EquivalentAddressGroup> addresses) {
       this.addresses = addresses;
@@ -181,8 +195,13 @@ final class FakeHelper extends LoadBalancer.Helper {
         public <ReqT, RespT> ClientCall<ReqT, RespT> newCall(MethodDescriptor<ReqT, RespT> method, CallOptions options) {
           return new ClientCall<>() {
             @Override
+            @SuppressWarnings("unchecked")
             public void start(Listener<RespT> listener, Metadata headers) {
-              listener.onClose(Status.UNIMPLEMENTED, new Metadata());
+              if (holdHealthChecks) {
+                healthChecks.add((ClientCall.Listener<HealthCheckResponse>) listener);
+              } else {
+                listener.onClose(Status.UNIMPLEMENTED, new Metadata());
+              }
             }
 
             @Override
