@@ -6,17 +6,38 @@ import dev.ballast.pick.Pick;
 import io.grpc.ClientStreamTracer;
 import io.grpc.Metadata;
 import io.grpc.Status;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.lang.ref.Cleaner;
 
 /**
  * Follows one call to the end and reports it to the core: the outcome with its latency, the load
  * report and the lame duck signal carried on the trailers.
+ *
+ * <p>gRPC sometimes creates a stream, with this tracer, and then throws it away unstarted: when
+ * the call was cancelled (by the caller or its deadline) while it waited for its call credentials,
+ * or while gRPC was picking again for it after it had been buffered. Such a tracer never hears of
+ * an end, and nothing else in gRPC's API tells of it. A stream that may still run keeps its tracer
+ * reachable (the transport, the buffer or the credentials callback holds it), so a tracer the
+ * garbage collector finds unreachable before its end belongs to a stream that will never run: its
+ * request is then released as a cancellation, exactly once.
  */
 final class CallTracer extends ClientStreamTracer {
+  private static final Cleaner ABANDONED =
+      Cleaner.create(
+          task -> {
+            Thread thread = new Thread(task, "ballast-abandoned-streams");
+            thread.setDaemon(true);
+            return thread;
+          });
+
   private final Endpoint endpoint;
   private final Pick pick;
   private final int generation;
   private final NanoClock clock;
   private final long startNanos;
+  private final End end;
+  private final Cleaner.Cleanable abandoned;
   // Whether the backend answered at all: an error it sent is its failure, a silent one the network's.
   private volatile boolean answered;
 
@@ -26,6 +47,9 @@ final class CallTracer extends ClientStreamTracer {
     this.generation = generation;
     this.clock = clock;
     this.startNanos = clock.nanoTime();
+    this.end = new End(endpoint, pick);
+    // The action holds the pick and the endpoint, never this tracer, which it must not keep alive.
+    this.abandoned = ABANDONED.register(this, end);
   }
 
   @Override
@@ -41,6 +65,9 @@ final class CallTracer extends ClientStreamTracer {
 
   @Override
   public void streamClosed(Status status) {
+    if (!end.claim()) {
+      return;
+    }
     long latency = clock.nanoTime() - startNanos;
     Status.Code code = status.getCode();
     if (Outcomes.isCallerGivingUp(code)) {
@@ -52,5 +79,43 @@ final class CallTracer extends ClientStreamTracer {
       pick.onSuccess(latency);
     }
     endpoint.requestEnded();
+    // Unregisters; the action finds the end claimed and does nothing.
+    abandoned.clean();
+  }
+
+  /** The request's end, claimed once: by the stream closing, or by the cleaner for a stream never run. */
+  private static final class End implements Runnable {
+    private static final VarHandle ENDED;
+
+    static {
+      try {
+        ENDED = MethodHandles.lookup().findVarHandle(End.class, "ended", boolean.class);
+      } catch (ReflectiveOperationException e) {
+        throw new ExceptionInInitializerError(e);
+      }
+    }
+
+    private final Endpoint endpoint;
+    private final Pick pick;
+    @SuppressWarnings("unused") // through ENDED
+    private volatile boolean ended;
+
+    End(Endpoint endpoint, Pick pick) {
+      this.endpoint = endpoint;
+      this.pick = pick;
+    }
+
+    boolean claim() {
+      return ENDED.compareAndSet(this, false, true);
+    }
+
+    /** The tracer became unreachable: if its stream never closed, it never ran. */
+    @Override
+    public void run() {
+      if (claim()) {
+        pick.onCancel();
+        endpoint.requestEnded();
+      }
+    }
   }
 }
