@@ -269,6 +269,10 @@ final class Endpoint {
     for (long i = 0; i < drops; i++) {
       handle.onCancel();
     }
+    if (drops > 0) {
+      // Capacity freed as by a request that ended: calls queued for it are picked again.
+      requestEnded();
+    }
   }
 
   void shutdown() {

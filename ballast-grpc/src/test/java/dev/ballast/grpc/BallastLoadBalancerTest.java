@@ -143,6 +143,33 @@ final class BallastLoadBalancerTest {
     assertThat(pick().getSubchannel()).isSameAs(helper.subchannelFor(":9001"));
   }
 
+  /**
+   * A dropped pick holds the only slot until its epoch's grace ends; a call that found the backend
+   * at its limit meanwhile waits in gRPC's queue, and must get a new picker when the drop is
+   * released, as it would when a request ends.
+   */
+  @Test
+  void aCallWaitingForCapacityGetsANewPickerWhenADroppedPickIsReleased() {
+    resolve(json("subsetSize", 1, "clientIndex", 0, "policy", "round_robin", "activeRequestLimit", 1), 9001);
+    FakeSubchannel subchannel = helper.subchannelFor(":9001");
+    helper.setState(subchannel, READY);
+    // gRPC drops the pick: the connection was rotated in the meantime.
+    assertThat(pick().getSubchannel()).isSameAs(subchannel);
+    helper.setState(subchannel, ConnectivityState.IDLE);
+    helper.setState(subchannel, ConnectivityState.CONNECTING);
+    helper.setState(subchannel, READY);
+    PickResult waiting = pick();
+    assertThat(waiting.getSubchannel()).isNull();
+    assertThat(waiting.getStatus().isOk()).isTrue();
+    int published = helper.pickersPublished;
+
+    helper.advanceNanos(2 * SECOND);
+
+    assertThat(backend(9001).activeRequests()).isZero();
+    assertThat(helper.pickersPublished).isGreaterThan(published);
+    assertThat(pick().getSubchannel()).isSameAs(subchannel);
+  }
+
   @Test
   void whenNoBackendAcceptsConnectionsCallsFailFastWithTheReason() {
     resolve(json("subsetSize", 2, "clientIndex", 0, "policy", "round_robin"), 9001, 9002);
