@@ -123,8 +123,11 @@ public final class BallastServer {
       return terminated;
     }
     draining = true;
-    lameDuck = true;
+    // Health first, then the signal: once a client has seen the signal on a response, a health
+    // check it sends can no longer be answered SERVING (an answer sent before the signal is the
+    // client's to discard).
     setHealth(ServingStatus.NOT_SERVING);
+    lameDuck = true;
     logger.log(Level.INFO, "ballast: lame duck; draining for {0}, then shutting down", drainInterval);
     if (!started || server.isTerminated()) {
       server.shutdownNow();
