@@ -108,6 +108,18 @@ final class Endpoint {
         || (state == BackendState.CONNECTING && interrupted);
   }
 
+  /**
+   * A new connection attempt. After a failed one the backend stays refusing until an attempt
+   * succeeds (sticky, as gRPC's own policies keep TRANSIENT_FAILURE): were it connecting again,
+   * the channel would leave TRANSIENT_FAILURE for CONNECTING at every retry while every backend is
+   * down, and calls would wait for each attempt (up to the connect timeout) instead of failing fast.
+   */
+  private void connectingAgain() {
+    if (backend.state() != BackendState.REFUSING) {
+      backend.onConnecting();
+    }
+  }
+
   private void onSubchannelState(ConnectivityStateInfo info) {
     ConnectivityState state = info.getState();
     if (shutdown || state == ConnectivityState.SHUTDOWN) {
@@ -129,7 +141,7 @@ final class Endpoint {
         checkHealth();
         break;
       case CONNECTING:
-        backend.onConnecting();
+        connectingAgain();
         break;
       case TRANSIENT_FAILURE:
         interrupted = true;
@@ -138,7 +150,7 @@ final class Endpoint {
       case IDLE:
         // The server closed the connection (GOAWAY, idle timeout): reconnect at once, since
         // subsets are small and a member without a connection is an outage.
-        backend.onConnecting();
+        connectingAgain();
         subchannel.requestConnection();
         break;
       default:

@@ -181,6 +181,34 @@ final class BallastLoadBalancerTest {
     assertThat(pick().getStatus().getDescription()).contains("none of 2 backends accepts requests");
   }
 
+  /**
+   * While every backend is down the channel stays in TRANSIENT_FAILURE through the reconnect
+   * attempts, so calls keep failing fast instead of waiting for each attempt; the first backend
+   * that connects and serves ends it.
+   */
+  @Test
+  void transientFailureIsStickyThroughReconnectAttemptsUntilABackendConnects() {
+    resolve(json("subsetSize", 2, "clientIndex", 0, "policy", "round_robin"), 9001, 9002);
+    FakeSubchannel first = helper.subchannelFor(":9001");
+    FakeSubchannel second = helper.subchannelFor(":9002");
+    helper.setState(first, ConnectivityState.CONNECTING);
+    assertThat(helper.state).isEqualTo(ConnectivityState.CONNECTING);
+    helper.setState(first, TRANSIENT_FAILURE);
+    helper.setState(second, TRANSIENT_FAILURE);
+
+    helper.setState(first, ConnectivityState.CONNECTING);
+    helper.setState(second, ConnectivityState.IDLE);
+    helper.setState(second, ConnectivityState.CONNECTING);
+
+    assertThat(helper.state).isEqualTo(TRANSIENT_FAILURE);
+    assertThat(pick().getStatus().getCode()).isEqualTo(Status.Code.UNAVAILABLE);
+    assertThat(backend(9001).state()).isEqualTo(BackendState.REFUSING);
+
+    helper.setState(first, READY);
+    assertThat(helper.state).isEqualTo(READY);
+    assertThat(pick().getSubchannel()).isSameAs(first);
+  }
+
   @Test
   void aLameDuckSignalBringsInAStandInUntilTheMemberServesAgain() {
     resolve(json("subsetAlgorithm", "deterministic", "subsetSize", 1, "clientIndex", 0, "clientCount", 2,
