@@ -452,6 +452,13 @@ final class Simulation {
       }
     }
     clock.advanceTo(end);
+    // A request still unanswered at the end whose deadline passed before it is a miss: its caller
+    // gave up at the deadline, whenever the answer would have come.
+    for (int r = 0; r < allocated; r++) {
+      if (reqPick[r] != null && reqStart[r] + deadline <= end) {
+        result.deadlineMiss(reqStart[r], deadline, reqStart[r] >= warmup, reqStart[r] + deadline);
+      }
+    }
     progressNanos.set(end);
     return result.build(requestsIssued, System.nanoTime() - wallStart, threadCpuNanos() - cpuStart);
   }

@@ -299,6 +299,18 @@ final class SimulationTest {
   }
 
   @Test
+  void requestsStillUnansweredPastTheirDeadlineAtTheEndAreMisses() {
+    // Backend 0 runs 1,000x slower all along: round robin sends it a tenth of the requests, which
+    // wait far beyond the deadline, most of them past the end of the run.
+    RunResult result = run("duration = 30s, warmup = 5s, load.fanout.probability = 0, clients.subset-size = 10,"
+        + " backends { count = 10, antagonists.max = 0 }, faults = [{type = slow, first = 0, factor = 0.001}]", "round_robin");
+    long measured = result.successes() + result.failures() + result.rejected() + result.deadlineMisses();
+    // Requests of the last second are still within their deadline at the end: about 24 of 25 seconds count.
+    assertThat((double) result.deadlineMisses() / measured).isCloseTo(0.1 * 24 / 25, within(0.01));
+    assertThat(result.summary().p99Millis()).isCloseTo(1000, within(10.0));
+  }
+
+  @Test
   void clientsSwitchPolicyMidRunAndTheSpreadShrinks() {
     Scenario scenario = scenario("duration = 100s, warmup = 20s, policies = [round_robin],"
         + " switch { at = 50s, policy = weighted_round_robin },"
