@@ -67,6 +67,16 @@ final class SimCommandTest {
   }
 
   @Test
+  void scenarioWithAValueWhereAnObjectBelongsIsAOneLineUsageError(@TempDir Path dir) throws Exception {
+    Path file = dir.resolve("flat.conf");
+    Files.writeString(file, "name = flat\nclients = 5\n");
+    Result result = run("sim", "--scenario", file.toString());
+    assertThat(result.exitCode()).isEqualTo(2);
+    assertThat(result.err().lines()).hasSize(1);
+    assertThat(result.err()).startsWith("ballast: " + file + ": clients: 5 (expected: an object with the keys count,");
+  }
+
+  @Test
   void unknownScenarioIsAOneLineUsageError() {
     Result result = run("sim", "--scenario", "no-such-scenario");
     assertThat(result.exitCode()).isEqualTo(2);

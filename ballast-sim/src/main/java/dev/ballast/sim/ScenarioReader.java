@@ -3,9 +3,12 @@ package dev.ballast.sim;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigException;
 import com.typesafe.config.ConfigFactory;
+import com.typesafe.config.ConfigObject;
 import com.typesafe.config.ConfigParseOptions;
+import com.typesafe.config.ConfigRenderOptions;
 import com.typesafe.config.ConfigSyntax;
 import com.typesafe.config.ConfigValue;
+import com.typesafe.config.ConfigValueType;
 import dev.ballast.subset.Subsetter;
 import java.io.IOException;
 import java.io.InputStream;
@@ -19,6 +22,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * Reads scenario files (HOCON) on top of the defaults in {@code ballast-sim.conf}. Every error
@@ -84,13 +88,46 @@ public final class ScenarioReader {
         throw new ScenarioException(file + ": " + entry.getKey() + ": unknown key (expected: a key of " + DEFAULTS + ")");
       }
     }
+    checkShape(file, scenario.root(), defaults.root(), "");
     Config merged;
     try {
       merged = scenario.withFallback(defaults).resolve();
     } catch (ConfigException e) {
       throw new ScenarioException(file + ": " + e.getMessage());
     }
-    return new ScenarioReader(file, merged).scenario();
+    try {
+      return new ScenarioReader(file, merged).scenario();
+    } catch (ConfigException e) {
+      // The checks above and the typed reads below should leave nothing for this; if something
+      // slips through, it is still the scenario's error, reported as one.
+      throw new ScenarioException(file + ": " + e.getMessage());
+    }
+  }
+
+  /**
+   * A key whose default is an object must stay an object (a number there would hide every key
+   * under it), and no key may be null: the defaults have a value for each.
+   */
+  private static void checkShape(String file, ConfigObject scenario, ConfigObject defaults, String prefix) {
+    for (String key : new TreeSet<>(scenario.keySet())) {
+      ConfigValue value = scenario.get(key);
+      ConfigValue fallback = defaults.get(key);
+      String path = prefix + key;
+      if (fallback == null) {
+        throw new ScenarioException(file + ": " + path + ": unknown key (expected: a key of " + DEFAULTS + ")");
+      }
+      if (value.valueType() == ConfigValueType.NULL) {
+        throw new ScenarioException(file + ": " + path + ": null (expected: a value; the default is "
+            + fallback.render(ConfigRenderOptions.concise()) + ")");
+      }
+      if (fallback.valueType() == ConfigValueType.OBJECT) {
+        if (value.valueType() != ConfigValueType.OBJECT) {
+          throw new ScenarioException(file + ": " + path + ": " + value.render(ConfigRenderOptions.concise())
+              + " (expected: an object with the keys " + String.join(", ", new TreeSet<>(((ConfigObject) fallback).keySet())) + ")");
+        }
+        checkShape(file, (ConfigObject) value, (ConfigObject) fallback, path + ".");
+      }
+    }
   }
 
   private static Config loadDefaults() {
@@ -245,6 +282,11 @@ public final class ScenarioReader {
     for (int i = 0; i < list.size(); i++) {
       String at = "backends.machines[" + i + "]";
       ScenarioReader element = element(at, list.get(i), MACHINE_KEYS);
+      for (String key : List.of("share", "speed")) {
+        if (!element.config.hasPath(key)) {
+          throw fail(at + "." + key, "missing", "a number; every machine sets share and speed");
+        }
+      }
       machines.add(new Scenario.Machine(element.number(at, "share", 1e-6, 1e6), element.number(at, "speed", 0.001, 1000)));
     }
     return machines;
@@ -260,7 +302,10 @@ public final class ScenarioReader {
       if (!c.hasPath("type")) {
         throw fail(at + ".type", "missing", "sinkhole, slow, crash or rolling_restart");
       }
-      String typeName = c.getString("type");
+      ConfigValue typeValue = c.getValue("type");
+      String typeName = typeValue.valueType() == ConfigValueType.STRING
+          ? (String) typeValue.unwrapped()
+          : typeValue.render(ConfigRenderOptions.concise());
       Scenario.FaultType type;
       try {
         type = Scenario.FaultType.valueOf(typeName.toUpperCase(Locale.ROOT));

@@ -72,6 +72,13 @@ final class ScenarioReaderTest {
         "duration = { | bad.conf: not valid HOCON",
         "reports.delay = 2s | bad.conf: reports.delay: \"2s\" (expected: shorter than reports.period)",
         "backends.count = 10 | bad.conf: clients.subset-size: 20 (expected: a whole number 1..10, at most backends.count)",
+        "clients = 5 | bad.conf: clients: 5 (expected: an object with the keys count, rate-spread, subset-size, subsetting)",
+        "policy-settings { fair-share = 64 } | bad.conf: policy-settings.fair-share: 64 (expected: an object with the keys window)",
+        "name = null | bad.conf: name: null (expected: a value; the default is \"unnamed\")",
+        "duration = null | bad.conf: duration: null (expected: a value; the default is \"120s\")",
+        "nmae = null | bad.conf: nmae: unknown key (expected: a key of ballast-sim.conf)",
+        "backends.machines = [{share = 1}] | bad.conf: backends.machines[0].speed: missing (expected: a number; every machine sets share and speed)",
+        "faults = [{type = [slow]}] | bad.conf: faults[0].type: [\"slow\"] (expected: sinkhole, slow, crash or rolling_restart)",
       })
   void badScenarioNamesTheFileTheKeyAndWhatWasExpected(String text, String message) {
     assertThatThrownBy(() -> ScenarioReader.parse("bad.conf", text))
