@@ -350,11 +350,21 @@ public final class ScenarioReader {
   }
 
   private long longInteger(String key) {
+    Number number;
     try {
-      return config.getLong(key);
+      number = config.getNumber(key);
     } catch (ConfigException.WrongType e) {
       throw fail(key, render(key), "a whole number");
     }
+    if (number instanceof Integer || number instanceof Long) {
+      return number.longValue();
+    }
+    // Typesafe Config would truncate 1.5 to 1 without a word.
+    double value = number.doubleValue();
+    if (value != Math.rint(value) || Math.abs(value) >= 0x1p63) {
+      throw fail(key, render(key), "a whole number");
+    }
+    return (long) value;
   }
 
   private int integer(String key, int min, int max) {
@@ -363,16 +373,17 @@ public final class ScenarioReader {
 
   private int integer(String prefix, String key, int min, int max) {
     String name = prefix.isEmpty() ? key : prefix + "." + key;
-    int value;
+    double value;
     try {
-      value = config.getInt(key);
+      value = config.getNumber(key).doubleValue();
     } catch (ConfigException.WrongType e) {
       throw fail(name, render(key), "a whole number " + min + ".." + max);
     }
-    if (value < min || value > max) {
-      throw fail(name, value, "a whole number " + min + ".." + max);
+    // Typesafe Config's getInt would truncate 2.5 to 2 without a word.
+    if (value != Math.rint(value) || value < min || value > max) {
+      throw fail(name, render(key), "a whole number " + min + ".." + max);
     }
-    return value;
+    return (int) value;
   }
 
   private double number(String key, double min, double max) {
