@@ -79,9 +79,13 @@ final class SimCommand implements Callable<Integer> {
       stdout.println("policies: " + String.join(", ", PolicyRegistry.names()));
       return 0;
     }
-    for (String policy : policies) {
+    for (int i = 0; i < policies.size(); i++) {
+      String policy = policies.get(i);
       if (!PolicyRegistry.names().contains(policy)) {
         throw usage("--policy: '" + policy + "' (expected: one of " + String.join(", ", PolicyRegistry.names()) + ")");
+      }
+      if (policies.subList(0, i).contains(policy)) {
+        throw usage("--policy: '" + policy + "' (expected: each policy at most once)");
       }
     }
     if (seeds != null && (seeds < 1 || seeds > 1000)) {

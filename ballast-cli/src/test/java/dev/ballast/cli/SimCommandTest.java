@@ -57,6 +57,15 @@ final class SimCommandTest {
   }
 
   @Test
+  void policyGivenTwiceIsAOneLineUsageError(@TempDir Path dir) throws Exception {
+    Result result = run("sim", "--scenario", tinyScenario(dir).toString(), "--policy", "round_robin,round_robin",
+        "--out", dir.resolve("report").toString());
+    assertThat(result.exitCode()).isEqualTo(2);
+    assertThat(result.err().lines()).hasSize(1);
+    assertThat(result.err()).startsWith("ballast: --policy: 'round_robin' (expected: each policy at most once)");
+  }
+
+  @Test
   void badScenarioFileNamesTheFileTheKeyAndWhatWasExpected(@TempDir Path dir) throws Exception {
     Path file = dir.resolve("bad.conf");
     Files.writeString(file, "backends.count = lots\n");

@@ -265,9 +265,14 @@ public final class ScenarioReader {
     if (names.isEmpty()) {
       throw fail("policies", "[]", "at least one of " + String.join(", ", PolicyRegistry.names()));
     }
-    for (String name : names) {
+    for (int i = 0; i < names.size(); i++) {
+      String name = names.get(i);
       if (!PolicyRegistry.names().contains(name)) {
         throw fail("policies", name, "one of " + String.join(", ", PolicyRegistry.names()));
+      }
+      if (names.subList(0, i).contains(name)) {
+        // Runs, report folders and chart series are named by policy.
+        throw fail("policies", name, "each policy at most once");
       }
     }
     return names;

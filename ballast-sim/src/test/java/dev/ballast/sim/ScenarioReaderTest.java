@@ -75,6 +75,7 @@ final class ScenarioReaderTest {
         "backends.count = 2.5 | bad.conf: backends.count: 2.5 (expected: a whole number 1..1000000)",
         "faults = [{type = slow, count = 1.5}] | bad.conf: faults[0].count: 1.5 (expected: a whole number 1..100)",
         "seed = 1.7 | bad.conf: seed: 1.7 (expected: a whole number)",
+        "policies = [round_robin, fair_share, round_robin] | bad.conf: policies: round_robin (expected: each policy at most once)",
         "clients = 5 | bad.conf: clients: 5 (expected: an object with the keys count, rate-spread, subset-size, subsetting)",
         "policy-settings { fair-share = 64 } | bad.conf: policy-settings.fair-share: 64 (expected: an object with the keys window)",
         "name = null | bad.conf: name: null (expected: a value; the default is \"unnamed\")",
