@@ -101,7 +101,15 @@ final class SimCommand implements Callable<Integer> {
         toRun.addAll(ChapterSuite.load());
       } else {
         for (String scenario : scenarios) {
-          toRun.add(load(scenario));
+          Scenario loaded = load(scenario);
+          for (Scenario earlier : toRun) {
+            if (earlier.name().equals(loaded.name())) {
+              // The table's rows and the report's folders are named by scenario.
+              throw usage("--scenario: '" + scenario + "' (expected: a scenario named differently from the others; "
+                  + earlier.source() + " is also named " + loaded.name() + ")");
+            }
+          }
+          toRun.add(loaded);
         }
       }
     } catch (ScenarioException e) {

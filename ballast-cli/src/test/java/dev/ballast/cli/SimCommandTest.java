@@ -66,6 +66,18 @@ final class SimCommandTest {
   }
 
   @Test
+  void twoScenariosWithTheSameNameAreAOneLineUsageError(@TempDir Path dir) throws Exception {
+    Path first = tinyScenario(dir);
+    Path second = dir.resolve("tiny-too.conf");
+    Files.copy(first, second);
+    Result result = run("sim", "--scenario", first.toString(), "--scenario", second.toString(), "--out", dir.resolve("report").toString());
+    assertThat(result.exitCode()).isEqualTo(2);
+    assertThat(result.err().lines()).hasSize(1);
+    assertThat(result.err()).startsWith("ballast: --scenario: '" + second + "' (expected: a scenario named differently from the others; "
+        + first + " is also named tiny)");
+  }
+
+  @Test
   void badScenarioFileNamesTheFileTheKeyAndWhatWasExpected(@TempDir Path dir) throws Exception {
     Path file = dir.resolve("bad.conf");
     Files.writeString(file, "backends.count = lots\n");
