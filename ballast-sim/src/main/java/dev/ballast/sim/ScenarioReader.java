@@ -145,8 +145,9 @@ public final class ScenarioReader {
 
   private Scenario scenario() {
     String name = string("name");
-    if (!name.matches("[A-Za-z0-9._-]+")) {
-      throw fail("name", name, "letters, digits, '.', '_' or '-', for file names");
+    // "." and ".." would put the report's folders outside the scenario's own.
+    if (!name.matches("[A-Za-z0-9._-]+") || name.matches("\\.+")) {
+      throw fail("name", name, "letters, digits, '.', '_' or '-', for file names, not only dots");
     }
     long duration = duration(config, "duration", "duration", NS_PER_S, 30 * DAY);
     long warmup = duration(config, "warmup", "warmup", 0, duration - 1);

@@ -68,6 +68,7 @@ final class ScenarioReaderTest {
         "backends.machines = [{share = 1, speed = 0}] | bad.conf: backends.machines[0].speed: 0.0 (expected: a number 0.001..1000.0)",
         "cost.mean = 1ms | bad.conf: cost.mean: 1.0 ms (expected: between cost.max / cost.ratio and cost.max)",
         "name = \"a b\" | bad.conf: name: a b (expected: letters, digits",
+        "name = \"..\" | bad.conf: name: .. (expected: letters, digits, '.', '_' or '-', for file names, not only dots)",
         "switch { at = 10s, policy = nope } | bad.conf: switch.policy: nope (expected: one of round_robin",
         "duration = { | bad.conf: not valid HOCON",
         "reports.delay = 2s | bad.conf: reports.delay: \"2s\" (expected: shorter than reports.period)",
