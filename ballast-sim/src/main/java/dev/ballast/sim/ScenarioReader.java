@@ -150,7 +150,10 @@ public final class ScenarioReader {
       throw fail("name", name, "letters, digits, '.', '_' or '-', for file names, not only dots");
     }
     long duration = duration(config, "duration", "duration", NS_PER_S, 30 * DAY);
-    long warmup = duration(config, "warmup", "warmup", 0, duration - 1);
+    long sampleInterval = duration(config, "sample-interval", "sample-interval", 1_000_000, duration);
+    // End-of-run metrics average the sample intervals that start at or after the warm-up and end by
+    // the end of the run: at least one must.
+    long warmup = duration(config, "warmup", "warmup", 0, lastSampleStart(duration, sampleInterval));
     List<String> policies = policies();
     int backends = integer("backends.count", 1, 1_000_000);
     int clients = integer("clients.count", 1, 1_000_000);
@@ -218,6 +221,19 @@ public final class ScenarioReader {
     if (policySwitch.enabled() && !PolicyRegistry.names().contains(policySwitch.policy())) {
       throw fail("switch.policy", policySwitch.policy(), "one of " + String.join(", ", PolicyRegistry.names()));
     }
+    if (policySwitch.enabled()) {
+      // Before the switch, [warmup, at), and a warm-up after it, [at + warmup, duration), each
+      // need a whole sample interval, or their spreads would be empty.
+      long earliest = firstSampleStart(warmup, sampleInterval) + sampleInterval;
+      long latest = lastSampleStart(duration, sampleInterval) - warmup;
+      long at = policySwitch.atNanos();
+      if (at < earliest || at > latest) {
+        throw fail("switch.at", render("switch.at"), earliest <= latest
+            ? "0s (never) or a duration from " + human(earliest) + " to " + human(latest)
+                + ", so that a sample interval before the switch and one a warm-up after it are measured"
+            : "0s (never): the run is too short for a sample interval after the warm-up both before the switch and after it");
+      }
+    }
     String p = "policy-settings.";
     var settings =
         new Scenario.PolicySettings(
@@ -240,7 +256,7 @@ public final class ScenarioReader {
         integer("seeds", 1, 1000),
         duration,
         warmup,
-        duration(config, "sample-interval", "sample-interval", 1_000_000, duration),
+        sampleInterval,
         policies,
         clientSettings,
         fleet,
@@ -429,6 +445,14 @@ public final class ScenarioReader {
       throw fail(name, c.getValue(key).render(), "a duration from " + human(min) + " to " + human(max));
     }
     return value;
+  }
+
+  private static long firstSampleStart(long from, long sampleInterval) {
+    return (from + sampleInterval - 1) / sampleInterval * sampleInterval;
+  }
+
+  private static long lastSampleStart(long duration, long sampleInterval) {
+    return (duration - sampleInterval) / sampleInterval * sampleInterval;
   }
 
   private static String human(long nanos) {
