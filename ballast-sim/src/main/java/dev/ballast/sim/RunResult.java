@@ -28,6 +28,8 @@ public final class RunResult {
   private final long failures;
   private final long rejected;
   private final long deadlineMisses;
+  // Per switch window (0: before the switch, 1: a warm-up after it): requests, errors, misses.
+  private final long[][] windowCounts;
   private final long requestsIssued;
   private final long wallNanos;
   private final long cpuNanos;
@@ -50,6 +52,7 @@ public final class RunResult {
     this.failures = b.failures;
     this.rejected = b.rejected;
     this.deadlineMisses = b.deadlineMisses;
+    this.windowCounts = new long[][] {b.windowCounts[0].clone(), b.windowCounts[1].clone()};
     this.requestsIssued = requestsIssued;
     this.wallNanos = wallNanos;
     this.cpuNanos = cpuNanos;
@@ -155,10 +158,14 @@ public final class RunResult {
     Spread spread = Spread.of(meanUtilization(measuredFrom, measuredTo), cores);
     Spread before = null;
     Spread after = null;
+    SwitchWindow beforeWindow = null;
+    SwitchWindow afterWindow = null;
     if (scenario.policySwitch().enabled()) {
       long at = scenario.policySwitch().atNanos();
       before = Spread.of(meanUtilization(measuredFrom, at), cores);
       after = Spread.of(meanUtilization(at + scenario.warmupNanos(), measuredTo), cores);
+      beforeWindow = SwitchWindow.of(latencyBefore, windowCounts[0]);
+      afterWindow = SwitchWindow.of(latencyAfter, windowCounts[1]);
     }
     double[] connectionStats = connectionStats(connections);
     long errors = failures + rejected;
@@ -179,7 +186,32 @@ public final class RunResult {
         deadlineMisses,
         connectionStats[0],
         connectionStats[1],
-        connectionStats[2]);
+        connectionStats[2],
+        beforeWindow,
+        afterWindow);
+  }
+
+  /**
+   * Outcomes of the requests sent in one window of a policy switch: before it, or a warm-up's
+   * time after it, so that each policy's row shows its own requests.
+   */
+  public record SwitchWindow(
+      double p50Millis, double p999Millis, long requests, long errors, double errorRate, long deadlineMisses) {
+    static SwitchWindow of(LatencyHistogram latency, long[] counts) {
+      return new SwitchWindow(latency.quantileMillis(0.5), latency.quantileMillis(0.999), counts[0], counts[1],
+          counts[0] == 0 ? 0 : (double) counts[1] / counts[0], counts[2]);
+    }
+
+    static SwitchWindow mean(List<SwitchWindow> windows) {
+      int n = windows.size();
+      return new SwitchWindow(
+          windows.stream().mapToDouble(SwitchWindow::p50Millis).sum() / n,
+          windows.stream().mapToDouble(SwitchWindow::p999Millis).sum() / n,
+          windows.stream().mapToLong(SwitchWindow::requests).sum(),
+          windows.stream().mapToLong(SwitchWindow::errors).sum(),
+          windows.stream().mapToDouble(SwitchWindow::errorRate).sum() / n,
+          windows.stream().mapToLong(SwitchWindow::deadlineMisses).sum());
+    }
   }
 
   /** Min, mean and max connections per backend. */
@@ -244,7 +276,9 @@ public final class RunResult {
       long deadlineMisses,
       double minConnections,
       double meanConnections,
-      double maxConnections) {
+      double maxConnections,
+      SwitchWindow beforeSwitch,
+      SwitchWindow afterSwitch) {
 
     public static Summary mean(List<Summary> runs) {
       if (runs.size() == 1) {
@@ -269,7 +303,9 @@ public final class RunResult {
           runs.stream().mapToLong(Summary::deadlineMisses).sum(),
           runs.stream().mapToDouble(Summary::minConnections).sum() / n,
           runs.stream().mapToDouble(Summary::meanConnections).sum() / n,
-          runs.stream().mapToDouble(Summary::maxConnections).sum() / n);
+          runs.stream().mapToDouble(Summary::maxConnections).sum() / n,
+          first.beforeSwitch == null ? null : SwitchWindow.mean(runs.stream().map(Summary::beforeSwitch).toList()),
+          first.afterSwitch == null ? null : SwitchWindow.mean(runs.stream().map(Summary::afterSwitch).toList()));
     }
 
     private static Spread meanSpread(List<Spread> spreads) {
@@ -304,6 +340,7 @@ public final class RunResult {
     private long failures;
     private long rejected;
     private long deadlineMisses;
+    private final long[][] windowCounts = new long[2][3];
 
     Builder(Scenario scenario, String policy, long seed, double[] speeds, int[] cores, int[] connections) {
       this.scenario = scenario;
@@ -333,6 +370,7 @@ public final class RunResult {
       if (measured) {
         successes++;
         recordLatency(start, latencyNanos);
+        count(start, false, false);
       }
     }
 
@@ -343,6 +381,7 @@ public final class RunResult {
         deadlineMisses++;
         // The caller saw the deadline expire, not the late answer.
         recordLatency(start, deadlineNanos);
+        count(start, false, true);
       }
     }
 
@@ -351,6 +390,7 @@ public final class RunResult {
       errorsPerSample[interval(now)]++;
       if (measured) {
         failures++;
+        count(start, true, false);
       }
     }
 
@@ -359,6 +399,18 @@ public final class RunResult {
       errorsPerSample[interval(now)]++;
       if (now >= warmup) {
         rejected++;
+        count(now, true, false);
+      }
+    }
+
+    /** A measured request's outcome in its switch window, if it falls in one. */
+    private void count(long start, boolean error, boolean deadlineMiss) {
+      int window = start < switchAt ? 0 : start >= settledAt ? 1 : -1;
+      if (window >= 0) {
+        long[] counts = windowCounts[window];
+        counts[0]++;
+        counts[1] += error ? 1 : 0;
+        counts[2] += deadlineMiss ? 1 : 0;
       }
     }
 

@@ -18,30 +18,36 @@ public final class SummaryTable {
       for (Simulator.PolicyResult policy : scenario.policies()) {
         RunResult.Summary s = policy.summary();
         String name = policy.policy();
-        if (s.spreadAfterSwitch() != null) {
-          rows.add(row(scenario.scenario().name(), name + " (before switch)", s.spreadBeforeSwitch(), s, s.p99BeforeSwitchMillis()));
-          rows.add(row(scenario.scenario().name(),
-              scenario.scenario().policySwitch().policy() + " (after switch)", s.spreadAfterSwitch(), s, s.p99AfterSwitchMillis()));
+        if (s.afterSwitch() != null) {
+          // Each row shows its own window's requests, not the whole run's.
+          rows.add(row(scenario.scenario().name(), name + " (before switch)", s.spreadBeforeSwitch(), s.beforeSwitch().p50Millis(),
+              s.p99BeforeSwitchMillis(), s.beforeSwitch().p999Millis(), s.beforeSwitch().errors(), s.beforeSwitch().errorRate(),
+              s.beforeSwitch().deadlineMisses(), s));
+          rows.add(row(scenario.scenario().name(), scenario.scenario().policySwitch().policy() + " (after switch)",
+              s.spreadAfterSwitch(), s.afterSwitch().p50Millis(), s.p99AfterSwitchMillis(), s.afterSwitch().p999Millis(),
+              s.afterSwitch().errors(), s.afterSwitch().errorRate(), s.afterSwitch().deadlineMisses(), s));
         } else {
-          rows.add(row(scenario.scenario().name(), name, s.spread(), s, s.p99Millis()));
+          rows.add(row(scenario.scenario().name(), name, s.spread(), s.p50Millis(), s.p99Millis(), s.p999Millis(), s.errors(),
+              s.errorRate(), s.deadlineMisses(), s));
         }
       }
     }
     return rows;
   }
 
-  private static List<String> row(String scenario, String policy, RunResult.Spread spread, RunResult.Summary s, double p99) {
+  private static List<String> row(String scenario, String policy, RunResult.Spread spread, double p50, double p99, double p999,
+      long errors, double errorRate, long deadlineMisses, RunResult.Summary s) {
     return List.of(
         scenario,
         policy,
         fixed(spread.maxOverMean(), 2),
         fixed(spread.maxOverMin(), 2),
         String.format(Locale.ROOT, "%.1f cores (%.1f%%)", spread.wastedCores(), 100 * spread.wastedShare()),
-        fixed(s.p50Millis(), 1),
+        fixed(p50, 1),
         fixed(p99, 1),
-        fixed(s.p999Millis(), 1),
-        String.format(Locale.ROOT, "%d (%.3f%%)", s.errors(), 100 * s.errorRate()),
-        Long.toString(s.deadlineMisses()),
+        fixed(p999, 1),
+        String.format(Locale.ROOT, "%d (%.3f%%)", errors, 100 * errorRate),
+        Long.toString(deadlineMisses),
         String.format(Locale.ROOT, "%.0f/%.1f/%.0f", s.minConnections(), s.meanConnections(), s.maxConnections()));
   }
 

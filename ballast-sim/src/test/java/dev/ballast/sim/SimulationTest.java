@@ -322,4 +322,21 @@ final class SimulationTest {
     assertThat(summary.spreadAfterSwitch().maxOverMean()).isLessThan(summary.spreadBeforeSwitch().maxOverMean());
     assertThat(summary.spreadAfterSwitch().wastedShare()).isLessThan(summary.spreadBeforeSwitch().wastedShare() / 2);
   }
+
+  @Test
+  void eachSwitchRowShowsTheOutcomesOfItsOwnWindow() {
+    // The sinkhole fails requests only before the switch: the row after it must show none.
+    Scenario scenario = scenario("duration = 100s, warmup = 20s, policies = [round_robin], backends.count = 10,"
+        + " clients.subset-size = 10, switch { at = 50s, policy = weighted_round_robin },"
+        + " faults = [{type = sinkhole, first = 0, at = 0s, for = 40s}]");
+    List<Simulator.ScenarioResult> results = Simulator.runAll(List.of(scenario), 1);
+    RunResult.Summary summary = results.get(0).policies().get(0).summary();
+    assertThat(summary.errors()).isPositive();
+    List<List<String>> rows = SummaryTable.rows(results);
+    int errors = SummaryTable.HEADERS.indexOf("errors");
+    assertThat(rows.get(0).get(1)).isEqualTo("round_robin (before switch)");
+    assertThat(rows.get(0).get(errors)).startsWith(summary.errors() + " (");
+    assertThat(rows.get(1).get(1)).isEqualTo("weighted_round_robin (after switch)");
+    assertThat(rows.get(1).get(errors)).isEqualTo("0 (0.000%)");
+  }
 }
