@@ -91,6 +91,10 @@ final class SimCommand implements Callable<Integer> {
     if (seeds != null && (seeds < 1 || seeds > 1000)) {
       throw usage("--seeds: " + seeds + " (expected: 1..1000)");
     }
+    if (out != null && Files.exists(out) && !Files.isDirectory(out)) {
+      // Found now rather than after every run has finished.
+      throw usage("--out: '" + out + "' (expected: a directory, or a path where one can be made)");
+    }
     int workers = threads == null ? Runtime.getRuntime().availableProcessors() : threads;
     if (workers < 1 || workers > 1024) {
       throw usage("--threads: " + workers + " (expected: 1..1024)");

@@ -78,6 +78,16 @@ final class SimCommandTest {
   }
 
   @Test
+  void outThatIsAFileIsAOneLineUsageErrorBeforeAnyRun(@TempDir Path dir) throws Exception {
+    Path file = Files.writeString(dir.resolve("report.txt"), "not a folder");
+    Result result = run("sim", "--scenario", tinyScenario(dir).toString(), "--out", file.toString());
+    assertThat(result.exitCode()).isEqualTo(2);
+    assertThat(result.err().lines()).hasSize(1);
+    assertThat(result.err()).startsWith("ballast: --out: '" + file + "' (expected: a directory");
+    assertThat(result.out()).isEmpty();
+  }
+
+  @Test
   void badScenarioFileNamesTheFileTheKeyAndWhatWasExpected(@TempDir Path dir) throws Exception {
     Path file = dir.resolve("bad.conf");
     Files.writeString(file, "backends.count = lots\n");
