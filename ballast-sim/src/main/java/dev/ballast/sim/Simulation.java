@@ -543,16 +543,21 @@ final class Simulation {
     reqAnswered[r] = true;
     long latency = now - reqStart[r];
     boolean measured = reqStart[r] >= warmup;
+    if (reqOutcome[r] == PENDING) {
+      throw new AssertionError("answered without an outcome: " + r);
+    }
+    if (latency > deadline) {
+      // The caller gave up at its deadline, whatever the answer turned out to be (a crash failing
+      // a long-queued request included): never held against the backend.
+      pick.onCancel();
+      result.deadlineMiss(reqStart[r], deadline, measured, now);
+      release(r);
+      return;
+    }
     switch (reqOutcome[r]) {
       case OK -> {
-        if (latency > deadline) {
-          // The caller gave up at its deadline: never held against the backend.
-          pick.onCancel();
-          result.deadlineMiss(reqStart[r], deadline, measured, now);
-        } else {
-          pick.onSuccess(latency);
-          result.success(reqStart[r], latency, measured);
-        }
+        pick.onSuccess(latency);
+        result.success(reqStart[r], latency, measured);
       }
       case BACKEND_ERROR -> {
         pick.onFailure(FailureKind.BACKEND, latency);

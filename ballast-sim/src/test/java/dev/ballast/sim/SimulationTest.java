@@ -311,6 +311,18 @@ final class SimulationTest {
   }
 
   @Test
+  void aFailureAnsweredAfterTheDeadlineIsAMissNotAnError() {
+    // Backend 0 runs 1,000x slower, so its queue holds requests sent up to 20 s before it crashes;
+    // their callers gave up at the 1 s deadline and cannot see the crash as their error.
+    RunResult result = run("duration = 30s, warmup = 5s, load.fanout.probability = 0, clients.subset-size = 10,"
+        + " backends { count = 10, antagonists.max = 0 }, faults = [{type = slow, first = 0, factor = 0.001},"
+        + " {type = crash, first = 0, at = 20s}]", "round_robin");
+    // Only what backend 0 received in the last second before the crash can fail within its deadline.
+    long lastSecondToBackend0 = result.requestsIssued() / 30 / 10;
+    assertThat(result.failures()).isPositive().isLessThan(2 * lastSecondToBackend0);
+  }
+
+  @Test
   void clientsSwitchPolicyMidRunAndTheSpreadShrinks() {
     Scenario scenario = scenario("duration = 100s, warmup = 20s, policies = [round_robin],"
         + " switch { at = 50s, policy = weighted_round_robin },"
