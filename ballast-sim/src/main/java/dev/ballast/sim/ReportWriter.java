@@ -156,8 +156,8 @@ public final class ReportWriter {
     int[] connections = result.policies().get(0).firstRun().connections();
     XYChart conn = chart(scenario.name() + ": connections per backend (" + scenario.clients().subsetting()
         + ", subset " + scenario.clients().subsetSize() + ")", "backend", "connections");
-    XYSeries connSeries = conn.addSeries("connections", times(connections.length, 1),
-        Arrays.stream(connections).asDoubleStream().toArray());
+    double[][] steps = steps(connections);
+    XYSeries connSeries = conn.addSeries("connections", steps[0], steps[1]);
     connSeries.setXYSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.Step);
     connSeries.setMarker(SeriesMarkers.NONE);
     conn.getStyler().setLegendVisible(false);
@@ -223,6 +223,22 @@ public final class ReportWriter {
       html.append("</tr>\n");
     }
     return html.append("</table>\n").toString();
+  }
+
+  /**
+   * Step-chart points for one value per backend: a step chart holds each y until the next x, so
+   * backend {@code b} (numbered from 0, as in the CSVs) spans {@code [b, b + 1)} and a last point
+   * closes the last backend's step.
+   */
+  static double[][] steps(int[] values) {
+    int n = values.length;
+    double[] x = new double[n + 1];
+    double[] y = new double[n + 1];
+    for (int i = 0; i <= n; i++) {
+      x[i] = i;
+      y[i] = values[Math.min(i, n - 1)];
+    }
+    return new double[][] {x, y};
   }
 
   /** Histogram counts of {@code values} in bins of {@code width}, as step-chart x (bin starts) and y. */

@@ -42,4 +42,12 @@ final class ReportWriterTest {
     String index = Files.readString(dir.resolve("index.html"));
     assertThat(index).contains("<table>").contains("tiny/connections.png").contains("weighted_round_robin");
   }
+
+  @Test
+  void connectionStepsStartAtBackendZeroAndDrawTheLastBackend() {
+    // Backends 0, 1 and 2 hold 2, 3 and 4 connections: each level spans its own backend's width.
+    double[][] steps = ReportWriter.steps(new int[] {2, 3, 4});
+    assertThat(steps[0]).containsExactly(0, 1, 2, 3);
+    assertThat(steps[1]).containsExactly(2, 3, 4, 4);
+  }
 }
