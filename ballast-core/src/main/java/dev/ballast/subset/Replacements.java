@@ -10,9 +10,28 @@ import java.util.function.IntPredicate;
  * <p>Each client draws its stand-ins from <em>all</em> backends outside its subset, in its own
  * rendezvous order, so the load of a failed backend spreads over the whole service instead of
  * piling onto the failed backend's subset peers, which is the chapter's argument for a different
- * shuffle per round. The result is a pure function of the subset and the set of unavailable
- * backends: when members recover, the client returns to its own subset; while members stay down,
- * existing stand-ins stay put (a stand-in is replaced only if it becomes unavailable itself).
+ * shuffle per round.
+ *
+ * <p>The result is a pure function of the subset and the set of backends unavailable now: no state
+ * is kept between calls, so it is deterministic and the same in every process. The stand-ins are
+ * the {@code m} best available backends outside the subset in the client's rendezvous order,
+ * {@code m} the number of unavailable members. Hence:
+ *
+ * <ul>
+ *   <li>when members recover, the client returns to its own subset;
+ *   <li>when another member fails, existing stand-ins stay and one more is added; when a stand-in
+ *       fails, only that one is replaced;
+ *   <li>when a backend outside the subset recovers and ranks above a current stand-in, it becomes a
+ *       stand-in and the lowest-ranked stand-in is dropped, although that one is healthy. Stand-ins
+ *       follow the current unavailable set, not the history: for 300 clients, 300 backends and
+ *       subsets of 30 under {@code orthogonal_lots}, client 3 with member 110 down uses stand-in 97
+ *       while backend 144 is also down, and switches to 144 when 144 recovers.
+ * </ul>
+ *
+ * <p>That last case is the cost of being stateless: a recovery elsewhere in the service can move a
+ * healthy stand-in (one connection closed and one opened for each client whose order puts the
+ * recovered backend above one of its stand-ins). A caller that must keep stand-ins in place has to
+ * remember them itself.
  */
 public final class Replacements {
   private Replacements() {}

@@ -50,6 +50,30 @@ final class ReplacementsTest {
   }
 
   @Test
+  void aRecoveredBackendDisplacesAHealthyStandInRankedBelowIt() {
+    // Stand-ins follow the current unavailable set: no memory of which stand-in came first.
+    int[] subset = subsets[3];
+    ClientIdentity me = ClientIdentity.of(3, 300);
+    assertThat(subset[0]).isEqualTo(110);
+    assertThat(subset).doesNotContain(97, 144);
+    int[] while144IsDown = Replacements.liveSubset(backends, subset, b -> b != 110 && b != 144, me);
+    int[] after144Recovers = Replacements.liveSubset(backends, subset, b -> b != 110, me);
+    assertThat(while144IsDown[29]).isEqualTo(97);
+    assertThat(after144Recovers[29]).isEqualTo(144);
+    assertThat(after144Recovers).doesNotContain(97);
+  }
+
+  @Test
+  void aRecoveredBackendDisplacesAHealthyStandInInASmallService() {
+    BackendSet twelve = BackendSet.ofCount(12);
+    int[] subset = Subsetter.orthogonalLots().assignAll(twelve, 4, 3)[0];
+    ClientIdentity me = ClientIdentity.of(0, 4);
+    assertThat(subset).containsExactly(8, 4, 0);
+    assertThat(Replacements.liveSubset(twelve, subset, b -> b != 8 && b != 6, me)).containsExactly(4, 0, 11);
+    assertThat(Replacements.liveSubset(twelve, subset, b -> b != 8, me)).containsExactly(4, 0, 6);
+  }
+
+  @Test
   void returnsFewerStandInsWhenTooFewBackendsAreLeft() {
     BackendSet three = BackendSet.ofCount(3);
     int[] live = Replacements.liveSubset(three, new int[] {0, 1}, b -> b == 1, ClientIdentity.of(0, 1));
