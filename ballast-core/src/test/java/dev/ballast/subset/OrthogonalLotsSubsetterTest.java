@@ -34,6 +34,21 @@ final class OrthogonalLotsSubsetterTest {
     assertThat(report.churn().clientRemoved()).isEqualTo(1.0 / (2 * clients - 1), org.assertj.core.api.Assertions.within(1e-12));
   }
 
+  @ParameterizedTest(name = "C={0} N={1} k={2}")
+  @CsvSource({"1000, 101, 10, 0.0113, 0.0104", "300, 301, 30, 0.0059, 0.0049"})
+  void whenKDoesNotDivideNTheRepairMovesOtherClientsConnectionsWhenAClientComesOrGoes(
+      int clients, int backends, int k, double added, double removed) {
+    SubsetReport report = SubsetAnalysis.analyze(lots, clients, backends, k);
+    // Figures published in docs/subsetting.md; the new client's own connections alone are 1 / (2C + 1).
+    assertThat(report.churn().clientAdded()).isEqualTo(added, org.assertj.core.api.Assertions.within(5e-5));
+    assertThat(report.churn().clientRemoved()).isEqualTo(removed, org.assertj.core.api.Assertions.within(5e-5));
+    assertThat(report.churn().clientAdded()).isGreaterThan(2.0 / (2 * clients + 1));
+    for (String other : new String[] {"random", "deterministic", "rendezvous"}) {
+      SubsetReport r = SubsetAnalysis.analyze(Subsetter.byName(other, 0), clients, backends, k);
+      assertThat(r.churn().clientAdded()).as(other).isEqualTo(1.0 / (2 * clients + 1), org.assertj.core.api.Assertions.within(1e-12));
+    }
+  }
+
   @ParameterizedTest(name = "C={0} N={1} k={2} lot size {3}")
   @CsvSource({"300, 300, 30, 10", "50, 500, 20, 25", "1000, 100, 10, 10"})
   void withAPinnedLotSizeAClientChangesAboutOneConnectionWhenTheSubsetGrows(

@@ -77,6 +77,24 @@ final class SubsettingProperties {
         .isEqualTo(Subsetter.byName(Subsetter.NAMES.get(algorithm), 0).subset(BackendSet.of(keys), identity, k));
   }
 
+  @Property(tries = 200)
+  void aClientAddedAtTheEndChangesNobodyElsesSubsetWhereTheDocsSaySo(
+      @ForAll @IntRange(min = 0, max = 3) int algorithm,
+      @ForAll @IntRange(min = 1, max = 60) int clients,
+      @ForAll @IntRange(min = 1, max = 12) int k,
+      @ForAll @IntRange(min = 1, max = 12) int lots,
+      @ForAll @IntRange(min = 0, max = 11) int extra) {
+    String name = Subsetter.NAMES.get(algorithm);
+    // orthogonal_lots with the client count known: only when k divides N (docs/subsetting.md).
+    int backends = k * lots + (name.equals("orthogonal_lots") ? 0 : extra);
+    BackendSet set = BackendSet.ofCount(backends);
+    int[][] before = Subsetter.byName(name, 0).assignAll(set, clients, k);
+    int[][] after = Subsetter.byName(name, 0).assignAll(set, clients + 1, k);
+    for (int c = 0; c < clients; c++) {
+      assertThat(after[c]).as("client %s", c).containsExactly(before[c]);
+    }
+  }
+
   /** Full rounds: k divides N and the clients fill whole rounds of N / k. */
   static boolean fullRounds(int clients, int backends, int k) {
     return backends % k == 0 && clients % (backends / k) == 0;
