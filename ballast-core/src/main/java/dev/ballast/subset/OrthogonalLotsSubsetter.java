@@ -21,9 +21,12 @@ import java.util.Arrays;
  *   <li><b>Orthogonal lots.</b> Lots come in generations of {@code G} lots sharing one shuffle,
  *       {@code G} the smallest prime factor of {@code M}. Lot {@code s} of a generation gives the
  *       client in row {@code r} the cells {@code ((r + s * col) mod M, col)}: two clients of
- *       different lots of a generation share at most {@code ceil(k / M)} backends, and one
- *       client's subset is spread over many subsets of the other lots, so when it dies its load
- *       spreads evenly. Different generations use independent shuffles.
+ *       different lots of a generation share at most {@code ceil(k / M)} cells, and one client's
+ *       subset is spread over many subsets of the other lots, so when it dies its load spreads
+ *       evenly. When {@code k} divides {@code N} cells are distinct backends, so they share at
+ *       most {@code ceil(k / M)} backends; otherwise virtual positions, duplicate redraws and the
+ *       repair can put one backend in two cells, and they may share a few more (N = 299, k = 30:
+ *       4 against 3). Different generations use independent shuffles.
  *   <li><b>Repair.</b> When the number of clients is known, a final pass moves single connections
  *       from the most to the least loaded backend until the counts differ by at most one. With
  *       complete lots ({@code k} divides {@code N}, {@code M} divides the client count) nothing
