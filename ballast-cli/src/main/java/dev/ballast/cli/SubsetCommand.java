@@ -17,7 +17,8 @@ import picocli.CommandLine.Option;
     mixinStandardHelpOptions = true,
     description = {
       "Measures a subsetting algorithm: connections per backend, churn after one change, diversity.",
-      "Backends are numbered 0..N-1; removing a backend removes the highest-numbered one."
+      "Backends are numbered 0..N-1; removing a backend removes the highest-numbered one.",
+      "Limits: C and N up to 100000, C x K up to 2000000 connections (fits a 256 MB heap)."
     })
 final class SubsetCommand implements Callable<Integer> {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
@@ -29,13 +30,13 @@ final class SubsetCommand implements Callable<Integer> {
       description = "random, deterministic, rendezvous or orthogonal_lots (default: ${DEFAULT-VALUE}).")
   String algorithm;
 
-  @Option(names = "--clients", paramLabel = "C", defaultValue = "300", description = "Number of clients (default: ${DEFAULT-VALUE}).")
+  @Option(names = "--clients", paramLabel = "C", defaultValue = "300", description = "Number of clients, 1..100000 (default: ${DEFAULT-VALUE}).")
   int clients;
 
-  @Option(names = "--backends", paramLabel = "N", defaultValue = "300", description = "Number of backends (default: ${DEFAULT-VALUE}).")
+  @Option(names = "--backends", paramLabel = "N", defaultValue = "300", description = "Number of backends, 1..100000 (default: ${DEFAULT-VALUE}).")
   int backends;
 
-  @Option(names = "--subset-size", paramLabel = "K", defaultValue = "30", description = "Backends per client (default: ${DEFAULT-VALUE}).")
+  @Option(names = "--subset-size", paramLabel = "K", defaultValue = "30", description = "Backends per client, 1..N and C x K at most 2000000 (default: ${DEFAULT-VALUE}).")
   int subsetSize;
 
   @Option(names = "--compare", description = "Measure every algorithm, side by side.")
@@ -112,15 +113,24 @@ final class SubsetCommand implements Callable<Integer> {
       throw new CommandLine.ParameterException(
           cl, "--algorithm: '" + algorithm + "' (expected: one of " + String.join(", ", Subsetter.NAMES) + ")");
     }
-    if (clients < 1) {
-      throw new CommandLine.ParameterException(cl, "--clients: " + clients + " (expected: 1 or more)");
+    // Limits keep the largest run within a small default heap (docs/subsetting.md, Limits).
+    if (clients < 1 || clients > SubsetAnalysis.MAX_CLIENTS) {
+      throw new CommandLine.ParameterException(
+          cl, "--clients: " + clients + " (expected: 1.." + SubsetAnalysis.MAX_CLIENTS + ")");
     }
-    if (backends < 1) {
-      throw new CommandLine.ParameterException(cl, "--backends: " + backends + " (expected: 1 or more)");
+    if (backends < 1 || backends > SubsetAnalysis.MAX_BACKENDS) {
+      throw new CommandLine.ParameterException(
+          cl, "--backends: " + backends + " (expected: 1.." + SubsetAnalysis.MAX_BACKENDS + ")");
     }
     if (subsetSize < 1 || subsetSize > backends) {
       throw new CommandLine.ParameterException(
           cl, "--subset-size: " + subsetSize + " (expected: 1.." + backends + ", the number of backends)");
+    }
+    if ((long) clients * subsetSize > SubsetAnalysis.MAX_CONNECTIONS) {
+      throw new CommandLine.ParameterException(
+          cl,
+          "--subset-size: " + subsetSize + " (expected: 1.." + SubsetAnalysis.maxSubsetSize(clients) + " for "
+              + clients + " clients: at most " + SubsetAnalysis.MAX_CONNECTIONS + " connections)");
     }
     if (!format.equals("text") && !format.equals("json")) {
       throw new CommandLine.ParameterException(cl, "--format: '" + format + "' (expected: text or json)");

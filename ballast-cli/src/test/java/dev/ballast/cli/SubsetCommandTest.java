@@ -27,7 +27,13 @@ final class SubsetCommandTest {
       value = {
         "--subset-size 0 --backends 10 | --subset-size: 0 (expected: 1..10, the number of backends)",
         "--subset-size 11 --backends 10 | --subset-size: 11 (expected: 1..10, the number of backends)",
-        "--clients 0 | --clients: 0 (expected: 1 or more)",
+        "--clients 0 | --clients: 0 (expected: 1..100000)",
+        "--clients 2147483647 | --clients: 2147483647 (expected: 1..100000)",
+        "--clients 100001 | --clients: 100001 (expected: 1..100000)",
+        "--backends 0 | --backends: 0 (expected: 1..100000)",
+        "--backends 2147483647 --subset-size 1 | --backends: 2147483647 (expected: 1..100000)",
+        "--clients 100000 --subset-size 21 | --subset-size: 21 (expected: 1..20 for 100000 clients: at most 2000000 connections)",
+        "--compare --clients 20001 --backends 1000 --subset-size 100 | --subset-size: 100 (expected: 1..99 for 20001 clients: at most 2000000 connections)",
         "--algorithm nope | --algorithm: 'nope' (expected: one of random, deterministic, rendezvous, orthogonal_lots)",
         "--compare --algorithm nope | --algorithm: 'nope' (expected: one of random, deterministic, rendezvous, orthogonal_lots)",
         "--format xml | --format: 'xml' (expected: text or json)",
@@ -109,6 +115,14 @@ final class SubsetCommandTest {
   void averagesTheSpreadOverSeveralSalts() {
     Result result = run("subset", "--algorithm", "random", "--seeds", "5", "--clients", "30", "--backends", "30", "--subset-size", "3");
     assertThat(result.out()).contains("min/mean, mean of 5 salts");
+  }
+
+  @Test
+  void helpStatesTheLimits() {
+    Result result = run("subset", "--help");
+    assertThat(result.exitCode()).isZero();
+    assertThat(result.out()).contains("Number of clients, 1..100000").contains("Number of backends, 1..100000")
+        .contains("C x K at most 2000000");
   }
 
   @Test

@@ -16,21 +16,43 @@ public final class SubsetAnalysis {
   /** Above this many client-subset comparisons, the subset-loss figure samples the dying subsets. */
   static final long SUBSET_LOSS_WORK_LIMIT = 60_000_000L;
 
+  /** The most clients {@link #analyze} measures. */
+  public static final int MAX_CLIENTS = 100_000;
+
+  /** The most backends {@link #analyze} measures. */
+  public static final int MAX_BACKENDS = 100_000;
+
+  /**
+   * The most connections (clients x subset size) {@link #analyze} measures. An analysis holds about
+   * ten assignments of that many connections at once; at this limit, and at the client and backend
+   * limits, it fits a 256 MB heap.
+   */
+  public static final int MAX_CONNECTIONS = 2_000_000;
+
   private SubsetAnalysis() {}
 
   /**
    * Analyses {@code subsetter} for {@code clients} clients (indices {@code 0..clients-1}, count
    * known), {@code backends} backends and subset size {@code subsetSize}.
    *
-   * @throws IllegalArgumentException if a count is below 1 or {@code subsetSize > backends}
+   * @throws IllegalArgumentException if {@code clients} is not in {@code 1..}{@link #MAX_CLIENTS},
+   *     {@code backends} not in {@code 1..}{@link #MAX_BACKENDS}, {@code subsetSize} not in
+   *     {@code 1..backends}, or {@code clients * subsetSize} exceeds {@link #MAX_CONNECTIONS}
    */
   public static SubsetReport analyze(Subsetter subsetter, int clients, int backends, int subsetSize) {
     Objects.requireNonNull(subsetter, "subsetter");
-    Subsetter.checkClientCount(clients);
-    if (backends < 1) {
-      throw new IllegalArgumentException("backends: " + backends + " (expected: 1 or more)");
+    if (clients < 1 || clients > MAX_CLIENTS) {
+      throw new IllegalArgumentException("clients: " + clients + " (expected: 1.." + MAX_CLIENTS + ")");
+    }
+    if (backends < 1 || backends > MAX_BACKENDS) {
+      throw new IllegalArgumentException("backends: " + backends + " (expected: 1.." + MAX_BACKENDS + ")");
     }
     Subsetter.checkSubsetSize(subsetSize, backends);
+    if ((long) clients * subsetSize > MAX_CONNECTIONS) {
+      throw new IllegalArgumentException(
+          "subsetSize: " + subsetSize + " (expected: 1.." + maxSubsetSize(clients)
+              + " for " + clients + " clients: at most " + MAX_CONNECTIONS + " connections)");
+    }
     int[][] base = assign(subsetter, clients, backends, subsetSize);
     return new SubsetReport(
         subsetter.name(),
@@ -41,6 +63,11 @@ public final class SubsetAnalysis {
         churn(subsetter, base, clients, backends, subsetSize),
         diversity(base, backends, subsetSize),
         base);
+  }
+
+  /** The largest subset size {@link #analyze} accepts for {@code clients} clients, connections alone considered. */
+  public static int maxSubsetSize(int clients) {
+    return MAX_CONNECTIONS / Math.max(1, clients);
   }
 
   static int[][] assign(Subsetter subsetter, int clients, int backends, int subsetSize) {

@@ -1,6 +1,7 @@
 package dev.ballast.subset;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 import org.junit.jupiter.api.Test;
@@ -48,6 +49,28 @@ final class SubsetAnalysisTest {
     // 20 backends: windows of 2 consecutive ranks. Client 1 has 5 and 6 side by side.
     int[][] a = {{0, 10, 19}, {5, 6, 12}};
     assertThat(SubsetAnalysis.restartWorstLoss(a, 20, 3)).isEqualTo(2.0 / 3);
+  }
+
+  @Test
+  void rejectsSizesBeyondTheLimitsNamingTheValueAndTheRange() {
+    Subsetter lots = Subsetter.orthogonalLots();
+    assertThatThrownBy(() -> SubsetAnalysis.analyze(lots, Integer.MAX_VALUE, 10, 5))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("clients: 2147483647 (expected: 1..100000)");
+    assertThatThrownBy(() -> SubsetAnalysis.analyze(lots, 0, 10, 5)).hasMessage("clients: 0 (expected: 1..100000)");
+    assertThatThrownBy(() -> SubsetAnalysis.analyze(lots, 10, Integer.MAX_VALUE, 5))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("backends: 2147483647 (expected: 1..100000)");
+    assertThatThrownBy(() -> SubsetAnalysis.analyze(lots, 100_000, 1000, 21))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("subsetSize: 21 (expected: 1..20 for 100000 clients: at most 2000000 connections)");
+  }
+
+  @Test
+  void acceptsSizesAtTheLimits() {
+    assertThat(SubsetAnalysis.analyze(Subsetter.deterministic(), 2, 100_000, 1).backends()).isEqualTo(100_000);
+    assertThat(SubsetAnalysis.analyze(Subsetter.deterministic(), 100_000, 1, 1).clients()).isEqualTo(100_000);
+    assertThat(SubsetAnalysis.maxSubsetSize(100_000)).isEqualTo(20);
   }
 
   @Test
