@@ -34,6 +34,24 @@ final class LauncherTest {
     assertThat(runLauncher(root)).isTrue();
   }
 
+  /** {@code examples/run} watches the same inputs: a service registration is a resource. */
+  @Test
+  void theExamplesLauncherRebuildsWhenAResourceChanged(@TempDir Path root) throws Exception {
+    Path examplesScript = Path.of("..", "examples", "run");
+    Path tree = tree(root);
+    Files.createDirectories(tree.resolve("examples/target"));
+    Files.copy(examplesScript, tree.resolve("examples/run"));
+    touch(tree.resolve("examples/target/examples.jar"), BUILT);
+    touch(tree.resolve("examples/src/main/resources/META-INF/services/io.grpc.NameResolverProvider"), BUILT.minusSeconds(60));
+    // Directories under resources count too (a file added or removed): they are as old as the jar's inputs.
+    touch(tree.resolve("examples/src/main/resources/META-INF/services"), BUILT.minusSeconds(60));
+    touch(tree.resolve("examples/src/main/resources/META-INF"), BUILT.minusSeconds(60));
+    assertThat(run(root, "examples/run", "server")).isFalse();
+
+    touch(tree.resolve("examples/src/main/resources/META-INF/services/io.grpc.NameResolverProvider"), BUILT.plusSeconds(60));
+    assertThat(run(root, "examples/run", "server")).isTrue();
+  }
+
   @Test
   void doesNotRebuildWhenNothingChanged(@TempDir Path root) throws Exception {
     tree(root);
@@ -57,7 +75,12 @@ final class LauncherTest {
 
   /** Runs the launcher; true if it invoked Maven. */
   private static boolean runLauncher(Path root) throws Exception {
-    ProcessBuilder pb = new ProcessBuilder("/bin/bash", root.resolve("repo/ballast").toString(), "subset");
+    return run(root, "ballast", "subset");
+  }
+
+  /** Runs {@code script} (relative to the scratch repository) with one argument; true if it invoked Maven. */
+  private static boolean run(Path root, String script, String argument) throws Exception {
+    ProcessBuilder pb = new ProcessBuilder("/bin/bash", root.resolve("repo").resolve(script).toString(), argument);
     pb.environment().put("PATH", root.resolve("bin") + ":/usr/bin:/bin");
     pb.redirectErrorStream(true);
     pb.redirectOutput(root.resolve("output").toFile());
