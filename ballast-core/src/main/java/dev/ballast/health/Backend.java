@@ -50,6 +50,41 @@ public interface Backend {
   boolean tryAcquire();
 
   /**
+   * {@link #tryAcquire()}, and if it succeeds, moves the backend's predicted end past this
+   * request: to {@link #predictedEnd(long, long, long) predictedEnd(nowNanos, end,
+   * serviceNanos)}. Racing calls each move it (a compare-and-set), so none is lost. The predicted
+   * end is the end of a virtual queue of this client's requests that drains as time passes;
+   * {@code fair_share} picks the backend where it falls earliest. It lives beside the in-flight
+   * count so that a pick that reads and moves both touches one cache line.
+   *
+   * @param serviceNanos how long the request is expected to take; at least 1
+   */
+  boolean tryAcquire(long nowNanos, long serviceNanos);
+
+  /**
+   * The predicted end moved by {@link #tryAcquire(long, long)}; {@link Long#MIN_VALUE} before the
+   * first such request and after {@link #resetPredictedEnd}.
+   */
+  long predictedEndNanos();
+
+  /**
+   * Clears the predicted end back to {@link Long#MIN_VALUE} if it is still {@code seen}: a request
+   * that moved it meanwhile wins. Returns whether it was cleared.
+   */
+  boolean resetPredictedEnd(long seen);
+
+  /**
+   * {@code max(nowNanos, endNanos) + serviceNanos}, or {@link Long#MAX_VALUE} if that overflows:
+   * one absurd service time (a caller's bogus start time) must not wrap a predicted end round to
+   * the earliest. {@code serviceNanos} must be positive.
+   */
+  static long predictedEnd(long nowNanos, long endNanos, long serviceNanos) {
+    long start = Math.max(nowNanos, endNanos);
+    long end = start + serviceNanos;
+    return end < start ? Long.MAX_VALUE : end;
+  }
+
+  /**
    * Ends one acquired request, counting its outcome; in-flight requests end normally in any state.
    * An end while no request is in flight (a request ended twice) changes nothing but {@link
    * #unmatchedEnds()}.

@@ -14,6 +14,13 @@ final class TrackedBackend implements Backend {
   private final NanoClock clock;
   private final CapacityGate gate;
   private final int limit;
+  // The two words that picks write, declared before the other longs: the JVM lays out fields of
+  // one size in declaration order, so they sit together next to the header (see tryAcquire(long,
+  // long)). Requests started (upper 44 bits, wrapping after 2^44) and in flight (lower 20 bits:
+  // the limit is at most 1,000,000 < 2^20) share one word, so that a request costs one atomic
+  // operation to start and one to end. Successes are what ended without another outcome.
+  private volatile long flow;
+  private volatile long predictedEndNanos = Long.MIN_VALUE;
   private final long warmUpWindowNanos;
   private final long healthCheckNanos;
   private final long idleHealthCheckNanos;
@@ -24,16 +31,13 @@ final class TrackedBackend implements Backend {
   // dependent load, often on another cache line.
   private static final VarHandle STATE = VarHandles.field(MethodHandles.lookup(), "state", BackendState.class);
   private static final VarHandle FLOW = VarHandles.field(MethodHandles.lookup(), "flow", long.class);
+  private static final VarHandle PREDICTED_END = VarHandles.field(MethodHandles.lookup(), "predictedEndNanos", long.class);
   private static final VarHandle WARM_UP_START = VarHandles.field(MethodHandles.lookup(), "warmUpStartNanos", long.class);
 
   private volatile BackendState state = BackendState.CONNECTING;
-  // Requests started (upper 44 bits, wrapping after 2^44) and in flight (lower 20 bits: the limit
-  // is at most 1,000,000 < 2^20) share one word, so that a request costs one atomic operation to
-  // start and one to end. Successes are what ended without another outcome.
   private static final int ACTIVE_BITS = 20;
   private static final long ACTIVE_MASK = (1L << ACTIVE_BITS) - 1;
   private static final long ONE_STARTED = 1L << ACTIVE_BITS;
-  private volatile long flow;
   private final LongAdder backendFailures = new LongAdder();
   private final LongAdder networkFailures = new LongAdder();
   private final LongAdder cancelled = new LongAdder();
@@ -133,6 +137,37 @@ final class TrackedBackend implements Backend {
       STATE.compareAndSet(this, BackendState.IDLE, BackendState.HEALTHY);
     }
     return true;
+  }
+
+  /**
+   * Both words are on one line (see the fields), so the second compare-and-set finds the line
+   * that the first just took: on two cores a fair-share request moves one line between them, not
+   * two (docs/benchmarks.md has the figures).
+   */
+  @Override
+  public boolean tryAcquire(long nowNanos, long serviceNanos) {
+    if (serviceNanos < 1) {
+      throw new IllegalArgumentException("serviceNanos: " + serviceNanos + " (expected: 1 or more)");
+    }
+    if (!tryAcquire()) {
+      return false;
+    }
+    for (;;) {
+      long end = predictedEndNanos;
+      if (PREDICTED_END.compareAndSet(this, end, Backend.predictedEnd(nowNanos, end, serviceNanos))) {
+        return true;
+      }
+    }
+  }
+
+  @Override
+  public long predictedEndNanos() {
+    return predictedEndNanos;
+  }
+
+  @Override
+  public boolean resetPredictedEnd(long seen) {
+    return PREDICTED_END.compareAndSet(this, seen, Long.MIN_VALUE);
   }
 
   @Override

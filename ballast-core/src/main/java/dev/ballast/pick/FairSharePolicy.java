@@ -134,19 +134,6 @@ final class FairSharePolicy implements Policy, PickerFactory {
   }
 
   /**
-   * A backend's predicted end and expected service time, which every pick reads, and the mean
-   * service time that its completions update.
-   *
-   * <p>The mean is exponentially weighted: each success's latency gets weight {@code 2 / (window +
-   * 1)} (the weighting whose average sample age matches a plain mean of the last {@code window}),
-   * and the first {@code (window + 1) / 2} successes are averaged equally, so that the initial
-   * guess counts for nothing once an answer arrived. Unlike a mean over a ring of samples it keeps
-   * no history: a completion reads three fields of this slot and writes only those that moved, on
-   * the line that the pick which started the request wrote anyway (the predicted end). Only the
-   * median needs the samples themselves. Updates are release stores, not compare-and-set loops:
-   * completions racing on one backend may lose a sample, which an average does not notice.
-   */
-  /**
    * When a backend last started a request, as the control plane sees it on {@code refresh()}:
    * plain fields, read and written only there (refreshes are serialized), in an object of their
    * own so that the lines picks read keep their layout.
@@ -159,8 +146,21 @@ final class FairSharePolicy implements Policy, PickerFactory {
     long subsetStartedThen;
   }
 
+  /**
+   * A backend's expected service time, which every pick reads, and the mean service time that its
+   * completions update. The predicted end lives in the backend itself, beside its in-flight count
+   * (see {@link Backend#tryAcquire(long, long)}).
+   *
+   * <p>The mean is exponentially weighted: each success's latency gets weight {@code 2 / (window +
+   * 1)} (the weighting whose average sample age matches a plain mean of the last {@code window}),
+   * and the first {@code (window + 1) / 2} successes are averaged equally, so that the initial
+   * guess counts for nothing once an answer arrived. Unlike a mean over a ring of samples it keeps
+   * no history: a completion reads three fields of this slot and writes only those that moved
+   * (nothing, while the latency holds steady), so the line stays in every picker's cache. Only the
+   * median needs the samples themselves. Updates are release stores, not compare-and-set loops:
+   * completions racing on one backend may lose a sample, which an average does not notice.
+   */
   static final class FairShareSlot extends Slot {
-    private static final VarHandle PREDICTED_END = VarHandles.field(MethodHandles.lookup(), "predictedEndNanos", long.class);
     private static final VarHandle EXPECTED = VarHandles.field(MethodHandles.lookup(), "expectedNanos", long.class);
     private static final VarHandle MEAN = VarHandles.field(MethodHandles.lookup(), "meanNanos", double.class);
     private static final VarHandle SAMPLES = VarHandles.field(MethodHandles.lookup(), "samples", int.class);
@@ -171,7 +171,6 @@ final class FairSharePolicy implements Policy, PickerFactory {
     private final double sampleWeight;
     private final int equalSamples;
     private volatile long expectedNanos;
-    private volatile long predictedEndNanos = Long.MIN_VALUE;
     private volatile double meanNanos;
     /** Successes averaged so far, counted up to {@link #equalSamples} only. */
     private volatile int samples;
@@ -251,9 +250,8 @@ final class FairSharePolicy implements Policy, PickerFactory {
       SAMPLES.setRelease(this, 0);
       MEAN.setRelease(this, 0.0);
       EXPECTED.setRelease(this, initialNanos);
-      long end = predictedEndNanos;
       // A pick that moved it meanwhile wins: the backend is no longer starved.
-      PREDICTED_END.compareAndSet(this, end, Long.MIN_VALUE);
+      backend.resetPredictedEnd(backend.predictedEndNanos());
       quiet.sinceNanos = now;
       quiet.subsetStartedThen = subsetStarted;
     }
@@ -272,28 +270,18 @@ final class FairSharePolicy implements Policy, PickerFactory {
       return warm < 1.0 ? (long) (expectedNanos / warm) : expectedNanos;
     }
 
+    /** {@link #expectedNanos()} for a balancer without warm-up. */
+    long expectedNanosWithoutWarmUp() {
+      return expectedNanos;
+    }
+
     long predictedEnd(long now) {
-      return after(Math.max(now, predictedEndNanos), expectedNanos());
+      return Backend.predictedEnd(now, backend.predictedEndNanos(), expectedNanos());
     }
 
-    /**
-     * {@code end + expected}, or the latest time there is if that overflows: one absurd latency
-     * (a caller's bogus start time) must not wrap a backend's predicted end round to the earliest.
-     */
-    static long after(long end, long expected) {
-      long sum = end + expected;
-      return sum < end ? Long.MAX_VALUE : sum;
-    }
-
-    /** Moves the predicted end past this request; a compare-and-set, so racing pickers both count. */
-    void claim(long now) {
-      long expected = expectedNanos();
-      for (;;) {
-        long end = predictedEndNanos;
-        if (PREDICTED_END.compareAndSet(this, end, after(Math.max(now, end), expected))) {
-          return;
-        }
-      }
+    /** {@link #predictedEnd(long)} for a balancer without warm-up. */
+    long predictedEndWithoutWarmUp(long now) {
+      return Backend.predictedEnd(now, backend.predictedEndNanos(), expectedNanos);
     }
   }
 
@@ -302,16 +290,35 @@ final class FairSharePolicy implements Policy, PickerFactory {
     private final PolicyContext context;
     private final int candidates;
     private final PickRandom random;
+    /**
+     * The common configuration: two candidates, no warm-up, more than two backends. Decided once
+     * per picker so that its pick path holds no branch for the other cases: the compiled pick then
+     * stays small enough for the compiler to inline it into the caller, which the general path's
+     * loop and warm-up terms did not (21 against 28 ns per request on one thread; see
+     * docs/benchmarks.md).
+     */
+    private final boolean twoCandidates;
 
     FairSharePicker(Slot[] slots, PolicyContext context, int candidates, PickRandom random) {
       this.slots = slots;
       this.context = context;
       this.candidates = candidates;
       this.random = random;
+      this.twoCandidates = candidates == 2 && !context.warmUp() && slots.length > 2;
     }
 
     @Override
     public Pick pick() {
+      if (twoCandidates) {
+        Slot[] all = slots;
+        long now = context.clock().nanoTime();
+        FairShareSlot picked = pickOfTwo(all, all.length, now);
+        return picked != null ? picked : pickFromAll(all, all.length, now);
+      }
+      return pickInGeneral();
+    }
+
+    private Pick pickInGeneral() {
       Slot[] all = slots;
       int n = all.length;
       if (n == 0) {
@@ -328,13 +335,36 @@ final class FairSharePolicy implements Policy, PickerFactory {
     }
 
     /**
-     * The common case, kept small so that the compiler inlines it: the earliest end among the
-     * candidates. One draw gives a random first candidate (high half) and a random step (low
-     * half); the candidates are the first and its successors by that step around the subset. A
-     * step that shares a factor {@code g} with {@code n} comes back to where it started after
-     * {@code n / g} backends; the walk then goes on from the backend after that start, in a class
-     * modulo {@code g} not yet visited, so the candidates are distinct (there are fewer than
-     * {@code n}, so {@code g} classes are enough).
+     * {@link #pickAmongCandidates} for two candidates without warm-up, as straight-line code:
+     * the same draw, the same candidates, the same choice (the first on a tie).
+     */
+    private FairShareSlot pickOfTwo(Slot[] all, int n, long now) {
+      long draw = random.nextLong();
+      int first = (int) (((draw >>> 32) * n) >>> 32);
+      int second = first + 1 + (int) (((draw & 0xFFFF_FFFFL) * (n - 1)) >>> 32);
+      if (second >= n) {
+        second -= n;
+      }
+      FairShareSlot a = (FairShareSlot) all[first];
+      FairShareSlot b = (FairShareSlot) all[second];
+      FairShareSlot best;
+      if (a.backend.acceptsNewRequests()) {
+        best = b.backend.acceptsNewRequests() && b.predictedEndWithoutWarmUp(now) < a.predictedEndWithoutWarmUp(now) ? b : a;
+      } else if (b.backend.acceptsNewRequests()) {
+        best = b;
+      } else {
+        return null;
+      }
+      return best.backend.tryAcquire(now, best.expectedNanosWithoutWarmUp()) ? best : null;
+    }
+
+    /**
+     * The earliest end among the candidates. One draw gives a random first candidate (high half)
+     * and a random step (low half); the candidates are the first and its successors by that step
+     * around the subset. A step that shares a factor {@code g} with {@code n} comes back to where
+     * it started after {@code n / g} backends; the walk then goes on from the backend after that
+     * start, in a class modulo {@code g} not yet visited, so the candidates are distinct (there
+     * are fewer than {@code n}, so {@code g} classes are enough).
      */
     private FairShareSlot pickAmongCandidates(Slot[] all, int n, long now) {
       long draw = random.nextLong();
@@ -362,11 +392,7 @@ final class FairSharePolicy implements Policy, PickerFactory {
           index = orbitStart;
         }
       }
-      if (best != null && best.backend.tryAcquire()) {
-        best.claim(now);
-        return best;
-      }
-      return null;
+      return best != null && best.backend.tryAcquire(now, best.expectedNanos()) ? best : null;
     }
 
     /** A subset within the candidates, no candidate available or a lost race: compare every backend. */
@@ -386,8 +412,7 @@ final class FairSharePolicy implements Policy, PickerFactory {
         if (best == null) {
           break;
         }
-        if (best.backend.tryAcquire()) {
-          best.claim(now);
+        if (best.backend.tryAcquire(now, best.expectedNanos())) {
           return best;
         }
       }

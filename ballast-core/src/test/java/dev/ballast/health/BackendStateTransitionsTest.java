@@ -317,31 +317,108 @@ final class BackendStateTransitionsTest {
     backend.onConnected();
     int threads = 2;
     int endsPerThread = 500_000;
-    Thread[] workers = new Thread[threads];
-    CountDownLatch start = new CountDownLatch(1);
-    for (int t = 0; t < threads; t++) {
-      workers[t] = new Thread(() -> {
-        try {
-          start.await();
-        } catch (InterruptedException e) {
-          return;
-        }
-        for (int i = 0; i < endsPerThread; i++) {
-          backend.release(RequestOutcome.CANCELLED);
-        }
-      });
-      workers[t].start();
-    }
-    start.countDown();
-    for (Thread worker : workers) {
-      worker.join();
-    }
+    onThreadsAtOnce(threads, () -> {
+      for (int i = 0; i < endsPerThread; i++) {
+        backend.release(RequestOutcome.CANCELLED);
+      }
+    });
 
     assertThat(backend.activeRequests()).isZero();
     assertThat(backend.requestsStarted()).isZero();
     assertThat(backend.requestsEnded(RequestOutcome.CANCELLED)).isZero();
     assertThat(backend.unmatchedEnds()).isEqualTo((long) threads * endsPerThread);
     assertThat(backend.tryAcquire()).isTrue();
+  }
+
+  @Test
+  void anAcquireWithAServiceTimeMovesThePredictedEndFromNowOrFromWhereItWas() {
+    Backend backend = backend(HealthConfig.builder().activeRequestLimit(2).build());
+    backend.onConnected();
+    assertThat(backend.predictedEndNanos()).isEqualTo(Long.MIN_VALUE);
+
+    assertThat(backend.tryAcquire(1_000, 10)).isTrue();
+    assertThat(backend.predictedEndNanos()).isEqualTo(1_010);
+    // Still ahead of now: the next request queues behind it.
+    assertThat(backend.tryAcquire(1_005, 10)).isTrue();
+    assertThat(backend.predictedEndNanos()).isEqualTo(1_020);
+    // At its limit: no request, and the end stays.
+    assertThat(backend.tryAcquire(1_006, 10)).isFalse();
+    assertThat(backend.predictedEndNanos()).isEqualTo(1_020);
+    backend.release(RequestOutcome.SUCCESS);
+    // Past: the next request starts from now.
+    assertThat(backend.tryAcquire(5_000, 10)).isTrue();
+    assertThat(backend.predictedEndNanos()).isEqualTo(5_010);
+    assertThat(backend.activeRequests()).isEqualTo(2);
+    assertThat(backend.requestsStarted()).isEqualTo(3);
+
+    // An absurd service time saturates instead of wrapping round to the earliest time.
+    backend.release(RequestOutcome.SUCCESS);
+    assertThat(backend.tryAcquire(5_000, Long.MAX_VALUE)).isTrue();
+    assertThat(backend.predictedEndNanos()).isEqualTo(Long.MAX_VALUE);
+  }
+
+  @Test
+  void aBackendThatTakesNoRequestsKeepsItsPredictedEnd() {
+    Backend backend = backend(HealthConfig.defaults());
+    backend.onConnected();
+    assertThat(backend.tryAcquire(1_000, 10)).isTrue();
+
+    backend.onLameDuck();
+
+    assertThat(backend.tryAcquire(2_000, 10)).isFalse();
+    assertThat(backend.predictedEndNanos()).isEqualTo(1_010);
+    assertThat(backend.requestsStarted()).isEqualTo(1);
+  }
+
+  @Test
+  void aServiceTimeBelowOneNanosecondIsRejectedAndStartsNothing() {
+    Backend backend = backend(HealthConfig.defaults());
+    backend.onConnected();
+
+    assertThatThrownBy(() -> backend.tryAcquire(1_000, 0))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("serviceNanos: 0 (expected: 1 or more)");
+    assertThatThrownBy(() -> backend.tryAcquire(1_000, -5))
+        .hasMessage("serviceNanos: -5 (expected: 1 or more)");
+    assertThat(backend.requestsStarted()).isZero();
+    assertThat(backend.predictedEndNanos()).isEqualTo(Long.MIN_VALUE);
+  }
+
+  @Test
+  void resettingThePredictedEndLosesToARequestThatMovedIt() {
+    Backend backend = backend(HealthConfig.defaults());
+    backend.onConnected();
+    assertThat(backend.tryAcquire(1_000, 10)).isTrue();
+    long seen = backend.predictedEndNanos();
+    assertThat(backend.tryAcquire(1_000, 10)).isTrue();
+
+    assertThat(backend.resetPredictedEnd(seen)).isFalse();
+    assertThat(backend.predictedEndNanos()).isEqualTo(1_020);
+    assertThat(backend.resetPredictedEnd(1_020)).isTrue();
+    assertThat(backend.predictedEndNanos()).isEqualTo(Long.MIN_VALUE);
+  }
+
+  /** Racing requests each move the predicted end: none is lost. */
+  @Test
+  void requestsFromSeveralThreadsAllMoveThePredictedEnd() throws InterruptedException {
+    Backend backend = backend(HealthConfig.defaults());
+    backend.onConnected();
+    int threads = 2;
+    int perThread = 200_000;
+    onThreadsAtOnce(threads, () -> {
+      for (int i = 0; i < perThread; i++) {
+        // "Now" stays at 0, so every request queues behind the others: the end is their sum.
+        if (!backend.tryAcquire(0, 3)) {
+          // Each thread holds one request at most, far below the limit: the counts below fail.
+          return;
+        }
+        backend.release(RequestOutcome.SUCCESS);
+      }
+    });
+
+    assertThat(backend.predictedEndNanos()).isEqualTo(3L * threads * perThread);
+    assertThat(backend.requestsStarted()).isEqualTo((long) threads * perThread);
+    assertThat(backend.activeRequests()).isZero();
   }
 
   /**
@@ -399,5 +476,26 @@ final class BackendStateTransitionsTest {
     assertThatThrownBy(() -> health.update(List.of("a", "a")))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("keys: duplicate key 'a' (expected: unique keys)");
+  }
+
+  /** Runs {@code body} on {@code threads} threads released together, and waits for them all. */
+  private static void onThreadsAtOnce(int threads, Runnable body) throws InterruptedException {
+    Thread[] workers = new Thread[threads];
+    CountDownLatch start = new CountDownLatch(1);
+    for (int t = 0; t < threads; t++) {
+      workers[t] = new Thread(() -> {
+        try {
+          start.await();
+        } catch (InterruptedException e) {
+          return;
+        }
+        body.run();
+      });
+      workers[t].start();
+    }
+    start.countDown();
+    for (Thread worker : workers) {
+      worker.join();
+    }
   }
 }

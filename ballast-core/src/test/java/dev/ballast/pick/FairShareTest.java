@@ -6,8 +6,10 @@ import static dev.ballast.pick.TestBalancers.keys;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.ballast.health.Backend;
 import dev.ballast.health.FakeClock;
 import dev.ballast.health.HealthConfig;
+import dev.ballast.health.RequestOutcome;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -113,8 +115,10 @@ final class FairShareTest {
     answer(balancer, "b1", 10);
     answer(balancer, "b2", 10);
     // b2 carries 100 s of claimed work: its predicted end is far later than the others'.
+    Backend b2 = ((SnapshotBalancer) balancer).slot("b2").backend();
     for (int i = 0; i < 10_000; i++) {
-      ((FairSharePolicy.FairShareSlot) ((SnapshotBalancer) balancer).slot("b2")).claim(clock.nanoTime());
+      assertThat(b2.tryAcquire(clock.nanoTime(), Duration.ofMillis(10).toNanos())).isTrue();
+      b2.release(RequestOutcome.CANCELLED);
     }
 
     for (int i = 0; i < 1000; i++) {
@@ -122,6 +126,49 @@ final class FairShareTest {
       assertThat(pick.backend().key()).isNotEqualTo("b2");
       pick.onCancel();
     }
+  }
+
+  /**
+   * Two candidates without warm-up take a straight-line path of their own; with warm-up on, the
+   * general path picks. Once every backend is past its warm-up window the two must choose the
+   * same backends from the same draws, ties included (every backend starts at the same estimate).
+   */
+  @Test
+  void theTwoCandidatePathChoosesAsTheGeneralPathDoes() {
+    FairShareConfig config = FairShareConfig.builder().window(4).candidates(2).build();
+    List<String> keys = keys("b", 7);
+    Balancer straight = connected(Policy.fairShare(config), HealthConfig.defaults(), clock, new java.util.SplittableRandom(11), keys);
+    Balancer general = connected(
+        Policy.fairShare(config),
+        HealthConfig.builder().warmUpWindow(Duration.ofMillis(1)).build(),
+        clock,
+        new java.util.SplittableRandom(11),
+        keys);
+    clock.advance(Duration.ofMillis(2));
+    java.util.SplittableRandom load = new java.util.SplittableRandom(5);
+    java.util.ArrayDeque<Pick[]> open = new java.util.ArrayDeque<>();
+    java.util.Set<String> seen = new java.util.HashSet<>();
+
+    for (int i = 0; i < 5_000; i++) {
+      clock.advance(Duration.ofNanos(1_000L * load.nextInt(200)));
+      Pick a = straight.pick();
+      Pick b = general.pick();
+      assertThat(b.status()).isEqualTo(a.status());
+      if (a.status() != PickStatus.PICKED) {
+        continue;
+      }
+      assertThat(b.backend().key()).as("pick %d", i).isEqualTo(a.backend().key());
+      seen.add(a.backend().key());
+      open.add(new Pick[] {a, b});
+      // Up to 20 requests stay open; each ends in a time that depends on its backend.
+      while (open.size() > load.nextInt(20)) {
+        Pick[] done = open.poll();
+        long latency = Duration.ofMillis(1 + done[0].backend().key().charAt(1) - '0').toNanos() + load.nextInt(100_000);
+        done[0].onSuccess(latency);
+        done[1].onSuccess(latency);
+      }
+    }
+    assertThat(seen).hasSize(7);
   }
 
   @Test

@@ -46,11 +46,31 @@ final class InstrumentedBackend implements Backend {
 
   @Override
   public boolean tryAcquire() {
+    return !losesThisAcquire() && backend.tryAcquire();
+  }
+
+  @Override
+  public boolean tryAcquire(long nowNanos, long serviceNanos) {
+    return !losesThisAcquire() && backend.tryAcquire(nowNanos, serviceNanos);
+  }
+
+  /** Whether this acquire is one of those made to fail: only while the backend has room. */
+  private boolean losesThisAcquire() {
     if (losses > 0 && backend.acceptsNewRequests()) {
       losses--;
-      return false;
+      return true;
     }
-    return backend.tryAcquire();
+    return false;
+  }
+
+  @Override
+  public long predictedEndNanos() {
+    return backend.predictedEndNanos();
+  }
+
+  @Override
+  public boolean resetPredictedEnd(long seen) {
+    return backend.resetPredictedEnd(seen);
   }
 
   @Override

@@ -107,15 +107,8 @@ final class WarmUpTest {
   @ParameterizedTest
   @MethodSource("loadAwareAndInterleavedPolicies")
   void everyOtherPolicyRampsARestartedBackendIn(Policy policy) {
-    Balancer balancer = connected(policy, warmUp, clock, new SplittableRandom(3), keys("b", 2));
     // Both backends have answered, in the same time, so that only the ramp tells them apart.
-    for (String key : keys("b", 2)) {
-      assertThat(balancer.backend(key).tryAcquire()).isTrue();
-      ((SnapshotBalancer) balancer).slot(key).onSuccess(LATENCY);
-    }
-    clock.advance(Duration.ofSeconds(10));
-    balancer.backend("b1").onConnectFailed();
-    balancer.backend("b1").onConnected();
+    Balancer balancer = answeredThenLastRestarted(policy, 2);
 
     double start = share(balancer, "b1", 20_000, LATENCY);
     clock.advance(Duration.ofSeconds(5));
@@ -138,7 +131,41 @@ final class WarmUpTest {
     }
   }
 
+  /**
+   * Fair share with more backends than candidates takes a path of its own without warm-up; with
+   * warm-up on, a restarted backend's service time is still divided by its factor there.
+   */
+  @Test
+  void fairShareWithMoreBackendsThanCandidatesRampsARestartedBackendIn() {
+    Balancer balancer = answeredThenLastRestarted(Policy.fairShare(FairShareConfig.defaults()), 3);
+
+    double start = share(balancer, "b2", 30_000, LATENCY);
+    clock.advance(Duration.ofSeconds(10));
+    double end = share(balancer, "b2", 30_000, LATENCY);
+
+    // Ten times the others' service time at the start: far below its third.
+    assertThat(start).isLessThan(0.1);
+    assertThat(end).isCloseTo(1.0 / 3, within(0.02));
+  }
+
   private static final long LATENCY = Duration.ofMillis(1).toNanos();
+
+  /**
+   * {@code n} backends with warm-up, each answered once in {@link #LATENCY}; then, past the
+   * window, the last one restarts.
+   */
+  private Balancer answeredThenLastRestarted(Policy policy, int n) {
+    Balancer balancer = connected(policy, warmUp, clock, new SplittableRandom(3), keys("b", n));
+    for (String key : keys("b", n)) {
+      assertThat(balancer.backend(key).tryAcquire()).isTrue();
+      ((SnapshotBalancer) balancer).slot(key).onSuccess(LATENCY);
+    }
+    clock.advance(Duration.ofSeconds(10));
+    String last = "b" + (n - 1);
+    balancer.backend(last).onConnectFailed();
+    balancer.backend(last).onConnected();
+    return balancer;
+  }
 
   private static double share(Balancer balancer, String key, int picks) {
     return share(balancer, key, picks, 1);
