@@ -398,6 +398,24 @@ final class BackendStateTransitionsTest {
     assertThat(backend.predictedEndNanos()).isEqualTo(Long.MIN_VALUE);
   }
 
+  /**
+   * The layout that fair share's speed on two cores rests on: the in-flight word and the
+   * predicted end are neighbours (HotSpot lays out fields of one size in declaration order), so a
+   * pick that moves both dirties one cache line, not two. Fails if a field is declared between
+   * them or they are moved apart.
+   */
+  @Test
+  void theInFlightWordAndThePredictedEndAreNeighbours() throws ReflectiveOperationException {
+    java.lang.reflect.Field theUnsafe = sun.misc.Unsafe.class.getDeclaredField("theUnsafe");
+    theUnsafe.setAccessible(true);
+    sun.misc.Unsafe unsafe = (sun.misc.Unsafe) theUnsafe.get(null);
+
+    long flow = unsafe.objectFieldOffset(TrackedBackend.class.getDeclaredField("flow"));
+    long end = unsafe.objectFieldOffset(TrackedBackend.class.getDeclaredField("predictedEndNanos"));
+
+    assertThat(Math.abs(end - flow)).isEqualTo(Long.BYTES);
+  }
+
   /** Racing requests each move the predicted end: none is lost. */
   @Test
   void requestsFromSeveralThreadsAllMoveThePredictedEnd() throws InterruptedException {
