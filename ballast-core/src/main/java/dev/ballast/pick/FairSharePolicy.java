@@ -340,8 +340,8 @@ final class FairSharePolicy implements Policy, PickerFactory {
      */
     private FairShareSlot pickOfTwo(Slot[] all, int n, long now) {
       long draw = random.nextLong();
-      int first = (int) (((draw >>> 32) * n) >>> 32);
-      int second = first + 1 + (int) (((draw & 0xFFFF_FFFFL) * (n - 1)) >>> 32);
+      int first = firstCandidate(draw, n);
+      int second = first + step(draw, n);
       if (second >= n) {
         second -= n;
       }
@@ -368,8 +368,8 @@ final class FairSharePolicy implements Policy, PickerFactory {
      */
     private FairShareSlot pickAmongCandidates(Slot[] all, int n, long now) {
       long draw = random.nextLong();
-      int first = (int) (((draw >>> 32) * n) >>> 32);
-      int step = 1 + (int) (((draw & 0xFFFF_FFFFL) * (n - 1)) >>> 32);
+      int first = firstCandidate(draw, n);
+      int step = step(draw, n);
       FairShareSlot best = null;
       long bestEnd = Long.MAX_VALUE;
       int index = first;
@@ -393,6 +393,16 @@ final class FairSharePolicy implements Policy, PickerFactory {
         }
       }
       return best != null && best.backend.tryAcquire(now, best.expectedNanos()) ? best : null;
+    }
+
+    /** The first candidate, from the draw's high half: in {@code [0, n)}. */
+    private static int firstCandidate(long draw, int n) {
+      return (int) (((draw >>> 32) * n) >>> 32);
+    }
+
+    /** The step from one candidate to the next, from the draw's low half: in {@code [1, n)}. */
+    private static int step(long draw, int n) {
+      return 1 + (int) (((draw & 0xFFFF_FFFFL) * (n - 1)) >>> 32);
     }
 
     /** A subset within the candidates, no candidate available or a lost race: compare every backend. */
