@@ -16,9 +16,9 @@ final class TrackedBackend implements Backend {
   private final int limit;
   // The two words that picks write, declared before the other longs: the JVM lays out fields of
   // one size in declaration order, so they sit together next to the header (see tryAcquire(long,
-  // long)). Requests started (upper 44 bits, wrapping after 2^44) and in flight (lower 20 bits:
-  // the limit is at most 1,000,000 < 2^20) share one word, so that a request costs one atomic
-  // operation to start and one to end. Successes are what ended without another outcome.
+  // long)). Requests started (upper 43 bits, wrapping after 2^43) and in flight (lower 21 bits)
+  // share one word, so that a request costs one atomic operation to start and one to end.
+  // Successes are what ended without another outcome.
   private volatile long flow;
   private volatile long predictedEndNanos = Long.MIN_VALUE;
   private final long warmUpWindowNanos;
@@ -35,9 +35,14 @@ final class TrackedBackend implements Backend {
   private static final VarHandle WARM_UP_START = VarHandles.field(MethodHandles.lookup(), "warmUpStartNanos", long.class);
 
   private volatile BackendState state = BackendState.CONNECTING;
-  private static final int ACTIVE_BITS = 20;
+  // The in-flight bits read at most the limit (1,000,000 or less) plus the acquires that are
+  // backing out (one per thread at most, see tryAcquire), and at least 2^21 minus the unmatched
+  // ends whose undo is pending (see release): a reading at or above BORROWED is a borrow.
+  private static final int ACTIVE_BITS = 21;
   private static final long ACTIVE_MASK = (1L << ACTIVE_BITS) - 1;
-  private static final long ONE_STARTED = 1L << ACTIVE_BITS;
+  private static final long BORROWED = 3L << (ACTIVE_BITS - 2);
+  /** One request started and in flight: what an acquire adds. Tests reach the word to force interleavings. */
+  static final long ONE_REQUEST = (1L << ACTIVE_BITS) + 1;
   private final LongAdder backendFailures = new LongAdder();
   private final LongAdder networkFailures = new LongAdder();
   private final LongAdder cancelled = new LongAdder();
@@ -74,9 +79,13 @@ final class TrackedBackend implements Backend {
     return state;
   }
 
+  /**
+   * Acquires backing out, and unmatched ends until their undo, can put the in-flight bits above
+   * the limit for a moment; no request is ever in flight above it, so a reading stops there.
+   */
   @Override
   public int activeRequests() {
-    return (int) (flow & ACTIVE_MASK);
+    return (int) Math.min(flow & ACTIVE_MASK, limit);
   }
 
   @Override
@@ -122,14 +131,16 @@ final class TrackedBackend implements Backend {
     if (!current.acceptsNewRequests()) {
       return false;
     }
-    for (;;) {
-      long f = flow;
-      if ((f & ACTIVE_MASK) >= limit) {
-        return false;
-      }
-      if (FLOW.compareAndSet(this, f, f + ONE_STARTED + 1)) {
-        break;
-      }
+    // Count first, look after: an add needs no earlier read of the word, where a compare-and-set
+    // must wait for one (0.8 ns of the 7.6 that a round-robin request took on one thread; see
+    // docs/benchmarks.md). A backend found at its limit gets the add back; until then picks see
+    // it one above, and skip it as they would at the limit. So no request is ever in flight above
+    // the limit, but a backend with one place left can turn a request away while another
+    // thread's acquire backs out.
+    long before = (long) FLOW.getAndAdd(this, ONE_REQUEST);
+    if ((before & ACTIVE_MASK) >= limit) {
+      backOut();
+      return false;
     }
     // The state is read again after the request is counted: an idle check that moved the backend
     // to IDLE meanwhile either sees this request and moves it back, or is seen here (refreshIdle).
@@ -175,25 +186,44 @@ final class TrackedBackend implements Backend {
     if (outcome == null) {
       throw new NullPointerException("outcome: null (expected: a RequestOutcome)");
     }
-    long before = (long) FLOW.getAndAdd(this, -1L);
-    long active = before & ACTIVE_MASK;
-    if (active == 0 || active > limit) {
-      // Nothing was in flight: an end without a start (a pick ended twice). Its subtraction
-      // borrowed from the started count and left the in-flight bits near 2^20, above any limit;
-      // left in place, that would shut the backend out for good. Undone, it is only counted. An
-      // end that finds the in-flight count above the limit met another unmatched end's borrow
-      // before its undo landed (the count never exceeds the limit otherwise): it is unmatched too.
-      // Until the undos land, concurrent picks see the backend at its limit and skip it.
-      FLOW.getAndAdd(this, 1L);
-      unmatchedEnds.increment();
-      // A pick that failed on the borrow's full look may be waiting for capacity.
-      gate.signal();
-      return;
-    }
-    if (outcome != RequestOutcome.SUCCESS) {
+    if (takeOff(1L) >= 0 && outcome != RequestOutcome.SUCCESS) {
       countEnd(outcome);
     }
     gate.signal();
+  }
+
+  /**
+   * Takes back the add of an acquire that found the backend at its limit. A pick waiting for
+   * capacity is told only if that leaves a place open, which takes a request that ended since
+   * the look: each failed retry of a waiting pick backs out, and a signal there would wake the
+   * pick itself, over and over, instead of letting it sleep.
+   */
+  void backOut() {
+    if (takeOff(ONE_REQUEST) <= limit) {
+      gate.signal();
+    }
+  }
+
+  /**
+   * Subtracts {@code amount} (one request in flight, and for a backing-out acquire one started)
+   * and returns the in-flight bits it found, or -1 if no request was in flight to take (an end
+   * without a start: a pick ended twice). The subtraction then borrowed from the started count
+   * and left the in-flight bits near 2^21, above any limit; left in place, that would shut the
+   * backend out for good. Undone, it is only counted. A subtraction that finds the bits at or
+   * above {@link #BORROWED} met another unmatched end's borrow before its undo landed: it is
+   * unmatched too. Until the undos land, picks see the backend at its limit and skip it. A
+   * backing-out acquire can be the one to find nothing in flight: an unmatched end took its place
+   * meanwhile, and is counted here.
+   */
+  private long takeOff(long amount) {
+    long before = (long) FLOW.getAndAdd(this, -amount);
+    long active = before & ACTIVE_MASK;
+    if (active != 0 && active < BORROWED) {
+      return active;
+    }
+    FLOW.getAndAdd(this, 1L);
+    unmatchedEnds.increment();
+    return -1;
   }
 
   @Override

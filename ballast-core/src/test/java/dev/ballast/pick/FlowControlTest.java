@@ -78,7 +78,14 @@ final class FlowControlTest {
               }
             });
     waiter.start();
+    // Bounded, so that a waiter that never sleeps (one that keeps waking itself) fails the test
+    // instead of hanging the build.
+    long deadline = System.nanoTime() + Duration.ofMinutes(1).toNanos();
     while (waiter.getState() != Thread.State.TIMED_WAITING && waiter.isAlive()) {
+      if (System.nanoTime() - deadline > 0) {
+        waiter.interrupt();
+        throw new AssertionError("the waiting pick never went to sleep within a minute: state " + waiter.getState());
+      }
       Thread.onSpinWait();
     }
     return waiter;
