@@ -103,16 +103,20 @@ final class SnapshotBalancer implements Balancer {
       return pick;
     }
     CapacityGate gate = health.capacity();
+    // The time left is read from the clock on every round, not carried over from the sleep: a
+    // wake-up that brings no capacity (another pick took the place first, a full backend came
+    // back) costs a retry, and those rounds count against the timeout too.
+    long deadline = System.nanoTime() + timeoutNanos;
     gate.enter();
     try {
-      long remaining = timeoutNanos;
       for (;;) {
         long epoch = gate.epoch();
         pick = picker.pick();
+        long remaining = deadline - System.nanoTime();
         if (pick.isPicked() || remaining <= 0) {
           return pick;
         }
-        remaining = gate.awaitChange(epoch, remaining);
+        gate.awaitChange(epoch, remaining);
       }
     } finally {
       gate.exit();

@@ -9,6 +9,7 @@ import dev.ballast.health.HealthConfig;
 import dev.ballast.health.RequestOutcome;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
@@ -127,5 +128,47 @@ final class FlowControlTest {
 
     assertThat(balancer.pick(0).status()).isEqualTo(PickStatus.ALL_AT_LIMIT);
     assertThat(balancer.pick(Duration.ofMillis(1).toNanos()).status()).isEqualTo(PickStatus.ALL_AT_LIMIT);
+  }
+
+  /**
+   * Signals that bring no capacity (here a full backend reconnecting, over and over) wake a
+   * waiting pick without letting it in: its time runs out all the same. The wait is 50 ms; the
+   * test allows it a minute.
+   */
+  @Test
+  void aWaitEndsAtItsTimeoutWhileWakeUpsKeepComingWithoutCapacity() throws Exception {
+    Balancer balancer = connected(Policy.roundRobin(), limitOfOne, clock, fixed(0), List.of("a"));
+    Pick held = balancer.pick();
+    AtomicBoolean done = new AtomicBoolean();
+    Thread reconnecting =
+        new Thread(
+            () -> {
+              long until = System.nanoTime() + Duration.ofMinutes(1).toNanos();
+              while (!done.get() && System.nanoTime() - until < 0) {
+                held.backend().onConnectFailed();
+                held.backend().onConnected();
+              }
+            });
+    reconnecting.start();
+    AtomicReference<Pick> waited = new AtomicReference<>();
+    Thread waiter =
+        new Thread(
+            () -> {
+              try {
+                waited.set(balancer.pick(Duration.ofMillis(50).toNanos()));
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+            });
+    waiter.start();
+
+    waiter.join(Duration.ofMinutes(1).toMillis());
+    boolean ended = !waiter.isAlive();
+    done.set(true);
+    reconnecting.join();
+    waiter.join();
+
+    assertThat(ended).as("the wait ended within a minute").isTrue();
+    assertThat(waited.get().isPicked()).isFalse();
   }
 }
