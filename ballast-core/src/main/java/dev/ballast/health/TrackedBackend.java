@@ -16,8 +16,8 @@ final class TrackedBackend implements Backend {
   private final int limit;
   // The two words that picks write, declared before the other longs: the JVM lays out fields of
   // one size in declaration order, so they sit together next to the header (see tryAcquire(long,
-  // long)). Requests started (upper 43 bits, wrapping after 2^43) and in flight (lower 21 bits)
-  // share one word, so that a request costs one atomic operation to start and one to end.
+  // long)). Requests started (upper 42 bits, wrapping after 2^42) and in flight (lower 22 bits,
+  // signed) share one word, so that a request costs one atomic operation to start and one to end.
   // Successes are what ended without another outcome.
   private volatile long flow;
   private volatile long predictedEndNanos = Long.MIN_VALUE;
@@ -35,12 +35,12 @@ final class TrackedBackend implements Backend {
   private static final VarHandle WARM_UP_START = VarHandles.field(MethodHandles.lookup(), "warmUpStartNanos", long.class);
 
   private volatile BackendState state = BackendState.CONNECTING;
-  // The in-flight bits read at most the limit (1,000,000 or less) plus the acquires that are
-  // backing out (one per thread at most, see tryAcquire), and at least 2^21 minus the unmatched
-  // ends whose undo is pending (see release): a reading at or above BORROWED is a borrow.
-  private static final int ACTIVE_BITS = 21;
-  private static final long ACTIVE_MASK = (1L << ACTIVE_BITS) - 1;
-  private static final long BORROWED = 3L << (ACTIVE_BITS - 2);
+  // Every change to the word is an add, so the word is always started * 2^22 + inFlight, with the
+  // in-flight count read as a signed 22-bit number. It is at most the limit (1,000,000 or less)
+  // plus the acquires backing out (one per thread, see tryAcquire), and below zero only for the
+  // moment between an end without a start and its repair (see release): far inside +-2^21.
+  private static final int ACTIVE_BITS = 22;
+  private static final int SIGN_SHIFT = 64 - ACTIVE_BITS;
   /** One request started and in flight: what an acquire adds. Tests reach the word to force interleavings. */
   static final long ONE_REQUEST = (1L << ACTIVE_BITS) + 1;
   private final LongAdder backendFailures = new LongAdder();
@@ -79,13 +79,24 @@ final class TrackedBackend implements Backend {
     return state;
   }
 
+  /** The requests in flight in a flow word: its low bits, signed. */
+  private static long inFlight(long flow) {
+    return (flow << SIGN_SHIFT) >> SIGN_SHIFT;
+  }
+
+  /** The requests started in a flow word: what is above the in-flight count. */
+  private static long started(long flow) {
+    return (flow - inFlight(flow)) >>> ACTIVE_BITS;
+  }
+
   /**
-   * Acquires backing out, and unmatched ends until their undo, can put the in-flight bits above
-   * the limit for a moment; no request is ever in flight above it, so a reading stops there.
+   * Acquires backing out can put the count above the limit for a moment, and an end without a
+   * start below zero until its repair; no request is ever in flight outside those bounds, so a
+   * reading stays within them.
    */
   @Override
   public int activeRequests() {
-    return (int) Math.min(flow & ACTIVE_MASK, limit);
+    return (int) Math.max(0, Math.min(inFlight(flow), limit));
   }
 
   @Override
@@ -95,13 +106,14 @@ final class TrackedBackend implements Backend {
 
   @Override
   public boolean acceptsNewRequests() {
-    return state.acceptsNewRequests() && (flow & ACTIVE_MASK) < limit;
+    long active = inFlight(flow);
+    return state.acceptsNewRequests() && active >= 0 && active < limit;
   }
 
   @Override
   public int activeRequestsIfAccepting() {
-    int active = (int) (flow & ACTIVE_MASK);
-    return state.acceptsNewRequests() && active < limit ? active : -1;
+    long active = inFlight(flow);
+    return state.acceptsNewRequests() && active >= 0 && active < limit ? (int) active : -1;
   }
 
   @Override
@@ -133,12 +145,12 @@ final class TrackedBackend implements Backend {
     }
     // Count first, look after: an add needs no earlier read of the word, where a compare-and-set
     // must wait for one (0.8 ns of the 7.6 that a round-robin request took on one thread; see
-    // docs/benchmarks.md). A backend found at its limit gets the add back; until then picks see
-    // it one above, and skip it as they would at the limit. So no request is ever in flight above
-    // the limit, but a backend with one place left can turn a request away while another
-    // thread's acquire backs out.
-    long before = (long) FLOW.getAndAdd(this, ONE_REQUEST);
-    if ((before & ACTIVE_MASK) >= limit) {
+    // docs/benchmarks.md). A backend found at its limit, or below zero (an end without a start
+    // not yet repaired), gets the add back; until then picks see it one above, and skip it as
+    // they would at the limit. So no request is ever in flight above the limit, but a backend with
+    // one place left can turn a request away while another thread's acquire backs out.
+    long active = inFlight((long) FLOW.getAndAdd(this, ONE_REQUEST));
+    if (active < 0 || active >= limit) {
       backOut();
       return false;
     }
@@ -186,44 +198,58 @@ final class TrackedBackend implements Backend {
     if (outcome == null) {
       throw new NullPointerException("outcome: null (expected: a RequestOutcome)");
     }
-    if (takeOff(1L) >= 0 && outcome != RequestOutcome.SUCCESS) {
-      countEnd(outcome);
+    long active = inFlight((long) FLOW.getAndAdd(this, -1L));
+    if (active > 0) {
+      if (outcome != RequestOutcome.SUCCESS) {
+        countEnd(outcome);
+      }
+    } else {
+      // Nothing was in flight: an end without a start (a pick ended twice). It took the count
+      // below zero; left there, the backend would take no request again. It is repaired and
+      // counted in unmatchedEnds only; its outcome is not counted.
+      repair();
     }
     gate.signal();
   }
 
   /**
-   * Takes back the add of an acquire that found the backend at its limit. A pick waiting for
-   * capacity is told only if that leaves a place open, which takes a request that ended since
-   * the look: each failed retry of a waiting pick backs out, and a signal there would wake the
-   * pick itself, over and over, instead of letting it sleep.
+   * Takes back the add of an acquire that found no place. A pick waiting for capacity is told
+   * only if that leaves a place open, which takes a request that ended since the look: each
+   * failed retry of a waiting pick backs out, and a signal there would wake the pick itself, over
+   * and over, instead of letting it sleep.
    */
   void backOut() {
-    if (takeOff(ONE_REQUEST) <= limit) {
+    long after = inFlight((long) FLOW.getAndAdd(this, -ONE_REQUEST)) - 1;
+    if (after < 0) {
+      // An end without a start took this acquire's place while it was counted.
+      repair();
+    }
+    if (after < limit) {
       gate.signal();
     }
   }
 
   /**
-   * Subtracts {@code amount} (one request in flight, and for a backing-out acquire one started)
-   * and returns the in-flight bits it found, or -1 if no request was in flight to take (an end
-   * without a start: a pick ended twice). The subtraction then borrowed from the started count
-   * and left the in-flight bits near 2^21, above any limit; left in place, that would shut the
-   * backend out for good. Undone, it is only counted. A subtraction that finds the bits at or
-   * above {@link #BORROWED} met another unmatched end's borrow before its undo landed: it is
-   * unmatched too. Until the undos land, picks see the backend at its limit and skip it. A
-   * backing-out acquire can be the one to find nothing in flight: an unmatched end took its place
-   * meanwhile, and is counted here.
+   * Brings a count below zero back up by one and counts an end without a start; does nothing if
+   * the count is not below zero. Every change to the word is an add, so the word stays exact
+   * whatever interleaves, and a count below zero means that more ends than starts have landed.
+   * Whoever takes it there repairs: the end without a start itself, or, if that end took the
+   * place of a request in flight (ending it early, as far as the count can tell) or of an acquire
+   * backing out, the later end or back-out that finds the place gone. A repair adds one only
+   * while the count is below zero, so racing repairs never add more than such ends took away:
+   * once the threads stop, the count is exact and each such end has been counted once.
    */
-  private long takeOff(long amount) {
-    long before = (long) FLOW.getAndAdd(this, -amount);
-    long active = before & ACTIVE_MASK;
-    if (active != 0 && active < BORROWED) {
-      return active;
+  void repair() {
+    for (;;) {
+      long f = flow;
+      if (inFlight(f) >= 0) {
+        return;
+      }
+      if (FLOW.compareAndSet(this, f, f + 1)) {
+        unmatchedEnds.increment();
+        return;
+      }
     }
-    FLOW.getAndAdd(this, 1L);
-    unmatchedEnds.increment();
-    return -1;
   }
 
   @Override
@@ -250,13 +276,13 @@ final class TrackedBackend implements Backend {
 
   @Override
   public long requestsStarted() {
-    return flow >>> ACTIVE_BITS;
+    return started(flow);
   }
 
   /** Started, minus in flight, minus every other outcome: exact whenever no request is in transit. */
   private long successes() {
     long f = flow;
-    return (f >>> ACTIVE_BITS) - (f & ACTIVE_MASK)
+    return started(f) - inFlight(f)
         - backendFailures.sum() - networkFailures.sum() - cancelled.sum();
   }
 
@@ -375,8 +401,8 @@ final class TrackedBackend implements Backend {
   void refreshIdle() {
     long now = clock.nanoTime();
     long f = flow;
-    long count = f >>> ACTIVE_BITS;
-    if (state != BackendState.HEALTHY || (f & ACTIVE_MASK) > 0 || count != startedAtLastCheck) {
+    long count = started(f);
+    if (state != BackendState.HEALTHY || inFlight(f) != 0 || count != startedAtLastCheck) {
       startedAtLastCheck = count;
       quietSinceNanos = now;
       return;

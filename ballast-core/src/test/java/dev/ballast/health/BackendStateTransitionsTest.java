@@ -8,6 +8,8 @@ import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 final class BackendStateTransitionsTest {
@@ -444,27 +446,86 @@ final class BackendStateTransitionsTest {
 
   /**
    * The interleaving that the test above can only hope to meet, forced: an end lands between
-   * another unmatched end's subtraction and its undo.
+   * another end without a start and its repair. Each is counted once, and the backend is usable.
    */
   @Test
-  void anEndThatLandsInsideAnotherUnmatchedEndsBorrowIsUnmatchedToo() throws ReflectiveOperationException {
-    Backend backend = backend(HealthConfig.defaults());
+  void anEndThatLandsBeforeAnotherUnmatchedEndsRepairIsUnmatchedToo() throws ReflectiveOperationException {
+    TrackedBackend backend = (TrackedBackend) backend(HealthConfig.defaults());
     backend.onConnected();
-    VarHandle flow =
-        MethodHandles.privateLookupIn(TrackedBackend.class, MethodHandles.lookup())
-            .findVarHandle(TrackedBackend.class, "flow", long.class);
-    // The first unmatched end's subtraction: nothing was in flight, so it borrowed.
-    flow.getAndAdd(backend, -1L);
+    // The first unmatched end's subtraction: nothing was in flight, so the count is below zero.
+    flowOf().getAndAdd(backend, -1L);
     assertThat(backend.acceptsNewRequests()).isFalse();
-    assertThat(backend.activeRequests()).isEqualTo(backend.activeRequestLimit());
+    assertThat(backend.activeRequestsIfAccepting()).isEqualTo(-1);
+    assertThat(backend.activeRequests()).isZero();
 
     backend.release(RequestOutcome.SUCCESS);
-    // The first end's undo.
-    flow.getAndAdd(backend, 1L);
+    // The first end's repair.
+    backend.repair();
 
     assertThat(backend.activeRequests()).isZero();
-    assertThat(backend.unmatchedEnds()).isEqualTo(1);
+    assertThat(backend.requestsStarted()).isZero();
+    assertThat(backend.unmatchedEnds()).isEqualTo(2);
     assertThat(backend.tryAcquire()).isTrue();
+    assertThat(backend.activeRequests()).isEqualTo(1);
+  }
+
+  /**
+   * An acquire that lands between an end without a start and its repair finds the count below
+   * zero and backs out; the two repairs that may follow add one back between them, not two.
+   */
+  @Test
+  void anAcquireBeforeAnUnmatchedEndsRepairBacksOutAndLeavesTheCountExact() throws ReflectiveOperationException {
+    TrackedBackend backend = (TrackedBackend) backend(HealthConfig.defaults());
+    backend.onConnected();
+    flowOf().getAndAdd(backend, -1L);
+
+    assertThat(backend.tryAcquire()).isFalse();
+    backend.repair();
+
+    assertThat(backend.unmatchedEnds()).isEqualTo(1);
+    assertThat(backend.requestsStarted()).isZero();
+    assertThat(backend.activeRequests()).isZero();
+    assertThat(backend.tryAcquire()).isTrue();
+    assertThat(backend.activeRequests()).isEqualTo(1);
+    backend.release(RequestOutcome.SUCCESS);
+    assertThat(backend.activeRequests()).isZero();
+    assertThat(backend.unmatchedEnds()).isEqualTo(1);
+  }
+
+  /**
+   * Threads start and end requests at a small limit while every seventh request is ended twice.
+   * Once they stop, each second end has been counted exactly once and the counts are exact,
+   * whatever interleaved: a second end that took a request's place (or a backing-out acquire's)
+   * is found when that place's own end takes the count below zero.
+   */
+  @Test
+  void requestsEndedTwiceAmongRacingRequestsAreEachCountedOnce() throws InterruptedException {
+    Backend backend = backend(HealthConfig.builder().activeRequestLimit(2).build());
+    backend.onConnected();
+    AtomicLong acquired = new AtomicLong();
+    AtomicLong endedTwice = new AtomicLong();
+    int threads = 3;
+    int attempts = 200_000;
+    onThreadsAtOnce(threads, () -> {
+      for (int i = 0; i < attempts; i++) {
+        if (backend.tryAcquire()) {
+          acquired.incrementAndGet();
+          backend.release(RequestOutcome.SUCCESS);
+          if (i % 7 == 0) {
+            endedTwice.incrementAndGet();
+            backend.release(RequestOutcome.SUCCESS);
+          }
+        }
+      }
+    });
+
+    assertThat(endedTwice.get()).isPositive();
+    assertThat(backend.unmatchedEnds()).isEqualTo(endedTwice.get());
+    assertThat(backend.activeRequests()).isZero();
+    assertThat(backend.requestsStarted()).isEqualTo(acquired.get());
+    assertThat(backend.requestsEnded(RequestOutcome.SUCCESS)).isEqualTo(acquired.get());
+    assertThat(backend.tryAcquire()).isTrue();
+    assertThat(backend.activeRequests()).isEqualTo(1);
   }
 
   /**
@@ -535,9 +596,9 @@ final class BackendStateTransitionsTest {
   void racingAcquiresNeverPutARequestAboveTheLimit() throws InterruptedException {
     Backend backend = backend(HealthConfig.builder().activeRequestLimit(1).build());
     backend.onConnected();
-    java.util.concurrent.atomic.AtomicInteger holding = new java.util.concurrent.atomic.AtomicInteger();
-    java.util.concurrent.atomic.AtomicInteger mostHeld = new java.util.concurrent.atomic.AtomicInteger();
-    java.util.concurrent.atomic.AtomicLong acquired = new java.util.concurrent.atomic.AtomicLong();
+    AtomicInteger holding = new AtomicInteger();
+    AtomicInteger mostHeld = new AtomicInteger();
+    AtomicLong acquired = new AtomicLong();
     int threads = 3;
     int attempts = 200_000;
     onThreadsAtOnce(threads, () -> {
