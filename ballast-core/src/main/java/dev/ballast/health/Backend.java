@@ -18,7 +18,7 @@ public interface Backend {
 
   BackendState state();
 
-  /** Requests this client has in flight to the backend: never more than the limit. */
+  /** Requests this client has in flight to the backend. */
   int activeRequests();
 
   int activeRequestLimit();

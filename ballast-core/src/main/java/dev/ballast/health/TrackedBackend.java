@@ -16,9 +16,9 @@ final class TrackedBackend implements Backend {
   private final int limit;
   // The two words that picks write, declared before the other longs: the JVM lays out fields of
   // one size in declaration order, so they sit together next to the header (see tryAcquire(long,
-  // long)). Requests started (upper 42 bits, wrapping after 2^42) and in flight (lower 22 bits,
-  // signed) share one word, so that a request costs one atomic operation to start and one to end.
-  // Successes are what ended without another outcome.
+  // long)). Requests started (upper 44 bits, wrapping after 2^44) and in flight (lower 20 bits:
+  // the limit is at most 1,000,000 < 2^20) share one word, so that a request costs one atomic
+  // operation to start and one to end. Successes are what ended without another outcome.
   private volatile long flow;
   private volatile long predictedEndNanos = Long.MIN_VALUE;
   private final long warmUpWindowNanos;
@@ -35,14 +35,9 @@ final class TrackedBackend implements Backend {
   private static final VarHandle WARM_UP_START = VarHandles.field(MethodHandles.lookup(), "warmUpStartNanos", long.class);
 
   private volatile BackendState state = BackendState.CONNECTING;
-  // Every change to the word is an add, so the word is always started * 2^22 + inFlight, with the
-  // in-flight count read as a signed 22-bit number. It is at most the limit (1,000,000 or less)
-  // plus the acquires backing out (one per thread, see tryAcquire), and below zero only for the
-  // moment between an end without a start and its repair (see release): far inside +-2^21.
-  private static final int ACTIVE_BITS = 22;
-  private static final int SIGN_SHIFT = 64 - ACTIVE_BITS;
-  /** One request started and in flight: what an acquire adds. Tests reach the word to force interleavings. */
-  static final long ONE_REQUEST = (1L << ACTIVE_BITS) + 1;
+  private static final int ACTIVE_BITS = 20;
+  private static final long ACTIVE_MASK = (1L << ACTIVE_BITS) - 1;
+  private static final long ONE_STARTED = 1L << ACTIVE_BITS;
   private final LongAdder backendFailures = new LongAdder();
   private final LongAdder networkFailures = new LongAdder();
   private final LongAdder cancelled = new LongAdder();
@@ -79,24 +74,9 @@ final class TrackedBackend implements Backend {
     return state;
   }
 
-  /** The requests in flight in a flow word: its low bits, signed. */
-  private static long inFlight(long flow) {
-    return (flow << SIGN_SHIFT) >> SIGN_SHIFT;
-  }
-
-  /** The requests started in a flow word: what is above the in-flight count. */
-  private static long started(long flow) {
-    return (flow - inFlight(flow)) >>> ACTIVE_BITS;
-  }
-
-  /**
-   * Acquires backing out can put the count above the limit for a moment, and an end without a
-   * start below zero until its repair; no request is ever in flight outside those bounds, so a
-   * reading stays within them.
-   */
   @Override
   public int activeRequests() {
-    return (int) Math.max(0, Math.min(inFlight(flow), limit));
+    return (int) (flow & ACTIVE_MASK);
   }
 
   @Override
@@ -106,14 +86,13 @@ final class TrackedBackend implements Backend {
 
   @Override
   public boolean acceptsNewRequests() {
-    long active = inFlight(flow);
-    return state.acceptsNewRequests() && active >= 0 && active < limit;
+    return state.acceptsNewRequests() && (flow & ACTIVE_MASK) < limit;
   }
 
   @Override
   public int activeRequestsIfAccepting() {
-    long active = inFlight(flow);
-    return state.acceptsNewRequests() && active >= 0 && active < limit ? (int) active : -1;
+    int active = (int) (flow & ACTIVE_MASK);
+    return state.acceptsNewRequests() && active < limit ? active : -1;
   }
 
   @Override
@@ -143,16 +122,14 @@ final class TrackedBackend implements Backend {
     if (!current.acceptsNewRequests()) {
       return false;
     }
-    // Count first, look after: an add needs no earlier read of the word, where a compare-and-set
-    // must wait for one (0.8 ns of the 7.6 that a round-robin request took on one thread; see
-    // docs/benchmarks.md). A backend found at its limit, or below zero (an end without a start
-    // not yet repaired), gets the add back; until then picks see it one above, and skip it as
-    // they would at the limit. So no request is ever in flight above the limit, but a backend with
-    // one place left can turn a request away while another thread's acquire backs out.
-    long active = inFlight((long) FLOW.getAndAdd(this, ONE_REQUEST));
-    if (active < 0 || active >= limit) {
-      backOut();
-      return false;
+    for (;;) {
+      long f = flow;
+      if ((f & ACTIVE_MASK) >= limit) {
+        return false;
+      }
+      if (FLOW.compareAndSet(this, f, f + ONE_STARTED + 1)) {
+        break;
+      }
     }
     // The state is read again after the request is counted: an idle check that moved the backend
     // to IDLE meanwhile either sees this request and moves it back, or is seen here (refreshIdle).
@@ -198,58 +175,25 @@ final class TrackedBackend implements Backend {
     if (outcome == null) {
       throw new NullPointerException("outcome: null (expected: a RequestOutcome)");
     }
-    long active = inFlight((long) FLOW.getAndAdd(this, -1L));
-    if (active > 0) {
-      if (outcome != RequestOutcome.SUCCESS) {
-        countEnd(outcome);
-      }
-    } else {
-      // Nothing was in flight: an end without a start (a pick ended twice). It took the count
-      // below zero; left there, the backend would take no request again. It is repaired and
-      // counted in unmatchedEnds only; its outcome is not counted.
-      repair();
+    long before = (long) FLOW.getAndAdd(this, -1L);
+    long active = before & ACTIVE_MASK;
+    if (active == 0 || active > limit) {
+      // Nothing was in flight: an end without a start (a pick ended twice). Its subtraction
+      // borrowed from the started count and left the in-flight bits near 2^20, above any limit;
+      // left in place, that would shut the backend out for good. Undone, it is only counted. An
+      // end that finds the in-flight count above the limit met another unmatched end's borrow
+      // before its undo landed (the count never exceeds the limit otherwise): it is unmatched too.
+      // Until the undos land, concurrent picks see the backend at its limit and skip it.
+      FLOW.getAndAdd(this, 1L);
+      unmatchedEnds.increment();
+      // A pick that failed on the borrow's full look may be waiting for capacity.
+      gate.signal();
+      return;
+    }
+    if (outcome != RequestOutcome.SUCCESS) {
+      countEnd(outcome);
     }
     gate.signal();
-  }
-
-  /**
-   * Takes back the add of an acquire that found no place. A pick waiting for capacity is told
-   * only if that leaves a place open, which takes a request that ended since the look: each
-   * failed retry of a waiting pick backs out, and a signal there would wake the pick itself, over
-   * and over, instead of letting it sleep.
-   */
-  void backOut() {
-    long after = inFlight((long) FLOW.getAndAdd(this, -ONE_REQUEST)) - 1;
-    if (after < 0) {
-      // An end without a start took this acquire's place while it was counted.
-      repair();
-    }
-    if (after < limit) {
-      gate.signal();
-    }
-  }
-
-  /**
-   * Brings a count below zero back up by one and counts an end without a start; does nothing if
-   * the count is not below zero. Every change to the word is an add, so the word stays exact
-   * whatever interleaves, and a count below zero means that more ends than starts have landed.
-   * Whoever takes it there repairs: the end without a start itself, or, if that end took the
-   * place of a request in flight (ending it early, as far as the count can tell) or of an acquire
-   * backing out, the later end or back-out that finds the place gone. A repair adds one only
-   * while the count is below zero, so racing repairs never add more than such ends took away:
-   * once the threads stop, the count is exact and each such end has been counted once.
-   */
-  void repair() {
-    for (;;) {
-      long f = flow;
-      if (inFlight(f) >= 0) {
-        return;
-      }
-      if (FLOW.compareAndSet(this, f, f + 1)) {
-        unmatchedEnds.increment();
-        return;
-      }
-    }
   }
 
   @Override
@@ -276,13 +220,13 @@ final class TrackedBackend implements Backend {
 
   @Override
   public long requestsStarted() {
-    return started(flow);
+    return flow >>> ACTIVE_BITS;
   }
 
   /** Started, minus in flight, minus every other outcome: exact whenever no request is in transit. */
   private long successes() {
     long f = flow;
-    return started(f) - inFlight(f)
+    return (f >>> ACTIVE_BITS) - (f & ACTIVE_MASK)
         - backendFailures.sum() - networkFailures.sum() - cancelled.sum();
   }
 
@@ -401,8 +345,8 @@ final class TrackedBackend implements Backend {
   void refreshIdle() {
     long now = clock.nanoTime();
     long f = flow;
-    long count = started(f);
-    if (state != BackendState.HEALTHY || inFlight(f) != 0 || count != startedAtLastCheck) {
+    long count = f >>> ACTIVE_BITS;
+    if (state != BackendState.HEALTHY || (f & ACTIVE_MASK) > 0 || count != startedAtLastCheck) {
       startedAtLastCheck = count;
       quietSinceNanos = now;
       return;

@@ -446,57 +446,33 @@ final class BackendStateTransitionsTest {
 
   /**
    * The interleaving that the test above can only hope to meet, forced: an end lands between
-   * another end without a start and its repair. Each is counted once, and the backend is usable.
+   * another unmatched end's subtraction and its undo.
    */
   @Test
-  void anEndThatLandsBeforeAnotherUnmatchedEndsRepairIsUnmatchedToo() throws ReflectiveOperationException {
-    TrackedBackend backend = (TrackedBackend) backend(HealthConfig.defaults());
+  void anEndThatLandsInsideAnotherUnmatchedEndsBorrowIsUnmatchedToo() throws ReflectiveOperationException {
+    Backend backend = backend(HealthConfig.defaults());
     backend.onConnected();
-    // The first unmatched end's subtraction: nothing was in flight, so the count is below zero.
-    flowOf().getAndAdd(backend, -1L);
-    assertThat(backend.acceptsNewRequests()).isFalse();
-    assertThat(backend.activeRequestsIfAccepting()).isEqualTo(-1);
-    assertThat(backend.activeRequests()).isZero();
+    VarHandle flow =
+        MethodHandles.privateLookupIn(TrackedBackend.class, MethodHandles.lookup())
+            .findVarHandle(TrackedBackend.class, "flow", long.class);
+    // The first unmatched end's subtraction: nothing was in flight, so it borrowed.
+    flow.getAndAdd(backend, -1L);
+    assertThat(backend.activeRequests()).isGreaterThan(backend.activeRequestLimit());
 
     backend.release(RequestOutcome.SUCCESS);
-    // The first end's repair.
-    backend.repair();
+    // The first end's undo.
+    flow.getAndAdd(backend, 1L);
 
-    assertThat(backend.activeRequests()).isZero();
-    assertThat(backend.requestsStarted()).isZero();
-    assertThat(backend.unmatchedEnds()).isEqualTo(2);
-    assertThat(backend.tryAcquire()).isTrue();
-    assertThat(backend.activeRequests()).isEqualTo(1);
-  }
-
-  /**
-   * An acquire that lands between an end without a start and its repair finds the count below
-   * zero and backs out; the two repairs that may follow add one back between them, not two.
-   */
-  @Test
-  void anAcquireBeforeAnUnmatchedEndsRepairBacksOutAndLeavesTheCountExact() throws ReflectiveOperationException {
-    TrackedBackend backend = (TrackedBackend) backend(HealthConfig.defaults());
-    backend.onConnected();
-    flowOf().getAndAdd(backend, -1L);
-
-    assertThat(backend.tryAcquire()).isFalse();
-    backend.repair();
-
-    assertThat(backend.unmatchedEnds()).isEqualTo(1);
-    assertThat(backend.requestsStarted()).isZero();
-    assertThat(backend.activeRequests()).isZero();
-    assertThat(backend.tryAcquire()).isTrue();
-    assertThat(backend.activeRequests()).isEqualTo(1);
-    backend.release(RequestOutcome.SUCCESS);
     assertThat(backend.activeRequests()).isZero();
     assertThat(backend.unmatchedEnds()).isEqualTo(1);
+    assertThat(backend.tryAcquire()).isTrue();
   }
 
   /**
    * Threads start and end requests at a small limit while every seventh request is ended twice.
    * Once they stop, each second end has been counted exactly once and the counts are exact,
-   * whatever interleaved: a second end that took a request's place (or a backing-out acquire's)
-   * is found when that place's own end takes the count below zero.
+   * whatever interleaved: a second end that took the place of another thread's request in flight
+   * is found when that request's own end finds nothing in flight.
    */
   @Test
   void requestsEndedTwiceAmongRacingRequestsAreEachCountedOnce() throws InterruptedException {
@@ -527,70 +503,6 @@ final class BackendStateTransitionsTest {
     assertThat(backend.tryAcquire()).isTrue();
     assertThat(backend.activeRequests()).isEqualTo(1);
   }
-
-  /**
-   * An acquire adds first and looks after. One that finds the backend at its limit backs out;
-   * meanwhile the backend reads as at its limit, never above it, and an end that lands in between
-   * is an ordinary end, not an unmatched one.
-   */
-  @Test
-  void anEndWhileAnAcquireBacksOutIsAnOrdinaryEnd() throws ReflectiveOperationException {
-    CountingGate gate = new CountingGate();
-    TrackedBackend backend = new TrackedBackend("b0", HealthConfig.builder().activeRequestLimit(2).build(), clock, gate);
-    backend.onConnected();
-    assertThat(backend.tryAcquire()).isTrue();
-    assertThat(backend.tryAcquire()).isTrue();
-    int signals = gate.signals;
-    // Backs out with the backend still full: no place opened, so no pick waiting for one is woken.
-    assertThat(backend.tryAcquire()).isFalse();
-    assertThat(gate.signals).isEqualTo(signals);
-    assertThat(backend.requestsStarted()).isEqualTo(2);
-
-    // A third acquire's add, before its look.
-    flowOf().getAndAdd(backend, TrackedBackend.ONE_REQUEST);
-    assertThat(backend.activeRequests()).isEqualTo(2);
-    assertThat(backend.acceptsNewRequests()).isFalse();
-    assertThat(backend.activeRequestsIfAccepting()).isEqualTo(-1);
-
-    backend.release(RequestOutcome.BACKEND_FAILURE);
-    assertThat(backend.unmatchedEnds()).isZero();
-    assertThat(backend.requestsEnded(RequestOutcome.BACKEND_FAILURE)).isEqualTo(1);
-    // Still one above: the backing-out acquire's place is not free yet.
-    assertThat(backend.acceptsNewRequests()).isFalse();
-
-    signals = gate.signals;
-    backend.backOut();
-    assertThat(gate.signals).isEqualTo(signals + 1);
-    assertThat(backend.activeRequests()).isEqualTo(1);
-    assertThat(backend.requestsStarted()).isEqualTo(2);
-    assertThat(backend.unmatchedEnds()).isZero();
-    assertThat(backend.tryAcquire()).isTrue();
-  }
-
-  /**
-   * An end without a start can take the place of an acquire that is backing out: the back-out
-   * then finds nothing in flight. It counts the unmatched end and leaves the backend usable,
-   * rather than borrowing the in-flight bits up to 2^21 for good.
-   */
-  @Test
-  void aBackOutThatFindsNothingInFlightCountsTheUnmatchedEnd() throws ReflectiveOperationException {
-    TrackedBackend backend = new TrackedBackend("b0", HealthConfig.builder().activeRequestLimit(1).build(), clock, new CountingGate());
-    backend.onConnected();
-    assertThat(backend.tryAcquire()).isTrue();
-    backend.release(RequestOutcome.SUCCESS);
-
-    // An acquire's add; then the request above ends a second time, taking that place.
-    flowOf().getAndAdd(backend, TrackedBackend.ONE_REQUEST);
-    backend.release(RequestOutcome.SUCCESS);
-    backend.backOut();
-
-    assertThat(backend.unmatchedEnds()).isEqualTo(1);
-    assertThat(backend.activeRequests()).isZero();
-    assertThat(backend.requestsStarted()).isEqualTo(1);
-    assertThat(backend.requestsEnded(RequestOutcome.SUCCESS)).isEqualTo(1);
-    assertThat(backend.tryAcquire()).isTrue();
-  }
-
   /** At a limit of one, threads racing to acquire never have two requests in flight at once. */
   @Test
   void racingAcquiresNeverPutARequestAboveTheLimit() throws InterruptedException {
@@ -618,38 +530,6 @@ final class BackendStateTransitionsTest {
     assertThat(backend.requestsStarted()).isEqualTo(acquired.get());
     assertThat(backend.requestsEnded(RequestOutcome.SUCCESS)).isEqualTo(acquired.get());
   }
-
-  private static VarHandle flowOf() throws ReflectiveOperationException {
-    return MethodHandles.privateLookupIn(TrackedBackend.class, MethodHandles.lookup())
-        .findVarHandle(TrackedBackend.class, "flow", long.class);
-  }
-
-  /** A gate that counts its signals and never waits. */
-  private static final class CountingGate implements CapacityGate {
-    int signals;
-
-    @Override
-    public void enter() {}
-
-    @Override
-    public void exit() {}
-
-    @Override
-    public long epoch() {
-      return signals;
-    }
-
-    @Override
-    public long awaitChange(long seenEpoch, long timeoutNanos) {
-      return 0;
-    }
-
-    @Override
-    public void signal() {
-      signals++;
-    }
-  }
-
   @Test
   void theSubsetKeepsABackendsCountersWhileItsKeyStays() {
     SubsetHealth health = SubsetHealth.create(HealthConfig.defaults(), clock);
