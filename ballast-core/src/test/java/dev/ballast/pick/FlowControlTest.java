@@ -69,16 +69,7 @@ final class FlowControlTest {
    * waiting for capacity (or has already finished).
    */
   private static Thread waitingPicker(Balancer balancer, AtomicReference<Pick> waited) {
-    Thread waiter =
-        new Thread(
-            () -> {
-              try {
-                waited.set(balancer.pick(Duration.ofMinutes(1).toNanos()));
-              } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-              }
-            });
-    waiter.start();
+    Thread waiter = startPicking(balancer, Duration.ofMinutes(1), waited);
     // Bounded, so that a waiter that never sleeps (one that keeps waking itself) fails the test
     // instead of hanging the build.
     long deadline = System.nanoTime() + Duration.ofMinutes(1).toNanos();
@@ -89,6 +80,21 @@ final class FlowControlTest {
       }
       Thread.onSpinWait();
     }
+    return waiter;
+  }
+
+  /** A started thread that picks with a wait of up to {@code timeout} into {@code waited}. */
+  private static Thread startPicking(Balancer balancer, Duration timeout, AtomicReference<Pick> waited) {
+    Thread waiter =
+        new Thread(
+            () -> {
+              try {
+                waited.set(balancer.pick(timeout.toNanos()));
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+            });
+    waiter.start();
     return waiter;
   }
 
@@ -151,16 +157,7 @@ final class FlowControlTest {
             });
     reconnecting.start();
     AtomicReference<Pick> waited = new AtomicReference<>();
-    Thread waiter =
-        new Thread(
-            () -> {
-              try {
-                waited.set(balancer.pick(Duration.ofMillis(50).toNanos()));
-              } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-              }
-            });
-    waiter.start();
+    Thread waiter = startPicking(balancer, Duration.ofMillis(50), waited);
 
     waiter.join(Duration.ofMinutes(1).toMillis());
     boolean ended = !waiter.isAlive();
