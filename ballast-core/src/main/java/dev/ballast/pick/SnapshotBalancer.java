@@ -102,7 +102,15 @@ final class SnapshotBalancer implements Balancer {
     if (pick.isPicked() || timeoutNanos <= 0) {
       return pick;
     }
-    CapacityGate gate = health.capacity();
+    return await(health.capacity(), timeoutNanos);
+  }
+
+  /**
+   * The waiting part of {@link #pick(long)}, on {@code gate}: tests in this package pass a gate
+   * of their own to control the wake-ups.
+   */
+  Pick await(CapacityGate gate, long timeoutNanos) throws InterruptedException {
+    Pick pick;
     // The time left is read from the clock on every round, not carried over from the sleep: a
     // wake-up that brings no capacity (another pick took the place first, a full backend came
     // back) costs a retry, and those rounds count against the timeout too.

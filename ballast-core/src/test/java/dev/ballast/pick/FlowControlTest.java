@@ -3,7 +3,9 @@ package dev.ballast.pick;
 import static dev.ballast.pick.TestBalancers.connected;
 import static dev.ballast.pick.TestBalancers.fixed;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
+import dev.ballast.health.CapacityGate;
 import dev.ballast.health.FakeClock;
 import dev.ballast.health.HealthConfig;
 import dev.ballast.health.RequestOutcome;
@@ -134,6 +136,69 @@ final class FlowControlTest {
 
     assertThat(balancer.pick(0).status()).isEqualTo(PickStatus.ALL_AT_LIMIT);
     assertThat(balancer.pick(Duration.ofMillis(1).toNanos()).status()).isEqualTo(PickStatus.ALL_AT_LIMIT);
+  }
+
+  /**
+   * The same with a gate that wakes the pick at once every time, and reports the whole timeout as
+   * still left (nothing slept): the time left must come from the clock, not from the gate, or the
+   * wait never ends. Every round is handed a time left that does not grow.
+   */
+  @Test
+  void aWaitWokenAtOnceEveryTimeStillEndsAtItsTimeout() {
+    Balancer balancer = connected(Policy.roundRobin(), limitOfOne, clock, fixed(0), List.of("a"));
+    assertThat(balancer.pick().isPicked()).isTrue();
+    long timeout = Duration.ofMillis(20).toNanos();
+    InstantWakeUps gate = new InstantWakeUps();
+
+    Pick pick = assertTimeoutPreemptively(Duration.ofMinutes(1), () -> ((SnapshotBalancer) balancer).await(gate, timeout));
+
+    assertThat(pick.status()).isEqualTo(PickStatus.ALL_AT_LIMIT);
+    assertThat(gate.rounds).isPositive();
+    assertThat(gate.firstRemaining).isPositive().isLessThanOrEqualTo(timeout);
+    assertThat(gate.grew).as("rounds handed more time left than the round before").isZero();
+    assertThat(gate.entered).isZero();
+  }
+
+  /** A gate whose every wait returns at once, with a new epoch and the whole timeout left. */
+  private static final class InstantWakeUps implements CapacityGate {
+    long epoch;
+    int entered;
+    long rounds;
+    long firstRemaining = -1;
+    long lastRemaining = Long.MAX_VALUE;
+    long grew;
+
+    @Override
+    public void enter() {
+      entered++;
+    }
+
+    @Override
+    public void exit() {
+      entered--;
+    }
+
+    @Override
+    public long epoch() {
+      return epoch;
+    }
+
+    @Override
+    public long awaitChange(long seenEpoch, long timeoutNanos) {
+      rounds++;
+      if (firstRemaining < 0) {
+        firstRemaining = timeoutNanos;
+      }
+      if (timeoutNanos > lastRemaining) {
+        grew++;
+      }
+      lastRemaining = timeoutNanos;
+      epoch++;
+      return timeoutNanos;
+    }
+
+    @Override
+    public void signal() {}
   }
 
   /**
