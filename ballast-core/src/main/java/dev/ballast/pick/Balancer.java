@@ -91,4 +91,10 @@ public interface Balancer {
 
   /** Load reports rejected so far for a negative, NaN or infinite field. */
   long rejectedLoadReports();
+
+  /**
+   * Outcomes reported so far with a negative latency ({@link Pick#onSuccess}, {@link
+   * Pick#onFailure}), each of which counted as a latency of zero.
+   */
+  long negativeLatencies();
 }

@@ -35,10 +35,16 @@ public interface Pick {
    */
   Backend backend();
 
-  /** The request succeeded after {@code latencyNanos} (negative values count as zero). */
+  /**
+   * The request succeeded after {@code latencyNanos}. A negative latency counts as zero and is
+   * counted ({@link Balancer#negativeLatencies()}).
+   */
   void onSuccess(long latencyNanos);
 
-  /** The request failed after {@code latencyNanos}: counted against the backend, which policies avoid. */
+  /**
+   * The request failed after {@code latencyNanos}: counted against the backend, which policies
+   * avoid. A negative latency counts as zero and is counted, as for {@link #onSuccess}.
+   */
   void onFailure(FailureKind kind, long latencyNanos);
 
   /** The caller gave up (deadline, user cancel): never counted against the backend. */

@@ -1,16 +1,14 @@
 package dev.ballast.pick;
 
 import dev.ballast.health.NanoClock;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.random.RandomGenerator;
 
 /**
  * What a balancer lends its policy: the clock, the control plane's random generator (used only in
- * serialized control-plane calls, e.g. to seed a picker's {@link AtomicSplitMix}), the counter of
- * rejected load reports, and whether picks must be reproducible from that generator.
+ * serialized control-plane calls, e.g. to seed a picker's {@link AtomicSplitMix}), the counters of
+ * bad input, and whether picks must be reproducible from that generator.
  */
-record PolicyContext(
-    NanoClock clock, RandomGenerator random, LongAdder rejectedLoadReports, boolean warmUp, boolean reproducible) {
+record PolicyContext(NanoClock clock, RandomGenerator random, BadInputs badInputs, boolean warmUp, boolean reproducible) {
 
   /**
    * The random source for a new picker: seeded from {@link #random()} when picks must be

@@ -3,7 +3,6 @@ package dev.ballast.pick;
 import dev.ballast.health.Backend;
 import dev.ballast.health.NanoClock;
 import dev.ballast.health.RequestOutcome;
-import java.util.concurrent.atomic.LongAdder;
 
 /**
  * One backend's tracking object inside a balancer, and the {@link Pick} handed out when it is
@@ -16,14 +15,14 @@ abstract class Slot implements Pick {
 
   final Backend backend;
   final NanoClock clock;
-  private final LongAdder rejectedReports;
+  private final BadInputs badInputs;
   /** Whether the balancer ramps restarted backends in; without it, no pick reads the warm-up state. */
   private final boolean warmUp;
 
   Slot(Backend backend, PolicyContext context) {
     this.backend = backend;
     this.clock = context.clock();
-    this.rejectedReports = context.rejectedLoadReports();
+    this.badInputs = context.badInputs();
     this.warmUp = context.warmUp();
   }
 
@@ -60,15 +59,21 @@ abstract class Slot implements Pick {
 
   @Override
   public final void onSuccess(long latencyNanos) {
-    recordSuccess(Math.max(0, latencyNanos));
+    recordSuccess(latencyNanos < 0 ? negativeLatency() : latencyNanos);
     backend.release(RequestOutcome.SUCCESS);
   }
 
   @Override
   public final void onFailure(FailureKind kind, long latencyNanos) {
     requireKind(kind);
-    recordFailure(Math.max(0, latencyNanos));
+    recordFailure(latencyNanos < 0 ? negativeLatency() : latencyNanos);
     backend.release(kind == FailureKind.NETWORK ? RequestOutcome.NETWORK_FAILURE : RequestOutcome.BACKEND_FAILURE);
+  }
+
+  /** Counts a negative latency, which is then taken as zero. */
+  private long negativeLatency() {
+    badInputs.negativeLatencies.increment();
+    return 0;
   }
 
   static void requireKind(FailureKind kind) {
@@ -95,7 +100,7 @@ abstract class Slot implements Pick {
         && applicationUtilization >= 0 && applicationUtilization < Double.POSITIVE_INFINITY
         && rps >= 0 && rps < Double.POSITIVE_INFINITY
         && eps >= 0 && eps < Double.POSITIVE_INFINITY)) {
-      rejectedReports.increment();
+      badInputs.loadReports.increment();
       return false;
     }
     // As in ORCA-based weighting: the application's own measure wins when it reports one.

@@ -9,7 +9,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.random.RandomGenerator;
 
 final class SnapshotBalancer implements Balancer {
@@ -17,7 +16,7 @@ final class SnapshotBalancer implements Balancer {
   private final PickerFactory factory;
   private final SubsetHealth health;
   private final PolicyContext context;
-  private final LongAdder rejectedLoadReports = new LongAdder();
+  private final BadInputs badInputs = new BadInputs();
   private Slot[] slots = new Slot[0];
   private volatile Map<String, Slot> slotsByKey = Map.of();
   private volatile Picker picker;
@@ -30,7 +29,7 @@ final class SnapshotBalancer implements Balancer {
         new PolicyContext(
             clock,
             Objects.requireNonNull(random, "random"),
-            rejectedLoadReports,
+            badInputs,
             healthConfig.warmUpEnabled(),
             reproducible);
     this.picker = factory.newPicker(slots, context);
@@ -149,7 +148,12 @@ final class SnapshotBalancer implements Balancer {
 
   @Override
   public long rejectedLoadReports() {
-    return rejectedLoadReports.sum();
+    return badInputs.loadReports.sum();
+  }
+
+  @Override
+  public long negativeLatencies() {
+    return badInputs.negativeLatencies.sum();
   }
 
   @Override

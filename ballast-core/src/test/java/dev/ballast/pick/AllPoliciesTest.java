@@ -347,6 +347,46 @@ final class AllPoliciesTest {
     assertThat(only.activeRequests()).isZero();
   }
 
+  /**
+   * A negative latency is taken as zero and counted: two balancers built alike, where one is told
+   * that some requests took -1 ms and the other that they took 0, go on to pick the same backends.
+   * The other requests take from 1 to 4 ms by backend, the same on both.
+   */
+  @ParameterizedTest
+  @MethodSource("policies")
+  void negativeLatenciesCountAsZeroAndAreCountedForEveryPolicy(Policy policy) {
+    FakeClock negativeClock = new FakeClock();
+    FakeClock zeroClock = new FakeClock();
+    Balancer negative = balancer(policy, HealthConfig.defaults(), negativeClock, 5, 4);
+    Balancer zero = balancer(policy, HealthConfig.defaults(), zeroClock, 5, 4);
+    long minusOneMilli = -Duration.ofMillis(1).toNanos();
+
+    int negatives = 0;
+    for (int i = 0; i < 400; i++) {
+      Pick a = negative.pick();
+      Pick b = zero.pick();
+      assertThat(a.backend().key()).as("pick %d", i).isEqualTo(b.backend().key());
+      if (i % 4 == 0) {
+        a.onFailure(FailureKind.BACKEND, minusOneMilli);
+        b.onFailure(FailureKind.BACKEND, 0);
+        negatives++;
+      } else if (i % 4 == 1) {
+        a.onSuccess(minusOneMilli);
+        b.onSuccess(0);
+        negatives++;
+      } else {
+        long latency = Duration.ofMillis(1 + a.backend().key().charAt(1) - '0').toNanos();
+        a.onSuccess(latency);
+        b.onSuccess(latency);
+      }
+      negativeClock.advance(Duration.ofMillis(3));
+      zeroClock.advance(Duration.ofMillis(3));
+    }
+
+    assertThat(negative.negativeLatencies()).isEqualTo(negatives);
+    assertThat(zero.negativeLatencies()).isZero();
+  }
+
   @ParameterizedTest
   @MethodSource("policies")
   void badLoadReportsAreRejectedAndCountedForEveryPolicy(Policy policy) {

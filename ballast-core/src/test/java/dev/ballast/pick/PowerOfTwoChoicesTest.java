@@ -10,7 +10,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
-import java.util.concurrent.atomic.LongAdder;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.DoubleRange;
@@ -253,7 +252,7 @@ final class PowerOfTwoChoicesTest {
       PowerOfTwoChoicesConfig config, long[] latencyMillis, InstrumentedBackend[] out, Slot[] slots, long seed) {
     PowerOfTwoChoicesPolicy policy = (PowerOfTwoChoicesPolicy) Policy.powerOfTwoChoices(config);
     PolicyContext context =
-        new PolicyContext(clock, new SplittableRandom(seed), new LongAdder(), false, true);
+        new PolicyContext(clock, new SplittableRandom(seed), new BadInputs(), false, true);
     int n = latencyMillis.length;
     Balancer source = balancer(config, n, seed);
     for (int i = 0; i < n; i++) {

@@ -13,7 +13,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
-import java.util.concurrent.atomic.LongAdder;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -51,7 +50,7 @@ final class WarmUpTest {
     backends.forEach(Backend::onConnected);
     int picked = 0;
     for (long seed = 0; seed < 20; seed++) {
-      PolicyContext context = new PolicyContext(clock, new SplittableRandom(seed), new LongAdder(), true, true);
+      PolicyContext context = new PolicyContext(clock, new SplittableRandom(seed), new BadInputs(), true, true);
       InstrumentedBackend a = new InstrumentedBackend(backends.get(0));
       a.loseNext(Integer.MAX_VALUE);
       Slot[] slots = {new PlainSlot(a, context), new PlainSlot(backends.get(1), context)};
