@@ -23,6 +23,7 @@ import io.grpc.stub.StreamObserver;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -59,6 +60,8 @@ final class Endpoint {
    * count when it is sent: a SERVING answer to it after the count changed may predate the signal.
    */
   private final AtomicInteger lameDuckSignals = new AtomicInteger();
+  /** ORCA trailers that were not a well-formed report, and so were ignored. */
+  private final AtomicLong malformedLoadReports = new AtomicLong();
 
   Endpoint(BallastLoadBalancer lb, String key, EquivalentAddressGroup addresses, Subchannel subchannel) {
     this.lb = lb;
@@ -315,6 +318,8 @@ final class Endpoint {
       OrcaLoadReport parsed = OrcaLoadReport.parse(report);
       if (parsed != null) {
         handle.reportLoad(parsed.cpuUtilization(), parsed.applicationUtilization(), parsed.rps(), parsed.eps());
+      } else {
+        malformedLoadReport(report.length);
       }
     }
     // A signal from a connection that has since been replaced describes the old process.
@@ -327,6 +332,26 @@ final class Endpoint {
         target.onLameDuck();
         lb.availabilityChanged();
       }
+    }
+  }
+
+  /**
+   * Counts a trailer that is not a well-formed report, and logs it at the 1st, 2nd, 4th, 8th...
+   * so that a server sending one on every response leaves a record without flooding the log.
+   */
+  private void malformedLoadReport(int length) {
+    long count = malformedLoadReports.incrementAndGet();
+    if ((count & (count - 1)) == 0) {
+      subchannel
+          .getChannelLogger()
+          .log(
+              ChannelLogLevel.WARNING,
+              "ballast: {0} sent a malformed load report ({1} bytes in {2}; expected: a serialized"
+                  + " xds.data.orca.v3.OrcaLoadReport), ignored; {3} so far",
+              key,
+              length,
+              OrcaLoadReport.TRAILER.name(),
+              count);
     }
   }
 

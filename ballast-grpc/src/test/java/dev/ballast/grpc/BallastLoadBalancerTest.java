@@ -209,6 +209,36 @@ final class BallastLoadBalancerTest {
     assertThat(pick().getSubchannel()).isSameAs(first);
   }
 
+  /**
+   * A trailer that is not a well-formed report is ignored, without failing the call, and
+   * recorded: logged as a warning that names the backend at the 1st, 2nd and 4th such response.
+   */
+  @Test
+  void aMalformedLoadReportIsIgnoredAndLoggedWithoutFloodingTheLog() {
+    resolve(json("subsetAlgorithm", "deterministic", "subsetSize", 1, "clientIndex", 0, "clientCount", 1,
+        "policy", "round_robin"), 9001);
+    FakeSubchannel member = helper.subchannels.get(0);
+    helper.setState(member, READY);
+    Metadata trailers = new Metadata();
+    // A tag whose varint never ends.
+    trailers.put(OrcaLoadReport.TRAILER, new byte[] {(byte) 0xff});
+
+    List<Integer> warnings = new ArrayList<>();
+    for (int call = 1; call <= 5; call++) {
+      ClientStreamTracer stream = startStream(pick());
+      stream.inboundTrailers(trailers);
+      stream.streamClosed(Status.OK);
+      warnings.add((int) member.logged.stream().filter(line -> line.startsWith("WARNING")).count());
+    }
+
+    assertThat(warnings).containsExactly(1, 2, 2, 3, 3);
+    assertThat(member.logged.get(0))
+        .isEqualTo("WARNING ballast: 127.0.0.1:9001 sent a malformed load report (1 bytes in"
+            + " endpoint-load-metrics-bin; expected: a serialized xds.data.orca.v3.OrcaLoadReport), ignored; 1 so far");
+    assertThat(backend(9001).requestsEnded(RequestOutcome.SUCCESS)).isEqualTo(5);
+    assertThat(backend(9001).activeRequests()).isZero();
+  }
+
   @Test
   void aLameDuckSignalBringsInAStandInUntilTheMemberServesAgain() {
     resolve(json("subsetAlgorithm", "deterministic", "subsetSize", 1, "clientIndex", 0, "clientCount", 2,

@@ -15,6 +15,7 @@ import io.grpc.MethodDescriptor;
 import io.grpc.Status;
 import io.grpc.SynchronizationContext;
 import io.grpc.health.v1.HealthCheckResponse;
+import java.text.MessageFormat;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -138,6 +139,8 @@ final class FakeHelper extends LoadBalancer.Helper {
     LoadBalancer.SubchannelStateListener listener;
     boolean shutdown;
     int connectionRequests;
+    /** What was logged on this subchannel's logger, as "LEVEL message", oldest first. */
+    final List<String> logged = new ArrayList<>();
     /** Health checks sent while {@link #holdHealthChecks} is set, oldest first, not yet answered. */
     final List<ClientCall.Listener<HealthCheckResponse>> healthChecks = new ArrayList<>();
 
@@ -185,7 +188,17 @@ final class FakeHelper extends LoadBalancer.Helper {
 
     @Override
     public ChannelLogger getChannelLogger() {
-      return NO_LOG;
+      return new ChannelLogger() {
+        @Override
+        public void log(ChannelLogLevel level, String message) {
+          logged.add(level + " " + message);
+        }
+
+        @Override
+        public void log(ChannelLogLevel level, String messageFormat, Object... args) {
+          log(level, MessageFormat.format(messageFormat, args));
+        }
+      };
     }
 
     @Override
