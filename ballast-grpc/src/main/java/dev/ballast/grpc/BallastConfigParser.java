@@ -103,6 +103,7 @@ final class BallastConfigParser {
     if (json == null) {
       json = Map.of();
     }
+    rejectNulls("", json);
     checkKnown("", json, FIELDS);
 
     String algorithm = string(json, "subsetAlgorithm", DEFAULT_ALGORITHM);
@@ -318,6 +319,27 @@ final class BallastConfigParser {
         throw new IllegalArgumentException(
             prefix + key + ": unknown field (expected: "
                 + (allowed.isEmpty() ? "no settings" : "one of " + String.join(", ", new TreeSet<>(allowed))) + ")");
+      }
+    }
+  }
+
+  /**
+   * A JSON {@code null} anywhere in the config is an error naming its path. The readers below take
+   * a missing field for its default; without this, a field set to null would silently be taken
+   * for its default too (a null {@code clientIndex} for client 0).
+   */
+  private static void rejectNulls(String path, Object value) {
+    if (value == null) {
+      throw new IllegalArgumentException(path + ": null (expected: a value; leave the field out for its default)");
+    }
+    if (value instanceof Map) {
+      for (Map.Entry<?, ?> e : ((Map<?, ?>) value).entrySet()) {
+        rejectNulls(path.isEmpty() ? String.valueOf(e.getKey()) : path + "." + e.getKey(), e.getValue());
+      }
+    } else if (value instanceof List) {
+      List<?> list = (List<?>) value;
+      for (int i = 0; i < list.size(); i++) {
+        rejectNulls(path + "[" + i + "]", list.get(i));
       }
     }
   }

@@ -48,6 +48,32 @@ final class BallastConfigParserTest {
     assertThat(warnings).isEmpty();
   }
 
+  /**
+   * A field set to JSON null is an error naming its path, not its default: a null client index
+   * used to make the client client 0, even with an index in the environment.
+   */
+  @ParameterizedTest
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "{\"clientIndex\": null}|clientIndex",
+        "{\"clientIndex\": 3, \"clientCount\": null}|clientCount",
+        "{\"subsetAlgorithm\": \"orthogonal_lots\", \"clientIndex\": 1, \"lotSize\": null}|lotSize",
+        "{\"clientIndex\": 1, \"subsetSize\": null}|subsetSize",
+        "{\"clientIndex\": 1, \"healthCheckServiceName\": null}|healthCheckServiceName",
+        "{\"clientIndex\": 1, \"policy\": null}|policy",
+        "{\"clientIndex\": 1, \"policy\": {\"fair_share\": {\"window\": null}}}|policy.fair_share.window",
+        "{\"clientIndex\": 1, \"policy\": {\"interleaved_weighted_round_robin\": {\"weights\": {\"a\": null}}}}"
+            + "|policy.interleaved_weighted_round_robin.weights.a",
+      })
+  void aFieldSetToNullIsAnErrorNamingItsPath(String config, String path) {
+    BallastConfigParser parser = parser(Map.of(), Map.of("BALLAST_CLIENT_INDEX", "7"));
+
+    assertThatThrownBy(() -> parser.parse(JsonTestParser.parse(config)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage(path + ": null (expected: a value; leave the field out for its default)");
+  }
+
   @Test
   void everyFieldIsRead() {
     BallastConfig config =
