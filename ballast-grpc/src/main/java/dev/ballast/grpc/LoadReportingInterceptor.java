@@ -9,8 +9,11 @@ import io.grpc.ServerInterceptor;
 import io.grpc.Status;
 import io.grpc.health.v1.HealthGrpc;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import java.util.function.DoubleSupplier;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 /**
  * A server interceptor that measures the server's queries and errors per second and attaches a
@@ -25,6 +28,7 @@ import java.util.function.DoubleSupplier;
  * DATA_LOSS), not cancellations or answers to bad requests. Rates are over the last second.
  */
 public final class LoadReportingInterceptor implements ServerInterceptor {
+  private static final Logger logger = Logger.getLogger(LoadReportingInterceptor.class.getName());
   private static final long WINDOW_NANOS = 1_000_000_000L;
   private static final String HEALTH_SERVICE = HealthGrpc.SERVICE_NAME;
 
@@ -33,6 +37,7 @@ public final class LoadReportingInterceptor implements ServerInterceptor {
   private final BooleanSupplier lameDuck;
   private final RateMeter requests;
   private final RateMeter errors;
+  private final AtomicLong badReadings = new AtomicLong();
 
   LoadReportingInterceptor(
       DoubleSupplier cpuUtilization,
@@ -79,20 +84,47 @@ public final class LoadReportingInterceptor implements ServerInterceptor {
     return next.startCall(new ReportingCall<>(call), headers);
   }
 
+  /**
+   * Readings of a utilization supplier that threw or returned a negative, NaN or infinite value,
+   * each reported as 0 (unknown) and counted here; the 1st, 2nd, 4th, 8th... are also logged.
+   */
+  public long badUtilizationReadings() {
+    return badReadings.get();
+  }
+
   /** The report as of now; utilization suppliers that fail or return nonsense report 0 (unknown). */
   OrcaLoadReport report() {
     return new OrcaLoadReport(
-        sane(cpuUtilization), sane(applicationUtilization), requests.perSecond(), errors.perSecond());
+        sane("cpuUtilization", cpuUtilization),
+        sane("applicationUtilization", applicationUtilization),
+        requests.perSecond(),
+        errors.perSecond());
   }
 
-  private static double sane(DoubleSupplier supplier) {
+  private double sane(String name, DoubleSupplier supplier) {
     double value;
     try {
       value = supplier.getAsDouble();
     } catch (RuntimeException e) {
+      badReading(name + " threw " + e, e);
       return 0;
     }
-    return value >= 0 && value < Double.POSITIVE_INFINITY ? value : 0;
+    if (value >= 0 && value < Double.POSITIVE_INFINITY) {
+      return value;
+    }
+    badReading(name + ": " + value, null);
+    return 0;
+  }
+
+  private void badReading(String what, Throwable thrown) {
+    long count = badReadings.incrementAndGet();
+    if ((count & (count - 1)) == 0) {
+      logger.log(
+          Level.WARNING,
+          "ballast: utilization reading " + what + " (expected: a number, 0 or more and finite); reported as 0"
+              + " (unknown); " + count + " bad readings so far",
+          thrown);
+    }
   }
 
   private final class ReportingCall<ReqT, RespT> extends SimpleForwardingServerCall<ReqT, RespT> {
