@@ -3,6 +3,8 @@ package dev.ballast.sim;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigException;
 import com.typesafe.config.ConfigFactory;
+import com.typesafe.config.ConfigIncludeContext;
+import com.typesafe.config.ConfigIncluder;
 import com.typesafe.config.ConfigObject;
 import com.typesafe.config.ConfigParseOptions;
 import com.typesafe.config.ConfigRenderOptions;
@@ -74,14 +76,42 @@ public final class ScenarioReader {
     }
   }
 
+  /** Refuses HOCON's {@code include}, which would otherwise read other files or be skipped silently. */
+  private static final ConfigIncluder NO_INCLUDES =
+      new ConfigIncluder() {
+        @Override
+        public ConfigIncluder withFallback(ConfigIncluder fallback) {
+          return this;
+        }
+
+        @Override
+        public ConfigObject include(ConfigIncludeContext context, String what) {
+          throw new ScenarioException("include \"" + what + "\": not supported (expected: one self-contained scenario file)");
+        }
+      };
+
   /** Parses scenario text; {@code file} names it in error messages. */
   public static Scenario parse(String file, String text) {
     Config defaults = loadDefaults();
     Config scenario;
     try {
-      scenario = ConfigFactory.parseString(text, ConfigParseOptions.defaults().setSyntax(ConfigSyntax.CONF).setOriginDescription(file));
+      scenario =
+          ConfigFactory.parseString(
+              text,
+              ConfigParseOptions.defaults()
+                  .setSyntax(ConfigSyntax.CONF)
+                  .setOriginDescription(file)
+                  .setIncluder(NO_INCLUDES));
+    } catch (ScenarioException e) {
+      throw new ScenarioException(file + ": " + e.getMessage());
     } catch (ConfigException e) {
       throw new ScenarioException(file + ": not valid HOCON (" + e.getMessage() + ")");
+    }
+    // A scenario is a literal description, so that the same file gives the same runs anywhere: a
+    // substitution (${HOME}, ${?X}, ${clients.count}) would make it depend on where it runs or
+    // on HOCON's resolution order, and an include on files beside it.
+    if (!scenario.isResolved()) {
+      throw new ScenarioException(file + ": contains a substitution such as ${...} (expected: literal values only)");
     }
     for (Map.Entry<String, ConfigValue> entry : scenario.entrySet()) {
       if (!defaults.hasPathOrNull(entry.getKey())) {

@@ -88,6 +88,10 @@ final class ScenarioReaderTest {
         "nmae = null | bad.conf: nmae: unknown key (expected: a key of ballast-sim.conf)",
         "backends.machines = [{share = 1}] | bad.conf: backends.machines[0].speed: missing (expected: a number; every machine sets share and speed)",
         "faults = [{type = [slow]}] | bad.conf: faults[0].type: [\"slow\"] (expected: sinkhole, slow, crash or rolling_restart)",
+        "seed = ${HOME} | bad.conf: contains a substitution such as ${...} (expected: literal values only)",
+        "seed = ${?NOT_SET_ANYWHERE} | bad.conf: contains a substitution such as ${...} (expected: literal values only)",
+        "clients.count = ${backends.count} | bad.conf: contains a substitution such as ${...} (expected: literal values only)",
+        "include \"other.conf\" | bad.conf: include \"other.conf\": not supported (expected: one self-contained scenario file)",
       })
   void badScenarioNamesTheFileTheKeyAndWhatWasExpected(String text, String message) {
     assertThatThrownBy(() -> ScenarioReader.parse("bad.conf", text))
