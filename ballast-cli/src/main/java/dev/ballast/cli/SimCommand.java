@@ -9,7 +9,9 @@ import dev.ballast.sim.ScenarioException;
 import dev.ballast.sim.ScenarioReader;
 import dev.ballast.sim.Simulator;
 import dev.ballast.sim.SummaryTable;
+import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -91,10 +93,6 @@ final class SimCommand implements Callable<Integer> {
     if (seeds != null && (seeds < 1 || seeds > 1000)) {
       throw usage("--seeds: " + seeds + " (expected: 1..1000)");
     }
-    if (out != null && Files.exists(out) && !Files.isDirectory(out)) {
-      // Found now rather than after every run has finished.
-      throw usage("--out: '" + out + "' (expected: a directory, or a path where one can be made)");
-    }
     int workers = threads == null ? Runtime.getRuntime().availableProcessors() : threads;
     if (workers < 1 || workers > 1024) {
       throw usage("--threads: " + workers + " (expected: 1..1024)");
@@ -125,6 +123,9 @@ final class SimCommand implements Callable<Integer> {
       adjusted.add(seeds == null ? s : s.withSeeds(seeds));
     }
     Path target = out != null ? out : scenarios.isEmpty() ? Path.of(DEFAULT_OUT) : null;
+    if (target != null) {
+      requireWritableDirectory(target);
+    }
 
     Simulator.Progress progress = new Simulator.Progress();
     ScheduledExecutorService bar = startProgressBar(progress);
@@ -150,6 +151,20 @@ final class SimCommand implements Callable<Integer> {
     }
     stdout.flush();
     return 0;
+  }
+
+  /** Makes the report's directory now, so that a path where none can be written fails before the runs, not after. */
+  private void requireWritableDirectory(Path dir) {
+    String problem;
+    try {
+      Files.createDirectories(dir);
+      problem = Files.isWritable(dir) ? null : "not writable";
+    } catch (IOException | SecurityException e) {
+      problem = e instanceof FileAlreadyExistsException ? "not a directory" : "cannot be made: " + e.getMessage();
+    }
+    if (problem != null) {
+      throw usage("--out: '" + dir + "' " + problem + " (expected: a writable directory, or a path where one can be made)");
+    }
   }
 
   private Scenario load(String name) {

@@ -83,7 +83,19 @@ final class SimCommandTest {
     Result result = run("sim", "--scenario", tinyScenario(dir).toString(), "--out", file.toString());
     assertThat(result.exitCode()).isEqualTo(2);
     assertThat(result.err().lines()).hasSize(1);
-    assertThat(result.err()).startsWith("ballast: --out: '" + file + "' (expected: a directory");
+    assertThat(result.err()).startsWith("ballast: --out: '" + file + "' not a directory (expected: a writable directory");
+    assertThat(result.out()).isEmpty();
+  }
+
+  /** A directory that cannot be made (its parent is a file) is found before the runs, not after them. */
+  @Test
+  void outThatCannotBeMadeIsAOneLineUsageErrorBeforeAnyRun(@TempDir Path dir) throws Exception {
+    Path file = Files.writeString(dir.resolve("report.txt"), "not a folder");
+    Path under = file.resolve("report");
+    Result result = run("sim", "--scenario", tinyScenario(dir).toString(), "--out", under.toString());
+    assertThat(result.exitCode()).isEqualTo(2);
+    assertThat(result.err().lines()).hasSize(1);
+    assertThat(result.err()).startsWith("ballast: --out: '" + under + "' ").contains("(expected: a writable directory");
     assertThat(result.out()).isEmpty();
   }
 
