@@ -248,7 +248,8 @@ public final class ScenarioReader {
     var policySwitch =
         new Scenario.PolicySwitch(
             duration(config, "switch.at", "switch.at", 0, duration - 1), string("switch.policy"));
-    if (policySwitch.enabled() && !PolicyRegistry.names().contains(policySwitch.policy())) {
+    // Checked whether or not the switch is on: a misspelt policy must not wait for the day it is.
+    if (!PolicyRegistry.names().contains(policySwitch.policy())) {
       throw fail("switch.policy", policySwitch.policy(), "one of " + String.join(", ", PolicyRegistry.names()));
     }
     if (policySwitch.enabled()) {

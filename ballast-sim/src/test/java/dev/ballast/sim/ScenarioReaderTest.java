@@ -70,6 +70,7 @@ final class ScenarioReaderTest {
         "name = \"a b\" | bad.conf: name: a b (expected: letters, digits",
         "name = \"..\" | bad.conf: name: .. (expected: letters, digits, '.', '_' or '-', for file names, not only dots)",
         "switch { at = 10s, policy = nope } | bad.conf: switch.policy: nope (expected: one of round_robin",
+        "switch.policy = nope | bad.conf: switch.policy: nope (expected: one of round_robin",
         "duration = { | bad.conf: not valid HOCON",
         "reports.delay = 2s | bad.conf: reports.delay: \"2s\" (expected: shorter than reports.period)",
         "backends.count = 10 | bad.conf: clients.subset-size: 20 (expected: a whole number 1..10, at most backends.count)",
