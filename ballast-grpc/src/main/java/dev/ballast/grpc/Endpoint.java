@@ -25,6 +25,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Supplier;
 
 /**
  * One backend this channel holds a subchannel to: it turns the subchannel's connectivity, {@code
@@ -60,8 +61,8 @@ final class Endpoint {
    * count when it is sent: a SERVING answer to it after the count changed may predate the signal.
    */
   private final AtomicInteger lameDuckSignals = new AtomicInteger();
-  /** ORCA trailers that were not a well-formed report, and so were ignored. */
-  private final AtomicLong malformedLoadReports = new AtomicLong();
+  /** ORCA trailers that were not a usable report, and so were ignored. */
+  private final AtomicLong badLoadReports = new AtomicLong();
 
   Endpoint(BallastLoadBalancer lb, String key, EquivalentAddressGroup addresses, Subchannel subchannel) {
     this.lb = lb;
@@ -317,9 +318,16 @@ final class Endpoint {
     if (report != null) {
       OrcaLoadReport parsed = OrcaLoadReport.parse(report);
       if (parsed != null) {
-        handle.reportLoad(parsed.cpuUtilization(), parsed.applicationUtilization(), parsed.rps(), parsed.eps());
+        if (!handle.reportLoad(parsed.cpuUtilization(), parsed.applicationUtilization(), parsed.rps(), parsed.eps())) {
+          // The core counts it too, but a channel's user cannot read the balancer's counters.
+          badLoadReport(
+              () -> "a load report with a negative, NaN or infinite field (" + parsed
+                  + "; expected: every field 0 or more and finite)");
+        }
       } else {
-        malformedLoadReport(report.length);
+        badLoadReport(
+            () -> "a malformed load report (" + report.length + " bytes in " + OrcaLoadReport.TRAILER.name()
+                + "; expected: a serialized xds.data.orca.v3.OrcaLoadReport)");
       }
     }
     // A signal from a connection that has since been replaced describes the old process.
@@ -336,22 +344,16 @@ final class Endpoint {
   }
 
   /**
-   * Counts a trailer that is not a well-formed report, and logs it at the 1st, 2nd, 4th, 8th...
-   * so that a server sending one on every response leaves a record without flooding the log.
+   * Counts a trailer that is not a usable report (not a well-formed message, or a field that the
+   * core rejects), and logs it at the 1st, 2nd, 4th, 8th... so that a server sending one on every
+   * response leaves a record without flooding the log.
    */
-  private void malformedLoadReport(int length) {
-    long count = malformedLoadReports.incrementAndGet();
+  private void badLoadReport(Supplier<String> what) {
+    long count = badLoadReports.incrementAndGet();
     if ((count & (count - 1)) == 0) {
       subchannel
           .getChannelLogger()
-          .log(
-              ChannelLogLevel.WARNING,
-              "ballast: {0} sent a malformed load report ({1} bytes in {2}; expected: a serialized"
-                  + " xds.data.orca.v3.OrcaLoadReport), ignored; {3} so far",
-              key,
-              length,
-              OrcaLoadReport.TRAILER.name(),
-              count);
+          .log(ChannelLogLevel.WARNING, "ballast: {0} sent {1}, ignored; {2} so far", key, what.get(), count);
     }
   }
 

@@ -239,6 +239,27 @@ final class BallastLoadBalancerTest {
     assertThat(backend(9001).activeRequests()).isZero();
   }
 
+  /** A well-formed report with a NaN field is rejected by the core, and logged here, where a channel's user sees it. */
+  @Test
+  void aLoadReportWithANanFieldIsLoggedWithItsValues() {
+    resolve(json("subsetAlgorithm", "deterministic", "subsetSize", 1, "clientIndex", 0, "clientCount", 1,
+        "policy", "round_robin"), 9001);
+    FakeSubchannel member = helper.subchannels.get(0);
+    helper.setState(member, READY);
+    Metadata trailers = new Metadata();
+    trailers.put(OrcaLoadReport.TRAILER, new OrcaLoadReport(Double.NaN, 0, 100, 0).toBytes());
+
+    ClientStreamTracer stream = startStream(pick());
+    stream.inboundTrailers(trailers);
+    stream.streamClosed(Status.OK);
+
+    assertThat(member.logged)
+        .containsExactly("WARNING ballast: 127.0.0.1:9001 sent a load report with a negative, NaN or infinite field"
+            + " (OrcaLoadReport[cpuUtilization=NaN, applicationUtilization=0.0, rps=100.0, eps=0.0]; expected: every"
+            + " field 0 or more and finite), ignored; 1 so far");
+    assertThat(backend(9001).requestsEnded(RequestOutcome.SUCCESS)).isEqualTo(1);
+  }
+
   @Test
   void aLameDuckSignalBringsInAStandInUntilTheMemberServesAgain() {
     resolve(json("subsetAlgorithm", "deterministic", "subsetSize", 1, "clientIndex", 0, "clientCount", 2,
