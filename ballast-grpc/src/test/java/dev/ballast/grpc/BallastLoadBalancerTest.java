@@ -209,16 +209,22 @@ final class BallastLoadBalancerTest {
     assertThat(pick().getSubchannel()).isSameAs(first);
   }
 
+  /** A subset of one backend, 127.0.0.1:9001, connected and serving, under round robin. */
+  private FakeSubchannel onlyBackendReady() {
+    resolve(json("subsetAlgorithm", "deterministic", "subsetSize", 1, "clientIndex", 0, "clientCount", 1,
+        "policy", "round_robin"), 9001);
+    FakeSubchannel member = helper.subchannels.get(0);
+    helper.setState(member, READY);
+    return member;
+  }
+
   /**
    * A trailer that is not a well-formed report is ignored, without failing the call, and
    * recorded: logged as a warning that names the backend at the 1st, 2nd and 4th such response.
    */
   @Test
   void aMalformedLoadReportIsIgnoredAndLoggedWithoutFloodingTheLog() {
-    resolve(json("subsetAlgorithm", "deterministic", "subsetSize", 1, "clientIndex", 0, "clientCount", 1,
-        "policy", "round_robin"), 9001);
-    FakeSubchannel member = helper.subchannels.get(0);
-    helper.setState(member, READY);
+    FakeSubchannel member = onlyBackendReady();
     Metadata trailers = new Metadata();
     // A tag whose varint never ends.
     trailers.put(OrcaLoadReport.TRAILER, new byte[] {(byte) 0xff});
@@ -242,10 +248,7 @@ final class BallastLoadBalancerTest {
   /** A well-formed report with a NaN field is rejected by the core, and logged here, where a channel's user sees it. */
   @Test
   void aLoadReportWithANanFieldIsLoggedWithItsValues() {
-    resolve(json("subsetAlgorithm", "deterministic", "subsetSize", 1, "clientIndex", 0, "clientCount", 1,
-        "policy", "round_robin"), 9001);
-    FakeSubchannel member = helper.subchannels.get(0);
-    helper.setState(member, READY);
+    FakeSubchannel member = onlyBackendReady();
     Metadata trailers = new Metadata();
     trailers.put(OrcaLoadReport.TRAILER, new OrcaLoadReport(Double.NaN, 0, 100, 0).toBytes());
 
