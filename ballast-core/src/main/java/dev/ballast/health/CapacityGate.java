@@ -23,11 +23,11 @@ public interface CapacityGate {
   /**
    * Blocks until {@link #epoch()} differs from {@code seenEpoch} or {@code timeoutNanos} of the
    * waiting thread's real time have passed. Deadlines are real time for the thread that waits, so
-   * this is the one place where Ballast does not use an injected clock.
-   *
-   * @return the nanoseconds of the timeout that remain; zero or less if it ran out
+   * this is the one place where Ballast does not use an injected clock. It returns nothing: a
+   * change need not bring capacity, so a caller that retries reads the time it has left from the
+   * clock, never from how long this wait took.
    */
-  long awaitChange(long seenEpoch, long timeoutNanos) throws InterruptedException;
+  void awaitChange(long seenEpoch, long timeoutNanos) throws InterruptedException;
 
   /** Wakes every waiter; a no-op while there are none. */
   void signal();

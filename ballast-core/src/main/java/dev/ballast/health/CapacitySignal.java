@@ -32,14 +32,13 @@ final class CapacitySignal implements CapacityGate {
   }
 
   @Override
-  public long awaitChange(long seenEpoch, long timeoutNanos) throws InterruptedException {
+  public void awaitChange(long seenEpoch, long timeoutNanos) throws InterruptedException {
     long remaining = timeoutNanos;
     lock.lock();
     try {
       while (epoch == seenEpoch && remaining > 0) {
         remaining = changed.awaitNanos(remaining);
       }
-      return remaining;
     } finally {
       lock.unlock();
     }

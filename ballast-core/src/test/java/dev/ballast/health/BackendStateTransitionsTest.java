@@ -503,6 +503,7 @@ final class BackendStateTransitionsTest {
     assertThat(backend.tryAcquire()).isTrue();
     assertThat(backend.activeRequests()).isEqualTo(1);
   }
+
   /** At a limit of one, threads racing to acquire never have two requests in flight at once. */
   @Test
   void racingAcquiresNeverPutARequestAboveTheLimit() throws InterruptedException {
@@ -530,6 +531,7 @@ final class BackendStateTransitionsTest {
     assertThat(backend.requestsStarted()).isEqualTo(acquired.get());
     assertThat(backend.requestsEnded(RequestOutcome.SUCCESS)).isEqualTo(acquired.get());
   }
+
   @Test
   void theSubsetKeepsABackendsCountersWhileItsKeyStays() {
     SubsetHealth health = SubsetHealth.create(HealthConfig.defaults(), clock);

@@ -139,9 +139,9 @@ final class FlowControlTest {
   }
 
   /**
-   * The same with a gate that wakes the pick at once every time, and reports the whole timeout as
-   * still left (nothing slept): the time left must come from the clock, not from the gate, or the
-   * wait never ends. Every round is handed a time left that does not grow.
+   * A waiting pick whose gate wakes it at once every time, with no capacity: the time left comes
+   * from the clock, so the wait still ends at its timeout, and every round is handed a time left
+   * that does not grow.
    */
   @Test
   void aWaitWokenAtOnceEveryTimeStillEndsAtItsTimeout() {
@@ -159,7 +159,7 @@ final class FlowControlTest {
     assertThat(gate.entered).isZero();
   }
 
-  /** A gate whose every wait returns at once, with a new epoch and the whole timeout left. */
+  /** A gate whose every wait returns at once, with a new epoch. */
   private static final class InstantWakeUps implements CapacityGate {
     long epoch;
     int entered;
@@ -184,7 +184,7 @@ final class FlowControlTest {
     }
 
     @Override
-    public long awaitChange(long seenEpoch, long timeoutNanos) {
+    public void awaitChange(long seenEpoch, long timeoutNanos) {
       rounds++;
       if (firstRemaining < 0) {
         firstRemaining = timeoutNanos;
@@ -194,7 +194,6 @@ final class FlowControlTest {
       }
       lastRemaining = timeoutNanos;
       epoch++;
-      return timeoutNanos;
     }
 
     @Override
