@@ -4,6 +4,7 @@ import dev.ballast.health.HealthConfig;
 import dev.ballast.health.NanoClock;
 import dev.ballast.pick.Balancer;
 import dev.ballast.pick.InterleavedWeightedRoundRobinConfig;
+import dev.ballast.pick.LeastLoadedConfig;
 import dev.ballast.pick.Pick;
 import dev.ballast.pick.Picker;
 import dev.ballast.pick.Policy;
@@ -49,6 +50,7 @@ import org.openjdk.jmh.infra.Blackhole;
 @Fork(1)
 public class PickerBenchmark {
   static final long LATENCY_NANOS = 2_000_000;
+  private static final String WINDOWED_LEAST_LOADED = "least_loaded_round_robin/";
 
   @Param({
     "ballast:round_robin",
@@ -180,7 +182,22 @@ public class PickerBenchmark {
     return balancer;
   }
 
+  /**
+   * A Ballast policy by name; {@code least_loaded_round_robin/N} is least-loaded round robin with
+   * a scan window of N (e.g. {@code -p policy=ballast:least_loaded_round_robin/2}), to measure
+   * what the window costs.
+   */
   static Policy ballastPolicy(String name, List<String> keys) {
+    if (name.startsWith(WINDOWED_LEAST_LOADED)) {
+      String window = name.substring(WINDOWED_LEAST_LOADED.length());
+      try {
+        return Policy.leastLoadedRoundRobin(
+            new LeastLoadedConfig(true, LeastLoadedConfig.defaults().errorWindow(), Integer.parseInt(window)));
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException(
+            "policy: '" + name + "' (expected: " + WINDOWED_LEAST_LOADED + "N, N a scan window in 1..1000000)", e);
+      }
+    }
     return switch (name) {
       case "round_robin" -> Policy.roundRobin();
       case "least_loaded_round_robin" -> Policy.leastLoadedRoundRobin();

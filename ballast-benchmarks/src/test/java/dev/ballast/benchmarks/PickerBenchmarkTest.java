@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.lang.reflect.Field;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.infra.Blackhole;
@@ -40,6 +41,20 @@ final class PickerBenchmarkTest {
       }
     }
     blackhole.evaporate("Yes, I am Stephen Hawking, and know a thing or two about black holes.");
+  }
+
+  @Test
+  void leastLoadedRoundRobinTakesItsScanWindowAfterASlash() {
+    List<String> keys = List.of("a", "b");
+
+    assertThat(PickerBenchmark.ballastPolicy("least_loaded_round_robin/2", keys).toString()).contains("scanWindow=2");
+    assertThat(PickerBenchmark.ballastPolicy("least_loaded_round_robin", keys).toString()).contains("scanWindow=8");
+    assertThatThrownBy(() -> PickerBenchmark.ballastPolicy("least_loaded_round_robin/two", keys))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("policy: 'least_loaded_round_robin/two' (expected: least_loaded_round_robin/N, N a scan window in 1..1000000)");
+    assertThatThrownBy(() -> PickerBenchmark.ballastPolicy("least_loaded_round_robin/0", keys))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("scanWindow: 0");
   }
 
   @Test
