@@ -1,0 +1,56 @@
+package dev.ballast.overload;
+
+import dev.ballast.health.NanoClock;
+import java.util.function.DoubleSupplier;
+
+/**
+ * A server's admission decision per request ({@link LimiterConfig} describes the two kinds).
+ * Call {@link #tryAcquire} when a request arrives; if it says no, answer at once with an
+ * "overloaded" error without doing the request's work. If it says yes, end the request exactly
+ * once: {@link #onComplete} when it ran (whatever its outcome), {@link #onDropped} when it was
+ * admitted but never ran (its deadline passed while it waited).
+ *
+ * <p>Thread-safe, lock-free and allocation-free; the limit is recomputed once per slot by the
+ * caller that finds it due.
+ */
+public interface AdmissionLimiter {
+
+  /**
+   * A limiter on {@code clock}; {@code cpuUtilization} (0 to 1, the whole machine's or the
+   * process's share of it) is read once per slot, and only by the {@link LimiterConfig.Kind#CPU}
+   * limiter.
+   */
+  static AdmissionLimiter create(LimiterConfig config, DoubleSupplier cpuUtilization, NanoClock clock) {
+    return switch (config.kind()) {
+      case CPU -> new CpuLimiter(config, cpuUtilization, clock);
+      case GRADIENT -> new GradientLimiter(config, clock);
+    };
+  }
+
+  LimiterConfig config();
+
+  /** Admits a request of criticality {@code c} (counting it in flight), or sheds it. */
+  boolean tryAcquire(Criticality c);
+
+  /**
+   * An admitted request ended after waiting {@code queuedNanos} for a worker and running for
+   * {@code serviceNanos}. A server that cannot tell the two apart passes its whole time as
+   * service and 0 as queued (the CPU limiter then sees queueing as service; see
+   * docs/overload.md).
+   */
+  void onComplete(long queuedNanos, long serviceNanos);
+
+  /** An admitted request ended without running. */
+  void onDropped();
+
+  /** The current limit L for {@code CRITICAL} requests (other criticalities: L x their share). */
+  int limit();
+
+  int inFlight();
+
+  /** Whether the CPU limiter is shedding above its limit now; always true for the gradient limiter. */
+  boolean isEnforcing();
+
+  /** Requests of criticality {@code c} shed so far. */
+  long shed(Criticality c);
+}

@@ -1,0 +1,27 @@
+package dev.ballast.overload;
+
+/**
+ * How an attempt ended, as retries and the throttle need to know it. "Overloaded" is its own
+ * answer, distinct from other errors: the backend shed the request at once, without doing its work.
+ */
+public enum AnswerKind {
+  SUCCESS,
+  /** The backend shed the request for overload: another backend may take it. Retryable. */
+  OVERLOADED,
+  /**
+   * The backend was fine but a service behind it shed the request, and was retried there already:
+   * "overloaded, don't retry". Retrying here too would multiply the load at every layer.
+   */
+  OVERLOADED_DONT_RETRY,
+  /** The request never got an answer from the backend: connection refused, reset, unreachable. Retryable. */
+  NETWORK,
+  /** The backend answered with another error: not retryable by default (the error is the answer). */
+  ERROR,
+  /** The deadline passed first. Never retried: the caller has given up. */
+  DEADLINE_EXCEEDED;
+
+  /** Whether the backend accepted the request, for the {@linkplain AdaptiveThrottle throttle}. */
+  public boolean isAccept() {
+    return this != OVERLOADED && this != NETWORK;
+  }
+}

@@ -1,0 +1,75 @@
+package dev.ballast.overload;
+
+import dev.ballast.health.NanoClock;
+
+/**
+ * A client's retry budget ({@link RetryBudgetConfig}): count every first attempt with {@link
+ * #onFirstAttempt()}, and ask {@link #tryRetry()} before each retry. The cap is exact under
+ * concurrent use: taking a retry checks and counts it under a short lock, so that two racing
+ * retries cannot both take the last one.
+ *
+ * <p>Thread-safe and allocation-free; {@link #onFirstAttempt()} is lock-free, and only retries,
+ * at most {@code ratio} of the traffic, take the lock.
+ */
+public final class RetryBudget {
+  private final RetryBudgetConfig config;
+  private final NanoClock clock;
+  private final SlidingCounter attempts;
+  private final SlidingCounter retries;
+  private final double floor;
+
+  private RetryBudget(RetryBudgetConfig config, NanoClock clock) {
+    this.config = config;
+    this.clock = clock;
+    long now = clock.nanoTime();
+    long slotNanos = config.window().toNanos() / config.slots();
+    this.attempts = new SlidingCounter(config.slots(), slotNanos, now);
+    this.retries = new SlidingCounter(config.slots(), slotNanos, now);
+    this.floor = config.minRetriesPerSecond() * config.window().toNanos() / 1e9;
+  }
+
+  public static RetryBudget create(RetryBudgetConfig config) {
+    return new RetryBudget(config, NanoClock.cached());
+  }
+
+  public static RetryBudget create(RetryBudgetConfig config, NanoClock clock) {
+    return new RetryBudget(config, clock);
+  }
+
+  public RetryBudgetConfig config() {
+    return config;
+  }
+
+  /** A first attempt was sent (or is about to be). */
+  public void onFirstAttempt() {
+    attempts.add(clock.nanoTime(), 1);
+  }
+
+  /** Takes one retry from the budget; {@code false} (and nothing taken) if it is spent. */
+  public boolean tryRetry() {
+    long now = clock.nanoTime();
+    synchronized (retries) {
+      if (retries.sum(now) >= allowed(now)) {
+        return false;
+      }
+      retries.add(now, 1);
+      return true;
+    }
+  }
+
+  /** Retries the window allows now. */
+  private long allowed(long now) {
+    return (long) Math.floor(config.ratio() * attempts.sum(now) + floor);
+  }
+
+  /** Retries left in the budget now. */
+  public long remaining() {
+    long now = clock.nanoTime();
+    return Math.max(0, allowed(now) - retries.sum(now));
+  }
+
+  /** Retries taken within the current window. */
+  public long retriesInWindow() {
+    return retries.sum(clock.nanoTime());
+  }
+}

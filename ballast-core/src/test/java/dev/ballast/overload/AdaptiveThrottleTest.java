@@ -1,0 +1,148 @@
+package dev.ballast.overload;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import dev.ballast.health.FakeClock;
+import java.time.Duration;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+final class AdaptiveThrottleTest {
+
+  /** Hand-computed: max(0, (requests - k * accepts) / (requests + 1)). */
+  @ParameterizedTest
+  @CsvSource({
+    // requests, accepts, k, probability
+    "0, 0, 2, 0",
+    "1, 0, 2, 0.5",
+    "9, 0, 2, 0.9",
+    "100, 50, 2, 0",
+    "100, 60, 2, 0",
+    "100, 40, 2, 0.19801980198",
+    "100, 10, 2, 0.79207920792",
+    "1000, 100, 2, 0.79920079920",
+    "100, 40, 1.5, 0.39603960396",
+    "100, 0, 2, 0.99009900990",
+  })
+  void theFormulaMatchesHandComputedValues(long requests, long accepts, double k, double expected) {
+    assertThat(SlidingWindowThrottle.probability(requests, accepts, k)).isCloseTo(expected, within(1e-9));
+  }
+
+  @Test
+  void aClientWhoseRequestsAreAllAcceptedIsNeverThrottled() {
+    FakeClock clock = new FakeClock();
+    AdaptiveThrottle throttle = AdaptiveThrottle.create(ThrottleConfig.defaults(), clock, new SplittableRandom(1));
+    for (int i = 0; i < 10_000; i++) {
+      assertThat(throttle.tryAcquire(Criticality.CRITICAL)).isTrue();
+      throttle.onAccepted(Criticality.CRITICAL);
+      clock.advance(Duration.ofMillis(1));
+    }
+    assertThat(throttle.rejected(Criticality.CRITICAL)).isZero();
+  }
+
+  @Test
+  void afterTheRecomputeIntervalTheProbabilityIsTheFormulasOverTheWindow() {
+    FakeClock clock = new FakeClock();
+    AdaptiveThrottle throttle = AdaptiveThrottle.create(ThrottleConfig.defaults(), clock, new SplittableRandom(1));
+    // 100 requests of which 10 accepted, then one more request after the recompute interval.
+    for (int i = 0; i < 100; i++) {
+      throttle.tryAcquire(Criticality.CRITICAL);
+      if (i < 10) {
+        throttle.onAccepted(Criticality.CRITICAL);
+      }
+    }
+    clock.advance(Duration.ofMillis(100));
+    throttle.tryAcquire(Criticality.CRITICAL);
+    // The recompute saw 100 requests, 10 accepts: (100 - 20) / 101.
+    assertThat(throttle.rejectionProbability(Criticality.CRITICAL)).isCloseTo(80.0 / 101, within(1e-12));
+  }
+
+  @Test
+  void aLowerCriticalityIsNeverThrottledLessThanAMoreImportantOne() {
+    FakeClock clock = new FakeClock();
+    AdaptiveThrottle throttle = AdaptiveThrottle.create(ThrottleConfig.defaults(), clock, new SplittableRandom(1));
+    // CRITICAL: 100 requests, 20 accepts -> (100 - 40) / 101. SHEDDABLE: all accepted.
+    for (int i = 0; i < 100; i++) {
+      throttle.tryAcquire(Criticality.CRITICAL);
+      throttle.tryAcquire(Criticality.SHEDDABLE);
+      throttle.onAccepted(Criticality.SHEDDABLE);
+      if (i < 20) {
+        throttle.onAccepted(Criticality.CRITICAL);
+      }
+    }
+    clock.advance(Duration.ofMillis(100));
+    throttle.tryAcquire(Criticality.CRITICAL_PLUS);
+    assertThat(throttle.rejectionProbability(Criticality.CRITICAL_PLUS)).isZero();
+    assertThat(throttle.rejectionProbability(Criticality.CRITICAL)).isCloseTo(60.0 / 101, within(1e-12));
+    assertThat(throttle.rejectionProbability(Criticality.SHEDDABLE_PLUS)).isCloseTo(60.0 / 101, within(1e-12));
+    assertThat(throttle.rejectionProbability(Criticality.SHEDDABLE)).isCloseTo(60.0 / 101, within(1e-12));
+  }
+
+  @Test
+  void onlyTheCriticalityThatIsRejectedIsThrottled() {
+    FakeClock clock = new FakeClock();
+    AdaptiveThrottle throttle = AdaptiveThrottle.create(ThrottleConfig.defaults(), clock, new SplittableRandom(1));
+    for (int i = 0; i < 100; i++) {
+      throttle.tryAcquire(Criticality.CRITICAL);
+      throttle.onAccepted(Criticality.CRITICAL);
+      throttle.tryAcquire(Criticality.SHEDDABLE); // shed by the backends: no accept
+    }
+    clock.advance(Duration.ofMillis(100));
+    throttle.tryAcquire(Criticality.CRITICAL);
+    assertThat(throttle.rejectionProbability(Criticality.CRITICAL)).isZero();
+    assertThat(throttle.rejectionProbability(Criticality.SHEDDABLE)).isCloseTo(100.0 / 101, within(1e-12));
+  }
+
+  @Test
+  void rejectionsFollowTheProbability() {
+    FakeClock clock = new FakeClock();
+    AdaptiveThrottle throttle = AdaptiveThrottle.create(ThrottleConfig.defaults(), clock, new SplittableRandom(7));
+    for (int i = 0; i < 1000; i++) {
+      throttle.tryAcquire(Criticality.CRITICAL);
+    }
+    clock.advance(Duration.ofMillis(100));
+    // 1000 requests, no accepts: p = 1000/1001 until the next recompute.
+    int admitted = 0;
+    for (int i = 0; i < 100_000; i++) {
+      if (throttle.tryAcquire(Criticality.CRITICAL)) {
+        admitted++;
+      }
+    }
+    assertThat(admitted).isBetween(40, 200); // expected 100000 / 1001 = 99.9
+    assertThat(throttle.rejected(Criticality.CRITICAL)).isEqualTo(100_000 - admitted);
+  }
+
+  @Test
+  void requestsThatWereNeverSentDoNotCountAgainstTheBackends() {
+    FakeClock clock = new FakeClock();
+    AdaptiveThrottle throttle = AdaptiveThrottle.create(ThrottleConfig.defaults(), clock, new SplittableRandom(1));
+    for (int i = 0; i < 100; i++) {
+      throttle.tryAcquire(Criticality.CRITICAL);
+      throttle.onNotSent(Criticality.CRITICAL);
+    }
+    clock.advance(Duration.ofMillis(100));
+    throttle.tryAcquire(Criticality.CRITICAL);
+    // Nothing counted: 0.
+    assertThat(throttle.rejectionProbability(Criticality.CRITICAL)).isZero();
+  }
+
+  @Test
+  void countsLeaveTheWindowAndTheThrottleLetsGo() {
+    FakeClock clock = new FakeClock();
+    ThrottleConfig config = ThrottleConfig.defaults().withWindow(Duration.ofSeconds(10));
+    AdaptiveThrottle throttle = AdaptiveThrottle.create(config, clock, new SplittableRandom(1));
+    for (int i = 0; i < 1000; i++) {
+      throttle.tryAcquire(Criticality.CRITICAL);
+    }
+    clock.advance(Duration.ofMillis(100));
+    throttle.tryAcquire(Criticality.CRITICAL);
+    assertThat(throttle.rejectionProbability(Criticality.CRITICAL)).isGreaterThan(0.99);
+    clock.advance(Duration.ofSeconds(11));
+    throttle.tryAcquire(Criticality.CRITICAL);
+    // The window is empty again.
+    assertThat(throttle.rejectionProbability(Criticality.CRITICAL)).isZero();
+  }
+}
