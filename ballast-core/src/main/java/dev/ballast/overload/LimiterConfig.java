@@ -81,10 +81,7 @@ public record LimiterConfig(
     Ranges.checkDuration("coolOff", coolOff, Duration.ZERO, Duration.ofMinutes(1));
     Ranges.checkDuration("window", window, Duration.ofMillis(10), Duration.ofMinutes(1));
     Ranges.checkInt("slots", slots, 2, 1000);
-    if (window.toNanos() / slots < 1_000_000) {
-      throw new IllegalArgumentException(
-          "slots: " + slots + " (expected: 2.." + Math.max(2, window.toMillis()) + ", a slot lasts at least 1 ms)");
-    }
+    SlidingCounter.checkSlotLength(window, slots);
     Ranges.checkDouble("queueFactor", queueFactor, 1.0, 100);
     Ranges.checkInt("maxLimit", maxLimit, 1, 1_000_000);
     Ranges.checkInt("minLimit", minLimit, 1, maxLimit);

@@ -21,10 +21,7 @@ public record RetryBudgetConfig(double ratio, Duration window, int slots, double
     Ranges.checkDouble("ratio", ratio, 0, 1);
     Ranges.checkDuration("window", window, Duration.ofMillis(100), Duration.ofMinutes(10));
     Ranges.checkInt("slots", slots, 2, 1000);
-    if (window.toNanos() / slots < 1_000_000) {
-      throw new IllegalArgumentException(
-          "slots: " + slots + " (expected: 2.." + Math.max(2, window.toMillis()) + ", a slot lasts at least 1 ms)");
-    }
+    SlidingCounter.checkSlotLength(window, slots);
     Ranges.checkDouble("minRetriesPerSecond", minRetriesPerSecond, 0, 1_000_000);
   }
 

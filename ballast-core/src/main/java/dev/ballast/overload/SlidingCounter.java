@@ -30,6 +30,14 @@ final class SlidingCounter {
     }
   }
 
+  /** A window's slots must last at least a millisecond each. */
+  static void checkSlotLength(java.time.Duration window, int slots) {
+    if (window.toNanos() / slots < 1_000_000) {
+      throw new IllegalArgumentException(
+          "slots: " + slots + " (expected: 2.." + Math.max(2, window.toMillis()) + ", a slot lasts at least 1 ms)");
+    }
+  }
+
   private static long pack(long period, long count) {
     return (period << 32) | count;
   }
@@ -53,7 +61,7 @@ final class SlidingCounter {
       long next;
       if ((word >> 32) == stamp) {
         next = pack(stamp, Math.min(COUNT_MASK, (word & COUNT_MASK) + amount));
-      } else if ((word >> 32) < stamp || (word >> 32) == -1) {
+      } else if ((word >> 32) < stamp) {
         next = pack(stamp, Math.min(COUNT_MASK, amount));
       } else {
         return; // a late add for a period the slot has already moved past: its period has left the window

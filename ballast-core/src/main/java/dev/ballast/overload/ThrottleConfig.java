@@ -26,10 +26,7 @@ public record ThrottleConfig(double k, Duration window, int slots, Duration reco
     Ranges.checkDouble("k", k, 1.1, 10);
     Ranges.checkDuration("window", window, Duration.ofSeconds(1), Duration.ofHours(1));
     Ranges.checkInt("slots", slots, 2, 1000);
-    if (window.toNanos() / slots < 1_000_000) {
-      throw new IllegalArgumentException(
-          "slots: " + slots + " (expected: 2.." + Math.max(2, window.toMillis()) + ", a slot lasts at least 1 ms)");
-    }
+    SlidingCounter.checkSlotLength(window, slots);
     Ranges.checkDuration("recomputeInterval", recomputeInterval, Duration.ofMillis(1), window);
   }
 
