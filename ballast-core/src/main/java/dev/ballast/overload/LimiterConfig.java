@@ -14,7 +14,8 @@ import java.util.Arrays;
  *
  * <ul>
  *   <li>{@link Kind#CPU} (default): the design of the talk in the project's reference material. It
- *       sheds only while the machine is hot (CPU above {@code cpuThreshold}, or within {@code
+ *       sheds only while the machine is hot (CPU, averaged over about a window, above {@code
+ *       cpuThreshold}, or within {@code
  *       coolOff} of the last shed), and then caps requests in flight at L = maxPass x minService x
  *       {@code queueFactor}: the most requests completed per second in any slot of the last
  *       {@code window}, times the least mean service time of a slot, is the number of requests
@@ -36,7 +37,9 @@ import java.util.Arrays;
  * @param window how far back passes and service times are kept (default 1 s; 10 ms..1 min)
  * @param slots the window's slots; L is recomputed once per slot (default 10; 2..1000)
  * @param queueFactor the CPU limiter's queue allowance, as a multiple of the requests it can run
- *     at once (default 2.0; 1.0..100)
+ *     at once (default 4.0: at twice its capacity a server queues about three times what it runs,
+ *     which keeps its cores busy and leaves critical requests room while sheddable ones are shed,
+ *     see docs/overload.md; 1.0..100)
  * @param initialLimit L before the first measurement (default 100; minLimit..maxLimit)
  * @param minLimit the least L (default 4; 1..maxLimit)
  * @param maxLimit the most L (default 10000; minLimit..1000000)
@@ -167,7 +170,7 @@ public record LimiterConfig(
     private Duration coolOff = Duration.ofSeconds(1);
     private Duration window = Duration.ofSeconds(1);
     private int slots = 10;
-    private double queueFactor = 2.0;
+    private double queueFactor = 4.0;
     private int initialLimit = 100;
     private int minLimit = 4;
     private int maxLimit = 10_000;

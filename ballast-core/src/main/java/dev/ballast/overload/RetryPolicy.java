@@ -9,13 +9,17 @@ import dev.ballast.pick.Pick;
  * another backend may serve better ({@link AnswerKind#OVERLOADED}, {@link AnswerKind#NETWORK}),
  * after a {@link Backoff} with full jitter, and only while the client's {@link RetryBudget} allows.
  * An {@link AnswerKind#OVERLOADED_DONT_RETRY} answer is never retried: overload is retried at one
- * layer only.
+ * layer only. An overload answer is retried only for requests of criticality {@code
+ * overloadRetryFloor} or more important: a sheddable request that was shed has had its answer, and
+ * its retry would take budget and capacity from critical ones.
  *
  * @param maxAttempts attempts per request, the first included (default 3; 1..10)
  * @param backoff the waits before retries
  * @param budget the client's retry budget
+ * @param overloadRetryFloor the least important criticality whose overload answers are retried
+ *     (default {@link Criticality#CRITICAL})
  */
-public record RetryPolicy(int maxAttempts, Backoff backoff, RetryBudgetConfig budget) {
+public record RetryPolicy(int maxAttempts, Backoff backoff, RetryBudgetConfig budget, Criticality overloadRetryFloor) {
 
   /** How many times {@link #pickAvoiding} picks again before it settles for the backend to avoid. */
   static final int AVOIDING_PICKS = 8;
@@ -28,15 +32,25 @@ public record RetryPolicy(int maxAttempts, Backoff backoff, RetryBudgetConfig bu
     if (budget == null) {
       throw new IllegalArgumentException("budget: null (expected: a RetryBudgetConfig)");
     }
+    if (overloadRetryFloor == null) {
+      throw new IllegalArgumentException("overloadRetryFloor: null (expected: a Criticality)");
+    }
   }
 
   public static RetryPolicy defaults() {
-    return new RetryPolicy(3, Backoff.defaults(), RetryBudgetConfig.defaults());
+    return new RetryPolicy(3, Backoff.defaults(), RetryBudgetConfig.defaults(), Criticality.CRITICAL);
   }
 
-  /** Whether an attempt that ended with {@code answer} may be retried, the budget aside. */
-  public boolean isRetryable(AnswerKind answer, int attemptsSoFar) {
-    return attemptsSoFar < maxAttempts && (answer == AnswerKind.OVERLOADED || answer == AnswerKind.NETWORK);
+  /**
+   * Whether an attempt of a request of criticality {@code criticality} that ended with {@code
+   * answer} may be retried, the budget aside.
+   */
+  public boolean isRetryable(AnswerKind answer, int attemptsSoFar, Criticality criticality) {
+    if (attemptsSoFar >= maxAttempts) {
+      return false;
+    }
+    return answer == AnswerKind.NETWORK
+        || (answer == AnswerKind.OVERLOADED && !criticality.isLowerThan(overloadRetryFloor));
   }
 
   /**

@@ -38,36 +38,51 @@ final class AdmissionLimiterTest {
 
   @Test
   void theCpuLimitIsMaxPassTimesMinServiceTimesTheQueueFactor() {
+    cpu.set(0.9);
     AdmissionLimiter limiter = cpuLimiter();
     // Slots: 40 passes of 20 ms, 80 of 10 ms, 60 of 15 ms. maxPass = 800/s, minService = 10 ms:
-    // 8 requests can run at once; queue factor 2: limit 16.
+    // 8 requests can run at once; queue factor 4: limit 32.
     slotOf(limiter, 40, 20);
     slotOf(limiter, 80, 10);
     slotOf(limiter, 60, 15);
-    cpu.set(0.9);
     limiter.tryAcquire(Criticality.CRITICAL); // the first call of the new slot recomputes
     limiter.onDropped();
-    assertThat(limiter.limit()).isEqualTo(16);
+    assertThat(limiter.limit()).isEqualTo(32);
+    assertThat(limiter.isEnforcing()).isTrue();
+  }
+
+  @Test
+  void cpuIsAveragedSoThatOneBusySlotDoesNotStartShedding() {
+    AdmissionLimiter limiter = cpuLimiter(); // 0.5 at first
+    slotOf(limiter, 10, 10);
+    slotOf(limiter, 10, 10); // its first call reads 0.5
+    cpu.set(1.0);
+    limiter.tryAcquire(Criticality.CRITICAL);
+    // Readings 0.5, then 1.0 with weight 1/10: 0.55.
+    assertThat(limiter.isEnforcing()).isFalse();
+    for (int i = 0; i < 20; i++) {
+      slotOf(limiter, 10, 10);
+    }
     assertThat(limiter.isEnforcing()).isTrue();
   }
 
   @Test
   void aHotServerShedsAboveItsLimitAndLowerCriticalitiesFirst() {
+    cpu.set(0.95);
     AdmissionLimiter limiter = cpuLimiter();
     slotOf(limiter, 40, 20);
     slotOf(limiter, 80, 10);
-    cpu.set(0.95);
     clock.advance(Duration.ofMillis(100));
-    // Limit 16: SHEDDABLE up to 8 in flight, SHEDDABLE_PLUS 12, CRITICAL 16, CRITICAL_PLUS 24.
+    // Limit 32: SHEDDABLE up to 16 in flight, SHEDDABLE_PLUS 24, CRITICAL 32, CRITICAL_PLUS 48.
     int sheddable = admitted(limiter, Criticality.SHEDDABLE, 100);
     int sheddablePlus = admitted(limiter, Criticality.SHEDDABLE_PLUS, 100);
     int critical = admitted(limiter, Criticality.CRITICAL, 100);
     int criticalPlus = admitted(limiter, Criticality.CRITICAL_PLUS, 100);
-    assertThat(limiter.limit()).isEqualTo(16);
-    assertThat(new int[] {sheddable, sheddablePlus, critical, criticalPlus}).containsExactly(8, 4, 4, 8);
-    assertThat(limiter.shed(Criticality.SHEDDABLE)).isEqualTo(92);
-    assertThat(limiter.shed(Criticality.CRITICAL_PLUS)).isEqualTo(92);
-    assertThat(limiter.inFlight()).isEqualTo(24);
+    assertThat(limiter.limit()).isEqualTo(32);
+    assertThat(new int[] {sheddable, sheddablePlus, critical, criticalPlus}).containsExactly(16, 8, 8, 16);
+    assertThat(limiter.shed(Criticality.SHEDDABLE)).isEqualTo(84);
+    assertThat(limiter.shed(Criticality.CRITICAL_PLUS)).isEqualTo(84);
+    assertThat(limiter.inFlight()).isEqualTo(48);
   }
 
   private static int admitted(AdmissionLimiter limiter, Criticality c, int tries) {
@@ -82,15 +97,17 @@ final class AdmissionLimiterTest {
 
   @Test
   void afterASheddingSpellTheLimiterKeepsItsLimitForTheCoolOffThenLetsGo() {
-    AdmissionLimiter limiter = cpuLimiter();
-    slotOf(limiter, 40, 20);
-    slotOf(limiter, 80, 10);
+    // Two slots: a reading weighs 1/2. No completions: the limit stays at its initial 10.
+    LimiterConfig config =
+        LimiterConfig.builder().window(Duration.ofMillis(200)).slots(2).minLimit(1).initialLimit(10).build();
     cpu.set(0.95);
+    AdmissionLimiter limiter = AdmissionLimiter.create(config, cpu::get, clock);
     clock.advance(Duration.ofMillis(100));
-    admitted(limiter, Criticality.CRITICAL, 17); // 16 admitted, one shed
-    cpu.set(0.3);
-    clock.advance(Duration.ofMillis(500));
-    assertThat(limiter.tryAcquire(Criticality.CRITICAL)).isFalse(); // CPU is cool, but within the cool-off
+    assertThat(admitted(limiter, Criticality.CRITICAL, 11)).isEqualTo(10);
+    cpu.set(0.0);
+    clock.advance(Duration.ofMillis(100));
+    // The average is 0.475, cool, but a request was shed within the cool-off.
+    assertThat(limiter.tryAcquire(Criticality.CRITICAL)).isFalse();
     clock.advance(Duration.ofMillis(1001));
     assertThat(limiter.tryAcquire(Criticality.CRITICAL)).isTrue();
   }

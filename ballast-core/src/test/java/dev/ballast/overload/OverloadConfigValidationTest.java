@@ -46,7 +46,7 @@ final class OverloadConfigValidationTest {
         .hasMessage("ratio: 1.5 (expected: 0.0..1.0)");
     assertThatThrownBy(() -> new RetryBudgetConfig(0.1, Duration.ofSeconds(10), 10, -1))
         .hasMessage("minRetriesPerSecond: -1.0 (expected: 0.0..1000000.0)");
-    assertThatThrownBy(() -> new RetryPolicy(0, Backoff.defaults(), RetryBudgetConfig.defaults()))
+    assertThatThrownBy(() -> new RetryPolicy(0, Backoff.defaults(), RetryBudgetConfig.defaults(), Criticality.CRITICAL))
         .hasMessage("maxAttempts: 0 (expected: 1..10)");
     assertThatThrownBy(() -> new Backoff(Duration.ofMillis(100), 2, Duration.ofMillis(50)))
         .hasMessage("cap: PT0.05S (expected: PT0.1S..PT10M)");

@@ -18,13 +18,25 @@ final class RetryPolicyTest {
   @Test
   void onlyOverloadAndNetworkFailuresAreRetriedAndNoMoreThanMaxAttempts() {
     RetryPolicy policy = RetryPolicy.defaults();
-    assertThat(policy.isRetryable(AnswerKind.OVERLOADED, 1)).isTrue();
-    assertThat(policy.isRetryable(AnswerKind.NETWORK, 2)).isTrue();
-    assertThat(policy.isRetryable(AnswerKind.OVERLOADED, 3)).isFalse();
-    assertThat(policy.isRetryable(AnswerKind.OVERLOADED_DONT_RETRY, 1)).isFalse();
-    assertThat(policy.isRetryable(AnswerKind.ERROR, 1)).isFalse();
-    assertThat(policy.isRetryable(AnswerKind.DEADLINE_EXCEEDED, 1)).isFalse();
-    assertThat(policy.isRetryable(AnswerKind.SUCCESS, 1)).isFalse();
+    Criticality critical = Criticality.CRITICAL;
+    assertThat(policy.isRetryable(AnswerKind.OVERLOADED, 1, critical)).isTrue();
+    assertThat(policy.isRetryable(AnswerKind.NETWORK, 2, critical)).isTrue();
+    assertThat(policy.isRetryable(AnswerKind.OVERLOADED, 3, critical)).isFalse();
+    assertThat(policy.isRetryable(AnswerKind.OVERLOADED_DONT_RETRY, 1, critical)).isFalse();
+    assertThat(policy.isRetryable(AnswerKind.ERROR, 1, critical)).isFalse();
+    assertThat(policy.isRetryable(AnswerKind.DEADLINE_EXCEEDED, 1, critical)).isFalse();
+    assertThat(policy.isRetryable(AnswerKind.SUCCESS, 1, critical)).isFalse();
+  }
+
+  @Test
+  void sheddableRequestsThatWereShedAreNotRetriedButNetworkFailuresAre() {
+    RetryPolicy policy = RetryPolicy.defaults();
+    assertThat(policy.isRetryable(AnswerKind.OVERLOADED, 1, Criticality.CRITICAL_PLUS)).isTrue();
+    assertThat(policy.isRetryable(AnswerKind.OVERLOADED, 1, Criticality.SHEDDABLE_PLUS)).isFalse();
+    assertThat(policy.isRetryable(AnswerKind.OVERLOADED, 1, Criticality.SHEDDABLE)).isFalse();
+    assertThat(policy.isRetryable(AnswerKind.NETWORK, 1, Criticality.SHEDDABLE)).isTrue();
+    RetryPolicy all = new RetryPolicy(3, Backoff.defaults(), RetryBudgetConfig.defaults(), Criticality.SHEDDABLE);
+    assertThat(all.isRetryable(AnswerKind.OVERLOADED, 1, Criticality.SHEDDABLE)).isTrue();
   }
 
   @Test

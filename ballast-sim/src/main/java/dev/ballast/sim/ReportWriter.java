@@ -60,11 +60,15 @@ public final class ReportWriter {
             + "p50_ms,p99_ms,p999_ms,requests,errors,error_rate,deadline_misses,"
             + "min_connections,mean_connections,max_connections,"
             + "before_switch_max_over_mean,before_switch_wasted_share,after_switch_max_over_mean,after_switch_wasted_share,"
-            + "p99_before_switch_ms,p99_after_switch_ms\n");
+            + "p99_before_switch_ms,p99_after_switch_ms,"
+            + "goodput_rps,goodput_share,local_rejections,backend_sheds,expired_unstarted,first_attempts,retries,"
+            + "retry_amplification,success_critical_plus,success_critical,success_sheddable_plus,success_sheddable,"
+            + "recovery_s\n");
     for (Simulator.ScenarioResult scenario : results) {
       for (Simulator.PolicyResult policy : scenario.policies()) {
         RunResult.Summary s = policy.summary();
         RunResult.Spread sp = s.spread();
+        RunResult.Overload o = s.overload();
         csv.append(String.join(",",
             scenario.scenario().name(), policy.policy(), Integer.toString(policy.runs().size()),
             num(sp.meanUtilization()), num(sp.maxOverMean()), num(sp.maxOverMin()), num(sp.wastedCores()), num(sp.wastedShare()),
@@ -76,7 +80,11 @@ public final class ReportWriter {
             s.spreadAfterSwitch() == null ? "" : num(s.spreadAfterSwitch().maxOverMean()),
             s.spreadAfterSwitch() == null ? "" : num(s.spreadAfterSwitch().wastedShare()),
             s.spreadAfterSwitch() == null ? "" : num(s.p99BeforeSwitchMillis()),
-            s.spreadAfterSwitch() == null ? "" : num(s.p99AfterSwitchMillis())))
+            s.spreadAfterSwitch() == null ? "" : num(s.p99AfterSwitchMillis()),
+            num(o.goodputRps()), num(o.goodputShare()), Long.toString(o.throttled()), Long.toString(o.sheds()),
+            Long.toString(o.expired()), Long.toString(o.firstAttempts()), Long.toString(o.retries()),
+            num(o.amplification()), optional(o.criticalitySuccess()[0]), optional(o.criticalitySuccess()[1]),
+            optional(o.criticalitySuccess()[2]), optional(o.criticalitySuccess()[3]), optional(o.recoverySeconds())))
             .append('\n');
       }
     }
@@ -195,12 +203,19 @@ public final class ReportWriter {
     Files.writeString(file, csv.toString(), StandardCharsets.UTF_8);
   }
 
+  /** A value that may not apply (NaN): an empty cell. */
+  private static String optional(double value) {
+    return Double.isNaN(value) ? "" : num(value);
+  }
+
   private static void writeOutcomes(Path file, RunResult run, double interval) throws IOException {
     long[] answered = run.answeredPerSample();
     long[] errors = run.errorsPerSample();
-    StringBuilder csv = new StringBuilder("time_s,answered,errors\n");
+    long[] good = run.successesPerSample();
+    StringBuilder csv = new StringBuilder("time_s,answered,errors,successes_within_deadline\n");
     for (int k = 0; k < answered.length; k++) {
-      csv.append(num((k + 1) * interval)).append(',').append(answered[k]).append(',').append(errors[k]).append('\n');
+      csv.append(num((k + 1) * interval)).append(',').append(answered[k]).append(',').append(errors[k]).append(',')
+          .append(good[k]).append('\n');
     }
     Files.writeString(file, csv.toString(), StandardCharsets.UTF_8);
   }

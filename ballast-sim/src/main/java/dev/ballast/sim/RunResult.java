@@ -23,18 +23,20 @@ public final class RunResult {
   private final LatencyHistogram latencyAfter;
   private final long[] answeredPerSample;
   private final long[] errorsPerSample;
+  private final long[] successesPerSampleCopy;
   private final long measuredRequests;
   private final long successes;
   private final long failures;
   private final long rejected;
   private final long deadlineMisses;
+  private final Overload overload;
   // Per switch window (0: before the switch, 1: a warm-up after it): requests, errors, misses.
   private final long[][] windowCounts;
   private final long requestsIssued;
   private final long wallNanos;
   private final long cpuNanos;
 
-  private RunResult(Builder b, long requestsIssued, long wallNanos, long cpuNanos) {
+  private RunResult(Builder b, long wallNanos, long cpuNanos) {
     this.scenario = b.scenario;
     this.policy = b.policy;
     this.seed = b.seed;
@@ -47,13 +49,15 @@ public final class RunResult {
     this.latencyAfter = b.latencyAfter;
     this.answeredPerSample = Arrays.copyOf(b.answeredPerSample, b.samples.size());
     this.errorsPerSample = Arrays.copyOf(b.errorsPerSample, b.samples.size());
-    this.measuredRequests = b.successes + b.failures + b.rejected + b.deadlineMisses;
+    this.successesPerSampleCopy = Arrays.copyOf(b.successesPerSample, b.samples.size());
+    this.measuredRequests = b.successes + b.failures + b.rejected + b.throttled + b.deadlineMisses;
     this.successes = b.successes;
     this.failures = b.failures;
     this.rejected = b.rejected;
     this.deadlineMisses = b.deadlineMisses;
     this.windowCounts = new long[][] {b.windowCounts[0].clone(), b.windowCounts[1].clone()};
-    this.requestsIssued = requestsIssued;
+    this.requestsIssued = b.requestsIssued;
+    this.overload = b.overload();
     this.wallNanos = wallNanos;
     this.cpuNanos = cpuNanos;
   }
@@ -121,6 +125,11 @@ public final class RunResult {
     return deadlineMisses;
   }
 
+  /** Requests that succeeded within their deadline, per sample interval (by the time of the answer). */
+  public long[] successesPerSample() {
+    return successesPerSampleCopy.clone();
+  }
+
   /** The latencies callers saw after the warm-up, as CSV lines {@code upper_ms,count}. */
   String latencyCsv() {
     StringBuilder csv = new StringBuilder("latency_upper_ms,requests\n");
@@ -168,7 +177,7 @@ public final class RunResult {
       afterWindow = SwitchWindow.of(latencyAfter, windowCounts[1]);
     }
     double[] connectionStats = connectionStats(connections);
-    long errors = failures + rejected;
+    long errors = failures + rejected + overload.throttled();
     return new Summary(
         scenario.name(),
         policy,
@@ -188,7 +197,69 @@ public final class RunResult {
         connectionStats[1],
         connectionStats[2],
         beforeWindow,
-        afterWindow);
+        afterWindow,
+        overload);
+  }
+
+  /**
+   * What overload protection did over the measured time. Goodput is the requests that succeeded
+   * within their deadline per second, also as a share of the fleet's capacity (its cores after the
+   * mean antagonist, over the mean query cost).
+   *
+   * @param criticalitySuccess per criticality, the share of its requests that succeeded (NaN: none sent)
+   * @param recoverySeconds after a load spike, how long until a whole sample interval served at
+   *     least 95% of what was offered in it, up to the fleet's capacity (NaN: no spike, or never)
+   */
+  public record Overload(
+      double goodputRps,
+      double goodputShare,
+      long throttled,
+      long sheds,
+      long expired,
+      long firstAttempts,
+      long retries,
+      double[] criticalitySuccess,
+      double recoverySeconds) {
+
+    /** Attempts sent per first attempt. */
+    public double amplification() {
+      return firstAttempts == 0 ? 1 : (double) (firstAttempts + retries) / firstAttempts;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof Overload other && toString().equals(other.toString());
+    }
+
+    @Override
+    public int hashCode() {
+      return toString().hashCode();
+    }
+
+    @Override
+    public String toString() {
+      return "Overload[" + goodputRps + ", " + goodputShare + ", " + throttled + ", " + sheds + ", " + expired + ", "
+          + firstAttempts + ", " + retries + ", " + Arrays.toString(criticalitySuccess) + ", " + recoverySeconds + "]";
+    }
+
+    static Overload mean(List<Overload> runs) {
+      int n = runs.size();
+      double[] success = new double[runs.get(0).criticalitySuccess.length];
+      for (int i = 0; i < success.length; i++) {
+        int k = i;
+        success[i] = runs.stream().mapToDouble(o -> o.criticalitySuccess[k]).sum() / n;
+      }
+      return new Overload(
+          runs.stream().mapToDouble(Overload::goodputRps).sum() / n,
+          runs.stream().mapToDouble(Overload::goodputShare).sum() / n,
+          runs.stream().mapToLong(Overload::throttled).sum(),
+          runs.stream().mapToLong(Overload::sheds).sum(),
+          runs.stream().mapToLong(Overload::expired).sum(),
+          runs.stream().mapToLong(Overload::firstAttempts).sum(),
+          runs.stream().mapToLong(Overload::retries).sum(),
+          success,
+          runs.stream().mapToDouble(Overload::recoverySeconds).sum() / n);
+    }
   }
 
   /**
@@ -278,7 +349,8 @@ public final class RunResult {
       double meanConnections,
       double maxConnections,
       SwitchWindow beforeSwitch,
-      SwitchWindow afterSwitch) {
+      SwitchWindow afterSwitch,
+      Overload overload) {
 
     public static Summary mean(List<Summary> runs) {
       if (runs.size() == 1) {
@@ -305,7 +377,8 @@ public final class RunResult {
           runs.stream().mapToDouble(Summary::meanConnections).sum() / n,
           runs.stream().mapToDouble(Summary::maxConnections).sum() / n,
           first.beforeSwitch == null ? null : SwitchWindow.mean(runs.stream().map(Summary::beforeSwitch).toList()),
-          first.afterSwitch == null ? null : SwitchWindow.mean(runs.stream().map(Summary::afterSwitch).toList()));
+          first.afterSwitch == null ? null : SwitchWindow.mean(runs.stream().map(Summary::afterSwitch).toList()),
+          Overload.mean(runs.stream().map(Summary::overload).toList()));
     }
 
     private static Spread meanSpread(List<Spread> spreads) {
@@ -325,8 +398,9 @@ public final class RunResult {
     private final String policy;
     private final long seed;
     private final double[] speeds;
-    private final int[] cores;
-    private final int[] connections;
+    private int[] cores;
+    private int[] connections;
+    private double capacityRps;
     private final List<float[]> samples = new ArrayList<>();
     private final LatencyHistogram latency = new LatencyHistogram();
     private final LatencyHistogram latencyBefore = new LatencyHistogram();
@@ -341,20 +415,115 @@ public final class RunResult {
     private long rejected;
     private long deadlineMisses;
     private final long[][] windowCounts = new long[2][3];
+    private long[] successesPerSample;
+    private long[] issuedPerSample;
+    private long requestsIssued;
+    private long throttled;
+    private long sheds;
+    private long expired;
+    private long attempts;
+    private long retries;
+    private final long[] issuedByCriticality = new long[4];
+    private final long[] successesByCriticality = new long[4];
 
-    Builder(Scenario scenario, String policy, long seed, double[] speeds, int[] cores, int[] connections) {
+    Builder(Scenario scenario, String policy, long seed, double[] speeds) {
       this.scenario = scenario;
       this.policy = policy;
       this.seed = seed;
       this.speeds = speeds;
-      this.cores = cores;
-      this.connections = connections;
       this.sampleInterval = scenario.sampleIntervalNanos();
       int intervals = (int) (scenario.durationNanos() / sampleInterval) + 2;
       this.answeredPerSample = new long[intervals];
       this.errorsPerSample = new long[intervals];
+      this.successesPerSample = new long[intervals];
+      this.issuedPerSample = new long[intervals];
       this.switchAt = scenario.policySwitch().enabled() ? scenario.policySwitch().atNanos() : Long.MAX_VALUE;
       this.settledAt = switchAt == Long.MAX_VALUE ? Long.MAX_VALUE : switchAt + scenario.warmupNanos();
+    }
+
+    /** The fleet, once built: cores and connections per backend, and its capacity in requests per second. */
+    void fleet(int[] cores, int[] connections, double capacityRps) {
+      this.cores = cores;
+      this.connections = connections;
+      this.capacityRps = capacityRps;
+    }
+
+    private boolean measured(long now) {
+      return now >= scenario.warmupNanos();
+    }
+
+    /** A new request (not a retry) of the given criticality. */
+    void issued(long now, int criticality) {
+      requestsIssued++;
+      issuedPerSample[interval(now)]++;
+      if (measured(now)) {
+        issuedByCriticality[criticality]++;
+      }
+    }
+
+    /** The client's throttle rejected a new request. */
+    void throttled(long now, int criticality) {
+      answeredPerSample[interval(now)]++;
+      errorsPerSample[interval(now)]++;
+      if (measured(now)) {
+        throttled++;
+        count(now, true, false);
+      }
+    }
+
+    /** An attempt (first or retry) was sent. */
+    void attempt(long now) {
+      if (measured(now)) {
+        attempts++;
+      }
+    }
+
+    void retry(long now) {
+      if (measured(now)) {
+        retries++;
+      }
+    }
+
+    /** A backend's limiter shed a request. */
+    void shed(long now) {
+      if (measured(now)) {
+        sheds++;
+      }
+    }
+
+    /** A backend dropped a request unstarted: its deadline had passed. */
+    void expired(long now) {
+      if (measured(now)) {
+        expired++;
+      }
+    }
+
+    Overload overload() {
+      double seconds = (scenario.durationNanos() - scenario.warmupNanos()) / 1e9;
+      double goodput = successes / seconds;
+      double[] success = new double[issuedByCriticality.length];
+      for (int c = 0; c < success.length; c++) {
+        success[c] = issuedByCriticality[c] == 0 ? Double.NaN : (double) successesByCriticality[c] / issuedByCriticality[c];
+      }
+      return new Overload(goodput, capacityRps == 0 ? 0 : goodput / capacityRps, throttled, sheds, expired,
+          attempts - retries, retries, success, recoverySeconds());
+    }
+
+    private double recoverySeconds() {
+      Scenario.Spike spike = scenario.load().spike();
+      if (!spike.enabled()) {
+        return Double.NaN;
+      }
+      double perInterval = capacityRps * sampleInterval / 1e9;
+      int first = (int) ((spike.endNanos() + sampleInterval - 1) / sampleInterval);
+      int last = (int) (scenario.durationNanos() / sampleInterval);
+      for (int k = first; k < last; k++) {
+        double wanted = 0.95 * Math.min(issuedPerSample[k], perInterval);
+        if (successesPerSample[k] >= wanted) {
+          return ((k + 1) * sampleInterval - spike.endNanos()) / 1e9;
+        }
+      }
+      return Double.NaN;
     }
 
     void sample(float[] utilization) {
@@ -365,10 +534,12 @@ public final class RunResult {
       return (int) Math.min(answeredPerSample.length - 1, now / sampleInterval);
     }
 
-    void success(long start, long latencyNanos, boolean measured) {
+    void success(long start, long latencyNanos, boolean measured, int criticality) {
       answeredPerSample[interval(start + latencyNanos)]++;
+      successesPerSample[interval(start + latencyNanos)]++;
       if (measured) {
         successes++;
+        successesByCriticality[criticality]++;
         recordLatency(start, latencyNanos);
         count(start, false, false);
       }
@@ -423,8 +594,8 @@ public final class RunResult {
       }
     }
 
-    RunResult build(long requestsIssued, long wallNanos, long cpuNanos) {
-      return new RunResult(this, requestsIssued, wallNanos, cpuNanos);
+    RunResult build(long wallNanos, long cpuNanos) {
+      return new RunResult(this, wallNanos, cpuNanos);
     }
   }
 }

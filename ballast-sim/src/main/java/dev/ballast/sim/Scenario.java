@@ -29,7 +29,8 @@ public record Scenario(
     Restart restart,
     List<Fault> faults,
     PolicySwitch policySwitch,
-    PolicySettings policySettings) {
+    PolicySettings policySettings,
+    Overload overload) {
 
   public Scenario {
     policies = List.copyOf(policies);
@@ -40,14 +41,14 @@ public record Scenario(
   public Scenario withPolicies(List<String> names) {
     return new Scenario(name, source, title, claim, seed, seeds, durationNanos, warmupNanos, sampleIntervalNanos,
         names, clients, fleet, load, cost, rttNanos, deadlineNanos, activeRequestLimit, reports, restart, faults,
-        policySwitch, policySettings);
+        policySwitch, policySettings, overload);
   }
 
   /** The same scenario with another seed count. */
   public Scenario withSeeds(int count) {
     return new Scenario(name, source, title, claim, seed, count, durationNanos, warmupNanos, sampleIntervalNanos,
         policies, clients, fleet, load, cost, rttNanos, deadlineNanos, activeRequestLimit, reports, restart, faults,
-        policySwitch, policySettings);
+        policySwitch, policySettings, overload);
   }
 
   public record Clients(int count, int subsetSize, String subsetting, double rateSpread) {}
@@ -61,6 +62,11 @@ public record Scenario(
     }
   }
 
+  /**
+   * @param criticalityShares the share of requests of each criticality, in the order of {@code
+   *     dev.ballast.overload.Criticality}; they sum to 1
+   * @param spike the offered load changes to another utilization for a while
+   */
   public record Load(
       double utilization,
       boolean bursty,
@@ -68,7 +74,62 @@ public record Scenario(
       double burstShare,
       long burstLengthNanos,
       double fanoutProbability,
-      int fanoutSize) {}
+      int fanoutSize,
+      double[] criticalityShares,
+      Spike spike) {
+    public Load {
+      criticalityShares = criticalityShares.clone();
+    }
+
+    @Override
+    public double[] criticalityShares() {
+      return criticalityShares.clone();
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof Load l && utilization == l.utilization && bursty == l.bursty && burstFactor == l.burstFactor
+          && burstShare == l.burstShare && burstLengthNanos == l.burstLengthNanos
+          && fanoutProbability == l.fanoutProbability && fanoutSize == l.fanoutSize
+          && java.util.Arrays.equals(criticalityShares, l.criticalityShares) && spike.equals(l.spike);
+    }
+
+    @Override
+    public int hashCode() {
+      return java.util.Objects.hash(utilization, bursty, burstFactor, burstShare, burstLengthNanos, fanoutProbability,
+          fanoutSize, java.util.Arrays.hashCode(criticalityShares), spike);
+    }
+  }
+
+  /** From {@code atNanos}, for {@code forNanos} (0: no spike), the offered load is {@code utilization}. */
+  public record Spike(long atNanos, long forNanos, double utilization) {
+    public boolean enabled() {
+      return forNanos > 0;
+    }
+
+    public long endNanos() {
+      return atNanos + forNanos;
+    }
+  }
+
+  /**
+   * Overload protection, each part on by default as ballast-core's defaults have it, and each
+   * with a switch so that the unprotected baseline can run beside it.
+   *
+   * @param throttle client-side adaptive throttling, or null when off
+   * @param limiter the backends' admission limiter, or null when off
+   * @param shedCostNanos CPU a backend spends to shed one request
+   * @param deadlineChecks backends neither start nor keep queued a request whose deadline passed
+   * @param retry when clients retry (max attempts 1: never)
+   * @param retryBudget the clients' retry budget, or null when off (retries then only capped by max attempts)
+   */
+  public record Overload(
+      dev.ballast.overload.ThrottleConfig throttle,
+      dev.ballast.overload.LimiterConfig limiter,
+      long shedCostNanos,
+      boolean deadlineChecks,
+      dev.ballast.overload.RetryPolicy retry,
+      boolean retryBudget) {}
 
   public record Cost(long meanNanos, long maxNanos, double ratio) {}
 
@@ -89,9 +150,10 @@ public record Scenario(
     ROLLING_RESTART
   }
 
+  /** {@code retryable}: a sinkhole's errors are ones a client retries (unavailable), not application errors. */
   public record Fault(
       FaultType type, int first, int count, long atNanos, long forNanos, double factor, long intervalNanos,
-      boolean lameDuck) {}
+      boolean lameDuck, boolean retryable) {}
 
   /** Clients switch to {@code policy} at {@code atNanos} (0: never), as in the chapter's Figure 20-6. */
   public record PolicySwitch(long atNanos, String policy) {

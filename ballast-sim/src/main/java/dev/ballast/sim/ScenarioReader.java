@@ -24,6 +24,12 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import dev.ballast.overload.Backoff;
+import dev.ballast.overload.Criticality;
+import dev.ballast.overload.LimiterConfig;
+import dev.ballast.overload.RetryBudgetConfig;
+import dev.ballast.overload.RetryPolicy;
+import dev.ballast.overload.ThrottleConfig;
 import java.util.TreeSet;
 
 /**
@@ -35,9 +41,11 @@ public final class ScenarioReader {
   static final String DEFAULTS = "ballast-sim.conf";
   private static final long NS_PER_S = 1_000_000_000L;
   private static final long DAY = 86_400 * NS_PER_S;
+  /** The most load a scenario may offer, as a multiple of the fleet's capacity. */
+  static final double MAX_UTILIZATION = 50;
   // Keys whose values are lists of objects, checked element by element instead of against the defaults.
   private static final Set<String> FAULT_KEYS =
-      Set.of("type", "first", "count", "at", "for", "factor", "interval", "lame-duck");
+      Set.of("type", "first", "count", "at", "for", "factor", "interval", "lame-duck", "retryable");
   private static final Set<String> MACHINE_KEYS = Set.of("share", "speed");
 
   private final String file;
@@ -207,15 +215,25 @@ public final class ScenarioReader {
     if (!arrivals.equals("poisson") && !arrivals.equals("bursty")) {
       throw fail("load.arrivals", arrivals, "poisson or bursty");
     }
+    var spike =
+        new Scenario.Spike(
+            duration(config, "load.spike.at", "load.spike.at", 0, duration),
+            duration(config, "load.spike.for", "load.spike.for", 0, duration),
+            number("load.spike.utilization", 0.001, MAX_UTILIZATION));
+    if (spike.enabled() && spike.endNanos() > duration) {
+      throw fail("load.spike.for", render("load.spike.for"), "a duration that ends the spike by the end of the run");
+    }
     var load =
         new Scenario.Load(
-            number("load.utilization", 0.001, 2.0),
+            number("load.utilization", 0.001, MAX_UTILIZATION),
             arrivals.equals("bursty"),
             number("load.burst.factor", 1, 1000),
             number("load.burst.share", 0.001, 0.999),
             duration(config, "load.burst.length", "load.burst.length", 1_000_000, DAY),
             number("load.fanout.probability", 0, 1),
-            integer("load.fanout.size", 1, 10_000));
+            integer("load.fanout.size", 1, 10_000),
+            criticalityShares(),
+            spike);
     if (load.burstFactor() * load.burstShare() >= 1) {
       throw fail("load.burst.factor", load.burstFactor(), "factor x share below 1, so that calm periods have a rate");
     }
@@ -300,7 +318,88 @@ public final class ScenarioReader {
         restart,
         faults(backends, duration),
         policySwitch,
-        settings);
+        settings,
+        overload());
+  }
+
+  /** The share of each criticality in the load, which must sum to 1. */
+  private double[] criticalityShares() {
+    Criticality[] all = Criticality.values();
+    double[] shares = new double[all.length];
+    double sum = 0;
+    for (Criticality c : all) {
+      shares[c.ordinal()] = number("load.criticality." + key(c), 0, 1);
+      sum += shares[c.ordinal()];
+    }
+    if (Math.abs(sum - 1) > 1e-9) {
+      StringBuilder given = new StringBuilder();
+      for (Criticality c : all) {
+        given.append(given.length() == 0 ? "" : ", ").append(key(c)).append(' ').append(shares[c.ordinal()]);
+      }
+      throw fail("load.criticality", given, "shares that sum to 1");
+    }
+    return shares;
+  }
+
+  private static String key(Criticality c) {
+    return c.name().toLowerCase(Locale.ROOT).replace('_', '-');
+  }
+
+  private Scenario.Overload overload() {
+    String o = "overload.";
+    ThrottleConfig throttle = null;
+    if (flag(o + "throttle.enabled")) {
+      throttle = core(o + "throttle", () -> ThrottleConfig.defaults()
+          .withK(number(o + "throttle.k", 1.1, 10))
+          .withWindow(java.time.Duration.ofNanos(duration(config, o + "throttle.window", o + "throttle.window", NS_PER_S, 3600 * NS_PER_S))));
+    }
+    LimiterConfig limiter = null;
+    if (flag(o + "limiter.enabled")) {
+      String kind = string(o + "limiter.kind");
+      if (!kind.equals("cpu") && !kind.equals("gradient")) {
+        throw fail(o + "limiter.kind", kind, "cpu or gradient");
+      }
+      limiter = core(o + "limiter", () -> LimiterConfig.builder()
+          .kind(kind.equals("cpu") ? LimiterConfig.Kind.CPU : LimiterConfig.Kind.GRADIENT)
+          .cpuThreshold(number(o + "limiter.cpu-threshold", 0.05, 1))
+          .queueFactor(number(o + "limiter.queue-factor", 1, 100))
+          .tolerance(number(o + "limiter.tolerance", 1, 100))
+          .window(java.time.Duration.ofNanos(duration(config, o + "limiter.window", o + "limiter.window", 10_000_000, 60 * NS_PER_S)))
+          .criticalityShares(
+              number(o + "limiter.criticality-shares.critical-plus", 0.05, 10),
+              number(o + "limiter.criticality-shares.critical", 0.05, 10),
+              number(o + "limiter.criticality-shares.sheddable-plus", 0.05, 10),
+              number(o + "limiter.criticality-shares.sheddable", 0.05, 10))
+          .build());
+    }
+    RetryPolicy retry = core(o + "retry", () -> new RetryPolicy(
+        integer(o + "retry.max-attempts", 1, 10),
+        new Backoff(
+            java.time.Duration.ofNanos(duration(config, o + "retry.backoff.initial", o + "retry.backoff.initial", 1_000_000, 60 * NS_PER_S)),
+            number(o + "retry.backoff.multiplier", 1, 10),
+            java.time.Duration.ofNanos(duration(config, o + "retry.backoff.cap", o + "retry.backoff.cap", 1_000_000, 600 * NS_PER_S))),
+        new RetryBudgetConfig(
+            number(o + "retry.budget.ratio", 0, 1),
+            java.time.Duration.ofNanos(duration(config, o + "retry.budget.window", o + "retry.budget.window", 100_000_000, 600 * NS_PER_S)),
+            10,
+            0),
+        Criticality.parse(string(o + "retry.overload-retry-floor"))));
+    return new Scenario.Overload(
+        throttle,
+        limiter,
+        duration(config, o + "shed-cost", o + "shed-cost", 0, NS_PER_S),
+        flag(o + "deadline-checks"),
+        retry,
+        flag(o + "retry.budget.enabled"));
+  }
+
+  /** Builds a core configuration; what the core rejects (a combination of keys) is reported under {@code prefix}. */
+  private <T> T core(String prefix, java.util.function.Supplier<T> build) {
+    try {
+      return build.get();
+    } catch (IllegalArgumentException e) {
+      throw new ScenarioException(file + ": " + prefix + "." + e.getMessage());
+    }
   }
 
   private List<String> policies() {
@@ -372,7 +471,8 @@ public final class ScenarioReader {
       double factor = c.hasPath("factor") ? element.number(at, "factor", 0.001, 1000) : 0.5;
       long interval = c.hasPath("interval") ? duration(c, "interval", at + ".interval", 1_000_000, DAY) : 2 * NS_PER_S;
       boolean lameDuck = !c.hasPath("lame-duck") || element.flag(at, "lame-duck");
-      faults.add(new Scenario.Fault(type, first, count, start, length, factor, interval, lameDuck));
+      boolean retryable = c.hasPath("retryable") && element.flag(at, "retryable");
+      faults.add(new Scenario.Fault(type, first, count, start, length, factor, interval, lameDuck, retryable));
     }
     return faults;
   }
@@ -455,6 +555,14 @@ public final class ScenarioReader {
       throw fail(name, value, "a number " + min + ".." + max);
     }
     return value;
+  }
+
+  private boolean flag(String key) {
+    try {
+      return config.getBoolean(key);
+    } catch (ConfigException.WrongType e) {
+      throw fail(key, render(key), "true or false");
+    }
   }
 
   private boolean flag(String prefix, String key) {

@@ -8,7 +8,8 @@ import java.util.Locale;
 public final class SummaryTable {
   static final List<String> HEADERS =
       List.of("scenario", "policy", "cpu max/mean", "cpu max/min", "wasted", "p50 ms", "p99 ms", "p99.9 ms",
-          "errors", "deadline misses", "conn min/mean/max");
+          "errors", "deadline misses", "conn min/mean/max", "goodput", "local rej", "sheds", "retries", "ampl",
+          "ok by criticality");
 
   private SummaryTable() {}
 
@@ -48,7 +49,26 @@ public final class SummaryTable {
         fixed(p999, 1),
         String.format(Locale.ROOT, "%d (%.3f%%)", errors, 100 * errorRate),
         Long.toString(deadlineMisses),
-        String.format(Locale.ROOT, "%.0f/%.1f/%.0f", s.minConnections(), s.meanConnections(), s.maxConnections()));
+        String.format(Locale.ROOT, "%.0f/%.1f/%.0f", s.minConnections(), s.meanConnections(), s.maxConnections()),
+        String.format(Locale.ROOT, "%.0f/s (%.1f%%)", s.overload().goodputRps(), 100 * s.overload().goodputShare()),
+        Long.toString(s.overload().throttled()),
+        Long.toString(s.overload().sheds()),
+        Long.toString(s.overload().retries()),
+        fixed(s.overload().amplification(), 3),
+        byCriticality(s.overload().criticalitySuccess()));
+  }
+
+  /** The success share of each criticality that was sent, e.g. {@code C 99.9% S 1.2%}. */
+  static String byCriticality(double[] success) {
+    String[] names = {"C+", "C", "S+", "S"};
+    StringBuilder text = new StringBuilder();
+    for (int i = 0; i < success.length; i++) {
+      if (!Double.isNaN(success[i])) {
+        text.append(text.length() == 0 ? "" : " ").append(names[i]).append(' ')
+            .append(String.format(Locale.ROOT, "%.2f%%", 100 * success[i]));
+      }
+    }
+    return text.toString();
   }
 
   static String fixed(double value, int decimals) {

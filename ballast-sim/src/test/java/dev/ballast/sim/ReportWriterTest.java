@@ -28,7 +28,7 @@ final class ReportWriterTest {
       assertThat(series.get(0)).isEqualTo("time_s,backend_0,backend_1,backend_2,backend_3,backend_4,backend_5");
       assertThat(series).hasSize(1 + 5);
       assertThat(Files.readAllLines(policyDir.resolve("backends.csv"))).hasSize(1 + 6);
-      assertThat(Files.readAllLines(policyDir.resolve("outcomes-timeseries.csv")).get(0)).isEqualTo("time_s,answered,errors");
+      assertThat(Files.readAllLines(policyDir.resolve("outcomes-timeseries.csv")).get(0)).isEqualTo("time_s,answered,errors,successes_within_deadline");
       assertThat(policyDir.resolve("cpu-timeseries.png")).isNotEmptyFile();
       List<String> latency = Files.readAllLines(policyDir.resolve("latency-histogram.csv"));
       assertThat(latency.get(0)).isEqualTo("latency_upper_ms,requests");

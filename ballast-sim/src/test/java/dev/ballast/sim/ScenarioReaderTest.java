@@ -48,7 +48,7 @@ final class ScenarioReaderTest {
     assertThat(scenario.fleet().machines()).containsExactly(new Scenario.Machine(1, 0.4));
     assertThat(scenario.fleet().cores()).isEqualTo(ScenarioReader.defaults().fleet().cores());
     assertThat(scenario.faults())
-        .containsExactly(new Scenario.Fault(Scenario.FaultType.SLOW, 2, 3, 5_000_000_000L, 10_000_000_000L, 0.25, 2_000_000_000L, true));
+        .containsExactly(new Scenario.Fault(Scenario.FaultType.SLOW, 2, 3, 5_000_000_000L, 10_000_000_000L, 0.25, 2_000_000_000L, true, false));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -59,7 +59,13 @@ final class ScenarioReaderTest {
         "backends.count = many | bad.conf: backends.count: \"many\" (expected: a whole number 1..1000000)",
         "backends.count = 0 | bad.conf: backends.count: 0 (expected: a whole number 1..1000000)",
         "duration = soon | bad.conf: duration: \"soon\" (expected: a duration such as 15ms, 10s or 2m)",
-        "load.utilization = 3 | bad.conf: load.utilization: 3.0 (expected: a number 0.001..2.0)",
+        "load.utilization = 60 | bad.conf: load.utilization: 60.0 (expected: a number 0.001..50.0)",
+        "load.criticality.sheddable = 0.5 | bad.conf: load.criticality: critical-plus 0.0, critical 1.0, sheddable-plus 0.0, sheddable 0.5 (expected: shares that sum to 1)",
+        "load.spike { at = 110s, for = 20s } | bad.conf: load.spike.for: \"20s\" (expected: a duration that ends the spike by the end of the run)",
+        "overload.limiter.kind = magic | bad.conf: overload.limiter.kind: magic (expected: cpu or gradient)",
+        "overload.throttle.k = 1 | bad.conf: overload.throttle.k: 1.0 (expected: a number 1.1..10.0)",
+        "overload.retry.overload-retry-floor = urgent | bad.conf: overload.retry.criticality: urgent (expected: critical_plus, critical, sheddable_plus or sheddable)",
+        "overload.retry.backoff { initial = 2s, cap = 1s } | bad.conf: overload.retry.cap: PT1S (expected: PT2S..PT10M)",
         "policies = [best] | bad.conf: policies: best (expected: one of round_robin, least_loaded_round_robin,",
         "clients.subsetting = magic | bad.conf: clients.subsetting: magic (expected: one of random, deterministic",
         "faults = [{type = meteor}] | bad.conf: faults[0].type: meteor (expected: sinkhole, slow, crash or rolling_restart)",

@@ -123,7 +123,8 @@ final class SimulationTest {
     RunResult result =
         run("duration = 70s, warmup = 10s, backends { count = 10, antagonists.max = 0 }, clients.subset-size = 10,"
             + " restart { down = 5s, extra-cpu = 1.5, extra-cpu-for = 30s },"
-            + " faults = [{type = crash, first = 0, count = 5, at = 20s}]", "round_robin");
+            + " faults = [{type = crash, first = 0, count = 5, at = 20s}],"
+            + " overload { limiter.enabled = false, retry.max-attempts = 1 }", "round_robin");
     // Five tasks at half load hold several requests between them at any moment.
     assertThat(result.failures()).isPositive();
     long[] errors = result.errorsPerSample();
@@ -144,7 +145,10 @@ final class SimulationTest {
 
   @Test
   void rollingRestartFailsRequestsWithoutLameDuckAndNoneWithIt() {
+    // The fault model alone: with the limiter, the tasks left serve the restarting ones' share by
+    // shedding some of it, which is not what this test is about.
     String base = "duration = 70s, warmup = 5s, backends.count = 20, clients.subset-size = 10,"
+        + " overload { limiter.enabled = false, retry.max-attempts = 1 },"
         + " faults = [{type = rolling_restart, first = 0, count = 20, at = 10s, interval = 2s, lame-duck = %s}]";
     RunResult kill = run(String.format(base, "false"), "round_robin");
     RunResult lameDuck = run(String.format(base, "true"), "round_robin");
@@ -169,6 +173,7 @@ final class SimulationTest {
     // lame duck at 30 s holds a queue that a 10 s drain (min = max) cannot finish.
     RunResult result = run("duration = 60s, warmup = 0s, load.utilization = 2.0, cost { mean = 25s, max = 30s, ratio = 1.5 },"
         + " deadline = 1h, backends.count = 2, clients.subset-size = 2, restart { min-drain = 10s, max-drain = 10s },"
+        + " overload { throttle.enabled = false, limiter.enabled = false, retry.max-attempts = 1 },"
         + " faults = [{type = rolling_restart, first = 0, count = 1, at = 30s, lame-duck = true}]", "round_robin");
     assertThat(result.failures()).isPositive();
     long[] errors = result.errorsPerSample();
@@ -255,7 +260,7 @@ final class SimulationTest {
     double sum = 20;
     double[] probability = new double[weights.length];
     int[] alias = new int[weights.length];
-    Simulation.buildAlias(weights, sum, probability, alias);
+    Clients.buildAlias(weights, sum, probability, alias);
     java.util.SplittableRandom random = new java.util.SplittableRandom(9);
     int draws = 2_000_000;
     long[] counts = new long[weights.length];
@@ -302,7 +307,9 @@ final class SimulationTest {
   void requestsStillUnansweredPastTheirDeadlineAtTheEndAreMisses() {
     // Backend 0 runs 1,000x slower all along: round robin sends it a tenth of the requests, which
     // wait far beyond the deadline, most of them past the end of the run.
+    // Without overload protection: its limiter would shed there, and its deadline checks drop the queue.
     RunResult result = run("duration = 30s, warmup = 5s, load.fanout.probability = 0, clients.subset-size = 10,"
+        + " overload { throttle.enabled = false, limiter.enabled = false, deadline-checks = false, retry.max-attempts = 1 },"
         + " backends { count = 10, antagonists.max = 0 }, faults = [{type = slow, first = 0, factor = 0.001}]", "round_robin");
     long measured = result.successes() + result.failures() + result.rejected() + result.deadlineMisses();
     // Requests of the last second are still within their deadline at the end: about 24 of 25 seconds count.
@@ -314,7 +321,9 @@ final class SimulationTest {
   void aFailureAnsweredAfterTheDeadlineIsAMissNotAnError() {
     // Backend 0 runs 1,000x slower, so its queue holds requests sent up to 20 s before it crashes;
     // their callers gave up at the 1 s deadline and cannot see the crash as their error.
+    // Without overload protection: its limiter would shed there, and its deadline checks drop the queue.
     RunResult result = run("duration = 30s, warmup = 5s, load.fanout.probability = 0, clients.subset-size = 10,"
+        + " overload { throttle.enabled = false, limiter.enabled = false, deadline-checks = false, retry.max-attempts = 1 },"
         + " backends { count = 10, antagonists.max = 0 }, faults = [{type = slow, first = 0, factor = 0.001},"
         + " {type = crash, first = 0, at = 20s}]", "round_robin");
     // Only what backend 0 received in the last second before the crash can fail within its deadline.

@@ -1,0 +1,536 @@
+package dev.ballast.sim;
+
+import dev.ballast.health.Backend;
+import dev.ballast.health.BackendState;
+import dev.ballast.health.HealthConfig;
+import dev.ballast.overload.AdaptiveThrottle;
+import dev.ballast.overload.AnswerKind;
+import dev.ballast.overload.Criticality;
+import dev.ballast.overload.RetryBudget;
+import dev.ballast.overload.RetryPolicy;
+import dev.ballast.pick.Balancer;
+import dev.ballast.pick.FailureKind;
+import dev.ballast.pick.Pick;
+import dev.ballast.subset.BackendSet;
+import dev.ballast.subset.Subsetter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+
+/**
+ * The client tasks: their arrival processes, and for each client ballast-core's {@link Balancer}
+ * over its subset, its {@link AdaptiveThrottle} and its {@link RetryBudget}, used exactly as a
+ * transport uses them: throttle, pick, send, report the outcome, retry within the budget.
+ */
+final class Clients {
+  private static final Criticality[] CRITICALITIES = Criticality.values();
+
+  private final Scenario scenario;
+  private final EventQueue events;
+  private final Requests requests;
+  private final Network network;
+  private final Fleet fleet;
+  private final VirtualClock clock;
+  private final SplittableRandom random;
+  private final RunResult.Builder result;
+  private final QueryCost cost;
+  private final long warmup;
+  private final long deadline;
+
+  final int count;
+  final Balancer[] balancers;
+  private final List<List<String>> subsetKeys = new ArrayList<>();
+  final int[][] subscribers;
+  final int[] connections;
+  private final HealthConfig health;
+  private final AdaptiveThrottle[] throttles;
+  private final RetryBudget[] budgets;
+  private final RetryPolicy retry;
+  private final double[] criticalityCumulative;
+  private final boolean mixedCriticality;
+
+  // Arrivals.
+  private final double[] calmRate;
+  private final double[] burstRate;
+  private final boolean[] inBurst;
+  private final long[] burstUntil;
+  // Poisson clients: their arrivals together are one Poisson stream of the summed rate, each arrival
+  // going to client c with probability rate(c) / sum (Walker's alias table). That is the same
+  // process in distribution, and keeps arrivals out of the event heap: one slot holds the next one.
+  final boolean superposed;
+  private final double totalRate;
+  private final double[] aliasProbability;
+  private final int[] alias;
+  private final Scenario.Spike spike;
+  private final double spikeFactor;
+
+  Clients(Scenario scenario, EventQueue events, Requests requests, Network network, Fleet fleet, VirtualClock clock,
+      SplittableRandom random, long seed, RunResult.Builder result, PolicyAdapter adapter) {
+    this.scenario = scenario;
+    this.events = events;
+    this.requests = requests;
+    this.network = network;
+    this.fleet = fleet;
+    this.clock = clock;
+    this.random = random;
+    this.result = result;
+    this.cost = new QueryCost(scenario.cost().meanNanos(), scenario.cost().maxNanos(), scenario.cost().ratio());
+    this.warmup = scenario.warmupNanos();
+    this.deadline = scenario.deadlineNanos();
+
+    // Subsets come from the core's subsetters: the connection counts are theirs.
+    Scenario.Clients clientSettings = scenario.clients();
+    count = clientSettings.count();
+    int[][] subsets =
+        Subsetter.byName(clientSettings.subsetting(), seed)
+            .assignAll(BackendSet.ofCount(fleet.count), count, clientSettings.subsetSize());
+    connections = new int[fleet.count];
+    for (int[] subset : subsets) {
+      for (int rank : subset) {
+        connections[rank]++;
+      }
+    }
+    subscribers = new int[fleet.count][];
+    for (int b = 0; b < fleet.count; b++) {
+      subscribers[b] = new int[connections[b]];
+    }
+    int[] filled = new int[fleet.count];
+    for (int c = 0; c < count; c++) {
+      for (int rank : subsets[c]) {
+        subscribers[rank][filled[rank]++] = c;
+      }
+    }
+
+    health = HealthConfig.builder().activeRequestLimit(scenario.activeRequestLimit()).build();
+    balancers = new Balancer[count];
+    for (int c = 0; c < count; c++) {
+      List<String> subset = new ArrayList<>(subsets[c].length);
+      for (int rank : subsets[c]) {
+        subset.add(fleet.keys[rank]);
+      }
+      subsetKeys.add(List.copyOf(subset));
+      balancers[c] = connect(adapter, c);
+    }
+
+    Scenario.Overload overload = scenario.overload();
+    throttles = overload.throttle() == null ? null : new AdaptiveThrottle[count];
+    budgets = overload.retryBudget() ? new RetryBudget[count] : null;
+    for (int c = 0; c < count; c++) {
+      if (throttles != null) {
+        throttles[c] = AdaptiveThrottle.create(overload.throttle(), clock, new SplittableRandom(random.nextLong()));
+      }
+      if (budgets != null) {
+        budgets[c] = RetryBudget.create(overload.retry().budget(), clock);
+      }
+    }
+    retry = overload.retry();
+    double[] shares = scenario.load().criticalityShares();
+    criticalityCumulative = new double[shares.length];
+    double sum = 0;
+    int kinds = 0;
+    for (int i = 0; i < shares.length; i++) {
+      sum += shares[i];
+      criticalityCumulative[i] = sum;
+      kinds += shares[i] > 0 ? 1 : 0;
+    }
+    mixedCriticality = kinds > 1;
+
+    // Request rate: the offered CPU load over the fleet's capacity, spread over clients.
+    Scenario.Load load = scenario.load();
+    double requestsPerNano = load.utilization() * fleet.capacityCores() / scenario.cost().meanNanos();
+    double perArrival = 1 + load.fanoutProbability() * (load.fanoutSize() - 1);
+    double[] weights = new double[count];
+    double weightSum = 0;
+    for (int c = 0; c < count; c++) {
+      weights[c] = 1 + clientSettings.rateSpread() * (2 * random.nextDouble() - 1);
+      weightSum += weights[c];
+    }
+    calmRate = new double[count];
+    burstRate = new double[count];
+    inBurst = new boolean[count];
+    burstUntil = new long[count];
+    for (int c = 0; c < count; c++) {
+      double rate = requestsPerNano / perArrival * weights[c] / weightSum;
+      if (load.bursty()) {
+        // Same mean: share x factor x calm' + (1 - share) x calm' = rate.
+        double calm = rate / (load.burstShare() * load.burstFactor() + 1 - load.burstShare());
+        calmRate[c] = calm;
+        burstRate[c] = calm * load.burstFactor();
+        burstUntil[c] = exponential(load.burstLengthNanos() * (1 - load.burstShare()) / load.burstShare());
+      } else {
+        calmRate[c] = rate;
+        burstRate[c] = rate;
+        burstUntil[c] = Long.MAX_VALUE;
+      }
+    }
+    superposed = !load.bursty();
+    double rateSum = 0;
+    for (double rate : calmRate) {
+      rateSum += rate;
+    }
+    totalRate = rateSum;
+    aliasProbability = new double[count];
+    alias = new int[count];
+    buildAlias(calmRate, rateSum, aliasProbability, alias);
+    spike = load.spike();
+    spikeFactor = spike.utilization() / load.utilization();
+  }
+
+  /** Walker's alias method (Vose's variant): O(1) draws of an index with probability weight / sum. */
+  static void buildAlias(double[] weights, double sum, double[] probability, int[] alias) {
+    int n = weights.length;
+    double[] scaled = new double[n];
+    int[] small = new int[n];
+    int[] large = new int[n];
+    int smalls = 0;
+    int larges = 0;
+    for (int i = 0; i < n; i++) {
+      scaled[i] = weights[i] * n / sum;
+      if (scaled[i] < 1) {
+        small[smalls++] = i;
+      } else {
+        large[larges++] = i;
+      }
+    }
+    while (smalls > 0 && larges > 0) {
+      int less = small[--smalls];
+      int more = large[--larges];
+      probability[less] = scaled[less];
+      alias[less] = more;
+      scaled[more] = scaled[more] + scaled[less] - 1;
+      if (scaled[more] < 1) {
+        small[smalls++] = more;
+      } else {
+        large[larges++] = more;
+      }
+    }
+    while (larges > 0) {
+      int i = large[--larges];
+      probability[i] = 1;
+      alias[i] = i;
+    }
+    while (smalls > 0) {
+      // Only rounding leaves an index here; its column is full.
+      int i = small[--smalls];
+      probability[i] = 1;
+      alias[i] = i;
+    }
+  }
+
+  /** A client's new balancer over its subset, told each backend's current state as a transport would. */
+  Balancer connect(PolicyAdapter policy, int c) {
+    Balancer balancer = policy.newBalancer(health, clock, new SplittableRandom(random.nextLong()));
+    List<String> subset = subsetKeys.get(c);
+    balancer.updateSubset(subset);
+    for (String key : subset) {
+      Backend backend = balancer.backend(key);
+      int b = backendNumber(key);
+      if (fleet.status[b] == Fleet.DOWN) {
+        backend.onConnectFailed();
+      } else {
+        backend.onConnected();
+        if (fleet.status[b] == Fleet.LAME_DUCK) {
+          backend.onLameDuck();
+        }
+      }
+    }
+    return balancer;
+  }
+
+  /** Keys are the backend numbers; reading the digits is cheaper than a map lookup per request. */
+  static int backendNumber(String key) {
+    int value = 0;
+    for (int i = 0, n = key.length(); i < n; i++) {
+      value = value * 10 + (key.charAt(i) - '0');
+    }
+    return value;
+  }
+
+  // ---- Arrivals ----
+
+  /** How the offered load compares with the scenario's utilization at {@code t}: the spike's factor inside it. */
+  private double loadFactor(long t) {
+    return spike.enabled() && t >= spike.atNanos() && t < spike.endNanos() ? spikeFactor : 1;
+  }
+
+  /** The next time after {@code t} at which the offered load changes, or {@code Long.MAX_VALUE}. */
+  private long nextLoadChange(long t) {
+    if (!spike.enabled()) {
+      return Long.MAX_VALUE;
+    }
+    if (t < spike.atNanos()) {
+      return spike.atNanos();
+    }
+    return t < spike.endNanos() ? spike.endNanos() : Long.MAX_VALUE;
+  }
+
+  /** The next arrival of the superposed stream after {@code now}. */
+  long nextSuperposedArrival(long now) {
+    long t = now;
+    for (;;) {
+      long next = t + exponential(1 / (totalRate * loadFactor(t)));
+      long change = nextLoadChange(t);
+      if (next < change) {
+        return next;
+      }
+      // Memoryless arrivals: restart the draw at the change, at the new rate.
+      t = change;
+    }
+  }
+
+  /** One arrival of the superposed stream: to client c with probability rate(c) / sum. */
+  void superposedArrival(long now) {
+    int i = random.nextInt(count);
+    issueArrival(random.nextDouble() < aliasProbability[i] ? i : alias[i], now);
+  }
+
+  long nextArrival(int c, long now) {
+    long t = now;
+    for (;;) {
+      double rate = (inBurst[c] ? burstRate[c] : calmRate[c]) * loadFactor(t);
+      long next = t + exponential(1 / rate);
+      long change = nextLoadChange(t);
+      if (next <= burstUntil[c] && next < change) {
+        return next;
+      }
+      // Memoryless arrivals: restart the draw from the state change at the new rate.
+      if (change < burstUntil[c] && next >= change) {
+        t = change;
+        continue;
+      }
+      t = burstUntil[c];
+      Scenario.Load load = scenario.load();
+      inBurst[c] = !inBurst[c];
+      double mean = inBurst[c]
+          ? load.burstLengthNanos()
+          : load.burstLengthNanos() * (1 - load.burstShare()) / load.burstShare();
+      burstUntil[c] = t + exponential(mean);
+    }
+  }
+
+  long exponential(double meanNanos) {
+    return (long) (-Math.log(1 - random.nextDouble()) * meanNanos) + 1;
+  }
+
+  void arrival(int c, long now) {
+    events.schedule(nextArrival(c, now), Simulation.ARRIVAL, c);
+    issueArrival(c, now);
+  }
+
+  /** One arrival at client {@code c}: a request, or now and then a fan-out of several. */
+  private void issueArrival(int c, long now) {
+    Scenario.Load load = scenario.load();
+    int n = load.fanoutProbability() > 0 && random.nextDouble() < load.fanoutProbability() ? load.fanoutSize() : 1;
+    for (int i = 0; i < n; i++) {
+      issue(c, now);
+    }
+  }
+
+  private int drawCriticality() {
+    if (!mixedCriticality) {
+      for (int i = 0; i < criticalityCumulative.length; i++) {
+        if (criticalityCumulative[i] > 0) {
+          return i;
+        }
+      }
+    }
+    double u = random.nextDouble();
+    for (int i = 0; i < criticalityCumulative.length - 1; i++) {
+      if (u < criticalityCumulative[i]) {
+        return i;
+      }
+    }
+    return criticalityCumulative.length - 1;
+  }
+
+  /** A new request at client {@code c}: throttle, pick, send. */
+  private void issue(int c, long now) {
+    int criticality = drawCriticality();
+    Criticality level = CRITICALITIES[criticality];
+    result.issued(now, criticality);
+    if (throttles != null && !throttles[c].tryAcquire(level)) {
+      result.throttled(now, criticality);
+      return;
+    }
+    Pick pick = balancers[c].pick();
+    if (!pick.isPicked()) {
+      if (throttles != null) {
+        throttles[c].onNotSent(level);
+      }
+      result.rejected(now, warmup);
+      return;
+    }
+    if (budgets != null) {
+      budgets[c].onFirstAttempt();
+    }
+    int r = requests.allocate();
+    requests.client[r] = c;
+    requests.criticality[r] = (byte) criticality;
+    requests.attempt[r] = 1;
+    requests.firstStart[r] = now;
+    requests.deadline[r] = now + deadline;
+    requests.cost[r] = cost.sample(random);
+    send(r, pick, now);
+  }
+
+  private void send(int r, Pick pick, long now) {
+    requests.backend[r] = backendNumber(pick.backend().key());
+    requests.start[r] = now;
+    requests.pick[r] = pick;
+    result.attempt(now);
+    network.toBackend(r, now);
+  }
+
+  // ---- Answers and retries ----
+
+  void response(int r, long now) {
+    requests.refs[r]--;
+    Pick pick = requests.pick[r];
+    requests.pick[r] = null;
+    requests.answered[r] = true;
+    int c = requests.client[r];
+    Criticality level = CRITICALITIES[requests.criticality[r]];
+    long start = requests.firstStart[r];
+    long latency = now - requests.start[r];
+    boolean measured = start >= warmup;
+    byte outcome = requests.outcome[r];
+    if (outcome == Requests.PENDING) {
+      throw new AssertionError("answered without an outcome: " + r);
+    }
+    if (throttles != null && outcome != Requests.OVERLOADED) {
+      // Only an overload rejection is a non-accept: the backend took every other request.
+      throttles[c].onAccepted(level);
+    }
+    if (now > requests.deadline[r] || outcome == Requests.EXPIRED) {
+      // The caller gave up at its deadline, whatever the answer turned out to be (a crash failing
+      // a long-queued request included): never held against the backend.
+      pick.onCancel();
+      result.deadlineMiss(start, deadline, measured, Math.max(now, requests.deadline[r]));
+      requests.release(r);
+      return;
+    }
+    switch (outcome) {
+      case Requests.OK -> {
+        pick.onSuccess(latency);
+        result.success(start, now - start, measured, requests.criticality[r]);
+      }
+      case Requests.ERROR -> {
+        pick.onFailure(FailureKind.BACKEND, latency);
+        result.failure(start, now - start, measured, now);
+      }
+      case Requests.UNAVAILABLE -> {
+        pick.onFailure(FailureKind.BACKEND, latency);
+        retryOrFail(r, AnswerKind.NETWORK, now);
+      }
+      case Requests.NETWORK_ERROR -> {
+        pick.onFailure(FailureKind.NETWORK, latency);
+        retryOrFail(r, AnswerKind.NETWORK, now);
+      }
+      case Requests.OVERLOADED -> {
+        pick.onFailure(FailureKind.OVERLOADED, latency);
+        retryOrFail(r, AnswerKind.OVERLOADED, now);
+      }
+      default -> throw new AssertionError("answered without an outcome: " + r);
+    }
+    requests.release(r);
+  }
+
+  /** Retries request {@code r} after a backoff if the policy and the budget allow it; otherwise it failed. */
+  private void retryOrFail(int r, AnswerKind answer, long now) {
+    int attempt = requests.attempt[r];
+    long at = 0;
+    boolean retrying = retry.isRetryable(answer, attempt, CRITICALITIES[requests.criticality[r]]);
+    if (retrying) {
+      at = now + retry.backoff().delayNanos(attempt, random);
+      // A retry that could only land after the deadline is not sent; the budget is kept for others.
+      retrying = at < requests.deadline[r] && (budgets == null || budgets[requests.client[r]].tryRetry());
+    }
+    long start = requests.firstStart[r];
+    if (!retrying) {
+      result.failure(start, now - start, start >= warmup, now);
+      return;
+    }
+    int next = requests.allocate();
+    requests.client[next] = requests.client[r];
+    requests.criticality[next] = requests.criticality[r];
+    requests.attempt[next] = (byte) (attempt + 1);
+    requests.firstStart[next] = start;
+    requests.deadline[next] = requests.deadline[r];
+    requests.cost[next] = requests.cost[r];
+    // Until it is sent, the retry remembers the backend to avoid.
+    requests.backend[next] = requests.backend[r];
+    requests.refs[next]++;
+    events.schedule(at, Simulation.RETRY, next);
+  }
+
+  /** A retry's backoff is over: pick another backend than the last one and send. */
+  void sendRetry(int r, long now) {
+    requests.refs[r]--;
+    int c = requests.client[r];
+    Pick pick = RetryPolicy.pickAvoiding(balancers[c], fleet.keys[requests.backend[r]]);
+    if (!pick.isPicked()) {
+      requests.answered[r] = true;
+      long start = requests.firstStart[r];
+      result.failure(start, now - start, start >= warmup, now);
+      requests.release(r);
+      return;
+    }
+    result.retry(now);
+    send(r, pick, now);
+  }
+
+  /** Requests still unanswered at the end whose deadline passed before it are misses. */
+  void finish(long end) {
+    for (int r = 0; r < requests.allocated(); r++) {
+      if (requests.pick[r] != null && requests.deadline[r] <= end) {
+        long start = requests.firstStart[r];
+        result.deadlineMiss(start, deadline, start >= warmup, requests.deadline[r]);
+      }
+    }
+  }
+
+  // ---- Control plane ----
+
+  void refresh(int c, long now) {
+    balancers[c].refresh();
+    events.schedule(now + balancers[c].refreshIntervalNanos(), Simulation.REFRESH, c);
+  }
+
+  void switchPolicy(PolicyAdapter next) {
+    for (int c = 0; c < count; c++) {
+      // Requests in flight end on the old balancer's objects; new ones go through the new policy.
+      balancers[c] = connect(next, c);
+    }
+  }
+
+  /** Backend {@code b}'s load report reaches every client connected to it. */
+  void deliverReport(int b) {
+    if (fleet.status[b] == Fleet.DOWN) {
+      return;
+    }
+    for (int c : subscribers[b]) {
+      balancers[c].reportLoad(fleet.keys[b], fleet.pendingUtilization[b], 0, fleet.pendingRps[b], fleet.pendingEps[b]);
+    }
+  }
+
+  /** News of backend {@code b} reaches every client connected to it. */
+  void signal(int b, int what) {
+    for (int c : subscribers[b]) {
+      Backend backend = balancers[c].backend(fleet.keys[b]);
+      switch (what) {
+        case Simulation.SIGNAL_LAME_DUCK -> backend.onLameDuck();
+        case Simulation.SIGNAL_DOWN -> backend.onConnectFailed();
+        case Simulation.SIGNAL_UP -> {
+          if (fleet.status[b] == Fleet.UP && backend.state() != BackendState.HEALTHY) {
+            backend.onConnected();
+          }
+        }
+        default -> throw new AssertionError(what);
+      }
+    }
+  }
+
+  double totalRate() {
+    return totalRate;
+  }
+}
