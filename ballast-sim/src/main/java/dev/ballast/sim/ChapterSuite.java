@@ -2,7 +2,10 @@ package dev.ballast.sim;
 
 import java.util.List;
 
-/** The shipped scenarios that reproduce the chapter's figures and claims, in report order. */
+/**
+ * The shipped scenarios that reproduce the chapter's figures and claims, then the overload suite
+ * (docs/overload.md), in report order.
+ */
 public final class ChapterSuite {
   /** Built-in scenario names, each a file {@code scenarios/NAME.conf} in this jar. */
   public static final List<String> NAMES =
@@ -19,7 +22,18 @@ public final class ChapterSuite {
           "machine-diversity",
           "slow-backend",
           "crash",
-          "bursty-fanout");
+          "bursty-fanout",
+          "overload-0.5x",
+          "overload-1.2x",
+          "overload-1.2x-unprotected",
+          "overload-2x",
+          "overload-2x-unprotected",
+          "overload-10x",
+          "overload-10x-unprotected",
+          "overload-criticality-mix",
+          "overload-spike",
+          "overload-all-failing",
+          "overload-all-failing-unprotected");
 
   /** Built in but not in the suite: the 10,000-backend benchmark. */
   public static final List<String> EXTRA = List.of("large-fleet");
