@@ -377,7 +377,9 @@ final class Clients {
     requests.backend[r] = backendNumber(pick.backend().key());
     requests.start[r] = now;
     requests.pick[r] = pick;
-    result.attempt(now);
+    // Counted by the request's own start, as its other outcomes are, so that a retry sent after the
+    // warm-up of a request sent before it is not counted without its first attempt.
+    result.attempt(requests.firstStart[r]);
     network.toBackend(r, now);
   }
 
@@ -475,7 +477,7 @@ final class Clients {
       requests.release(r);
       return;
     }
-    result.retry(now);
+    result.retry(requests.firstStart[r]);
     send(r, pick, now);
   }
 

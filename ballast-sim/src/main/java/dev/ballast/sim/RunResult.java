@@ -471,15 +471,16 @@ public final class RunResult {
       }
     }
 
-    /** An attempt (first or retry) was sent. */
-    void attempt(long now) {
-      if (measured(now)) {
+    /** An attempt (first or retry) of a request that started at {@code start} was sent. */
+    void attempt(long start) {
+      if (measured(start)) {
         attempts++;
       }
     }
 
-    void retry(long now) {
-      if (measured(now)) {
+    /** A retry of a request that started at {@code start} was sent. */
+    void retry(long start) {
+      if (measured(start)) {
         retries++;
       }
     }
