@@ -6,10 +6,15 @@ import java.util.random.RandomGenerator;
 /**
  * One client's adaptive throttle towards one target ({@link ThrottleConfig} has the formula).
  * Ask {@link #tryAcquire} before picking a backend; if it says no, fail the request locally with
- * {@link LocalRejection#THROTTLED} without sending it. If it says yes, report how the backends
+ * {@link LocalRejection#THROTTLED} without sending it. If it says yes, report how the backend
  * answered: {@link #onAccepted} for any answer but an overload rejection (a success, an
- * application error, a timeout), nothing for an overload rejection, and {@link #onNotSent} when
- * the request never reached a backend (no backend available), so it is not held against them.
+ * application error, a network failure), {@link #onRejected} for an overload rejection, and
+ * nothing for a request that was never sent.
+ *
+ * <p>A request counts in the formula's {@code requests} when it is answered or rejected locally,
+ * not when it is sent: a request still in flight is neither accepted nor rejected yet, and
+ * counting it at once would make a client that just started, or that holds long calls, look
+ * rejected by healthy backends. Over a window of minutes both counts agree.
  *
  * <p>Each criticality keeps its own counts, and a criticality is never rejected less often than a
  * more important one: when backends shed only {@code SHEDDABLE} requests, only those are throttled;
@@ -24,6 +29,11 @@ public interface AdaptiveThrottle {
     return new SlidingWindowThrottle(config, NanoClock.cached(), null);
   }
 
+  /** A throttle on {@code clock}, drawing from each thread's own random source. */
+  static AdaptiveThrottle create(ThrottleConfig config, NanoClock clock) {
+    return new SlidingWindowThrottle(config, clock, null);
+  }
+
   /**
    * A throttle on {@code clock} that draws from {@code random}, which must then be safe for the
    * threads that call {@link #tryAcquire} (the simulator and tests call it from one thread).
@@ -34,17 +44,14 @@ public interface AdaptiveThrottle {
 
   ThrottleConfig config();
 
-  /** Counts a request of criticality {@code c}; {@code false} if it is to be rejected locally. */
+  /** Whether a request of criticality {@code c} may be sent; a local rejection is counted as a request. */
   boolean tryAcquire(Criticality c);
 
-  /** A backend accepted a request of criticality {@code c} that {@link #tryAcquire} let through. */
+  /** A backend accepted a request of criticality {@code c}: one more request, one more accept. */
   void onAccepted(Criticality c);
 
-  /**
-   * A request that {@link #tryAcquire} let through never reached a backend (none was available,
-   * the caller cancelled before sending): it is taken out of the requests again.
-   */
-  void onNotSent(Criticality c);
+  /** A backend rejected a request of criticality {@code c} for overload: one more request, no accept. */
+  void onRejected(Criticality c);
 
   /** The probability with which a request of criticality {@code c} is rejected now. */
   double rejectionProbability(Criticality c);

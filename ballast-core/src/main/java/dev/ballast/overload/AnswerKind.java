@@ -20,8 +20,12 @@ public enum AnswerKind {
   /** The deadline passed first. Never retried: the caller has given up. */
   DEADLINE_EXCEEDED;
 
-  /** Whether the backend accepted the request, for the {@linkplain AdaptiveThrottle throttle}. */
+  /**
+   * Whether the answer counts as an accept for the {@linkplain AdaptiveThrottle throttle}: every
+   * answer but an overload rejection by the backend itself. Other errors say nothing about the
+   * backend's load, and a throttle that counted them would reject requests for a backend's bugs.
+   */
   public boolean isAccept() {
-    return this != OVERLOADED && this != NETWORK;
+    return this != OVERLOADED;
   }
 }

@@ -7,8 +7,8 @@ import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.random.RandomGenerator;
 
 /**
- * {@link AdaptiveThrottle} over {@link SlidingCounter}s: requests, accepts and requests not sent
- * after all, per criticality.
+ * {@link AdaptiveThrottle} over {@link SlidingCounter}s: requests (answered or rejected locally)
+ * and accepts, per criticality.
  * The rejection probabilities are recomputed at most once per {@code recomputeInterval}, by the
  * caller that finds them due (one compare-and-set elects it), so that a request costs two counter
  * updates, a read and a draw instead of a walk over the window.
@@ -21,7 +21,6 @@ final class SlidingWindowThrottle implements AdaptiveThrottle {
   private final RandomGenerator random; // null: each thread's own
   private final SlidingCounter[] requests = new SlidingCounter[LEVELS];
   private final SlidingCounter[] accepts = new SlidingCounter[LEVELS];
-  private final SlidingCounter[] notSent = new SlidingCounter[LEVELS];
   private final AtomicLongArray rejected = new AtomicLongArray(LEVELS);
   // Probabilities as raw double bits, per criticality.
   private final AtomicLongArray probability = new AtomicLongArray(LEVELS);
@@ -39,7 +38,6 @@ final class SlidingWindowThrottle implements AdaptiveThrottle {
     for (int c = 0; c < LEVELS; c++) {
       requests[c] = new SlidingCounter(config.slots(), slotNanos, now);
       accepts[c] = new SlidingCounter(config.slots(), slotNanos, now);
-      notSent[c] = new SlidingCounter(config.slots(), slotNanos, now);
     }
     this.recomputeNanos = config.recomputeInterval().toNanos();
     this.nextRecompute = new AtomicLong(now);
@@ -57,14 +55,13 @@ final class SlidingWindowThrottle implements AdaptiveThrottle {
     if (now - due >= 0 && nextRecompute.compareAndSet(due, now + recomputeNanos)) {
       recompute(now);
     }
-    // Counted after the recompute: the request being decided has no answer yet, and would count
-    // as a rejection of itself.
-    requests[c.ordinal()].add(now, 1);
     double p = Double.longBitsToDouble(probability.get(c.ordinal()));
     if (p > 0 && draw() < p) {
+      requests[c.ordinal()].add(now, 1);
       rejected.incrementAndGet(c.ordinal());
       return false;
     }
+    // A request let through counts when its answer comes.
     return true;
   }
 
@@ -79,8 +76,7 @@ final class SlidingWindowThrottle implements AdaptiveThrottle {
   private void recompute(long now) {
     double floor = 0;
     for (int c = 0; c < LEVELS; c++) {
-      long sent = Math.max(0, requests[c].sum(now) - notSent[c].sum(now));
-      double own = probability(sent, accepts[c].sum(now), k);
+      double own = probability(requests[c].sum(now), accepts[c].sum(now), k);
       floor = Math.max(floor, own);
       probability.set(c, Double.doubleToRawLongBits(floor));
     }
@@ -93,12 +89,16 @@ final class SlidingWindowThrottle implements AdaptiveThrottle {
 
   @Override
   public void onAccepted(Criticality c) {
-    accepts[c.ordinal()].add(clock.nanoTime(), 1);
+    long now = clock.nanoTime();
+    // The accept first: a recompute between the two sees at worst one accept too many, never a
+    // request without its accept.
+    accepts[c.ordinal()].add(now, 1);
+    requests[c.ordinal()].add(now, 1);
   }
 
   @Override
-  public void onNotSent(Criticality c) {
-    notSent[c.ordinal()].add(clock.nanoTime(), 1);
+  public void onRejected(Criticality c) {
+    requests[c.ordinal()].add(clock.nanoTime(), 1);
   }
 
   @Override

@@ -52,6 +52,8 @@ final class AdaptiveThrottleTest {
       throttle.tryAcquire(Criticality.CRITICAL);
       if (i < 10) {
         throttle.onAccepted(Criticality.CRITICAL);
+      } else {
+        throttle.onRejected(Criticality.CRITICAL);
       }
     }
     clock.advance(Duration.ofMillis(100));
@@ -71,6 +73,8 @@ final class AdaptiveThrottleTest {
       throttle.onAccepted(Criticality.SHEDDABLE);
       if (i < 20) {
         throttle.onAccepted(Criticality.CRITICAL);
+      } else {
+        throttle.onRejected(Criticality.CRITICAL);
       }
     }
     clock.advance(Duration.ofMillis(100));
@@ -88,7 +92,8 @@ final class AdaptiveThrottleTest {
     for (int i = 0; i < 100; i++) {
       throttle.tryAcquire(Criticality.CRITICAL);
       throttle.onAccepted(Criticality.CRITICAL);
-      throttle.tryAcquire(Criticality.SHEDDABLE); // shed by the backends: no accept
+      throttle.tryAcquire(Criticality.SHEDDABLE);
+      throttle.onRejected(Criticality.SHEDDABLE); // shed by the backends: no accept
     }
     clock.advance(Duration.ofMillis(100));
     throttle.tryAcquire(Criticality.CRITICAL);
@@ -102,6 +107,7 @@ final class AdaptiveThrottleTest {
     AdaptiveThrottle throttle = AdaptiveThrottle.create(ThrottleConfig.defaults(), clock, new SplittableRandom(7));
     for (int i = 0; i < 1000; i++) {
       throttle.tryAcquire(Criticality.CRITICAL);
+      throttle.onRejected(Criticality.CRITICAL);
     }
     clock.advance(Duration.ofMillis(100));
     // 1000 requests, no accepts: p = 1000/1001 until the next recompute.
@@ -116,12 +122,39 @@ final class AdaptiveThrottleTest {
   }
 
   @Test
-  void requestsThatWereNeverSentDoNotCountAgainstTheBackends() {
+  void localRejectionsCountAsRequestsSoTheThrottleNeverShutsTheDoorForGood() {
     FakeClock clock = new FakeClock();
-    AdaptiveThrottle throttle = AdaptiveThrottle.create(ThrottleConfig.defaults(), clock, new SplittableRandom(1));
+    AdaptiveThrottle throttle = AdaptiveThrottle.create(ThrottleConfig.defaults(), clock, new SplittableRandom(3));
+    // 100 answered requests, 40 accepted: p = (100 - 80) / 101. Then 1000 more tries, of which
+    // the rejected ones count as requests without accepts, and the admitted ones go unanswered.
     for (int i = 0; i < 100; i++) {
       throttle.tryAcquire(Criticality.CRITICAL);
-      throttle.onNotSent(Criticality.CRITICAL);
+      if (i < 40) {
+        throttle.onAccepted(Criticality.CRITICAL);
+      } else {
+        throttle.onRejected(Criticality.CRITICAL);
+      }
+    }
+    clock.advance(Duration.ofMillis(100));
+    int admitted = 0;
+    for (int i = 0; i < 1000; i++) {
+      admitted += throttle.tryAcquire(Criticality.CRITICAL) ? 1 : 0;
+    }
+    long rejected = throttle.rejected(Criticality.CRITICAL);
+    assertThat(rejected).isEqualTo(1000 - admitted);
+    clock.advance(Duration.ofMillis(100));
+    throttle.tryAcquire(Criticality.CRITICAL);
+    assertThat(throttle.rejectionProbability(Criticality.CRITICAL))
+        .isCloseTo(SlidingWindowThrottle.probability(100 + rejected, 40, 2), within(1e-12));
+  }
+
+  @Test
+  void requestsStillInFlightOrNeverSentDoNotCountAgainstTheBackends() {
+    FakeClock clock = new FakeClock();
+    AdaptiveThrottle throttle = AdaptiveThrottle.create(ThrottleConfig.defaults(), clock, new SplittableRandom(1));
+    // A client that just started 100 long calls: none answered yet.
+    for (int i = 0; i < 100; i++) {
+      assertThat(throttle.tryAcquire(Criticality.CRITICAL)).isTrue();
     }
     clock.advance(Duration.ofMillis(100));
     throttle.tryAcquire(Criticality.CRITICAL);
@@ -136,6 +169,7 @@ final class AdaptiveThrottleTest {
     AdaptiveThrottle throttle = AdaptiveThrottle.create(config, clock, new SplittableRandom(1));
     for (int i = 0; i < 1000; i++) {
       throttle.tryAcquire(Criticality.CRITICAL);
+      throttle.onRejected(Criticality.CRITICAL);
     }
     clock.advance(Duration.ofMillis(100));
     throttle.tryAcquire(Criticality.CRITICAL);

@@ -20,6 +20,7 @@ import java.util.Set;
  * @param health flow control, health-check intervals, idle detection and warm-up
  * @param healthCheckServiceName the service name sent in {@code grpc.health.v1} checks ("" is the
  *     server as a whole)
+ * @param overload the client's adaptive throttle, retry budget and overload retry floor
  * @param source the JSON object it was parsed from: two configs whose sources agree but for
  *     {@link #SUBSET_SETTINGS} configure the same balancer
  */
@@ -30,6 +31,7 @@ record BallastConfig(
     Policy policy,
     HealthConfig health,
     String healthCheckServiceName,
+    ClientOverload.Settings overload,
     Map<String, ?> source) {
 
   BallastConfig {
@@ -38,6 +40,7 @@ record BallastConfig(
     Objects.requireNonNull(policy, "policy");
     Objects.requireNonNull(health, "health");
     Objects.requireNonNull(healthCheckServiceName, "healthCheckServiceName");
+    Objects.requireNonNull(overload, "overload");
     Objects.requireNonNull(source, "source");
   }
 

@@ -1,5 +1,8 @@
 package dev.ballast.grpc;
 
+import dev.ballast.overload.Criticality;
+import dev.ballast.overload.RetryBudgetConfig;
+import dev.ballast.overload.ThrottleConfig;
 import dev.ballast.health.HealthConfig;
 import dev.ballast.pick.FairShareConfig;
 import dev.ballast.pick.InterleavedWeightedRoundRobinConfig;
@@ -53,7 +56,12 @@ final class BallastConfigParser {
           "idleHealthCheckInterval",
           "idleAfter",
           "warmUpWindow",
-          "warmUpStartFactor");
+          "warmUpStartFactor",
+          "throttle",
+          "retryBudget",
+          "overloadRetryFloor");
+  private static final Set<String> THROTTLE_FIELDS = Set.of("enabled", "k", "window");
+  private static final Set<String> BUDGET_FIELDS = Set.of("enabled", "ratio", "window", "minRetriesPerSecond");
 
   private static final Map<String, Set<String>> POLICY_FIELDS =
       Map.of(
@@ -141,7 +149,67 @@ final class BallastConfigParser {
     Policy policy = policy(json.get("policy"));
     HealthConfig health = health(json);
     String serviceName = string(json, "healthCheckServiceName", "");
-    return new BallastConfig(subsetter, subsetSize, identity, policy, health, serviceName, json);
+    return new BallastConfig(subsetter, subsetSize, identity, policy, health, serviceName, overload(json), json);
+  }
+
+  /** The client's throttle, retry budget and overload retry floor; each part on by default. */
+  private static ClientOverload.Settings overload(Map<String, ?> json) {
+    ThrottleConfig throttle = ThrottleConfig.defaults();
+    Map<String, ?> t = object(json, "throttle");
+    if (t != null) {
+      checkKnown("throttle.", t, THROTTLE_FIELDS);
+      try {
+        throttle = bool(t, "throttle.", "enabled", true)
+            ? new ThrottleConfig(
+                number(t, "throttle.k", "k", throttle.k()),
+                duration(t, "throttle.", "window", throttle.window()),
+                throttle.slots(),
+                throttle.recomputeInterval())
+            : null;
+      } catch (IllegalArgumentException e) {
+        throw prefixed("throttle.", e);
+      }
+    }
+    RetryBudgetConfig budget = RetryBudgetConfig.defaults();
+    Map<String, ?> b = object(json, "retryBudget");
+    if (b != null) {
+      checkKnown("retryBudget.", b, BUDGET_FIELDS);
+      try {
+        budget = bool(b, "retryBudget.", "enabled", true)
+            ? new RetryBudgetConfig(
+                number(b, "retryBudget.ratio", "ratio", budget.ratio()),
+                duration(b, "retryBudget.", "window", budget.window()),
+                budget.slots(),
+                number(b, "retryBudget.minRetriesPerSecond", "minRetriesPerSecond", budget.minRetriesPerSecond()))
+            : null;
+      } catch (IllegalArgumentException e) {
+        throw prefixed("retryBudget.", e);
+      }
+    }
+    Criticality floor = Criticality.CRITICAL;
+    if (json.containsKey("overloadRetryFloor")) {
+      String name = string(json, "overloadRetryFloor", "critical");
+      try {
+        floor = Criticality.parse(name);
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("overloadRetryFloor: '" + name
+            + "' (expected: critical_plus, critical, sheddable_plus or sheddable)", e);
+      }
+    }
+    return new ClientOverload.Settings(throttle, budget, floor);
+  }
+
+  /** An object field, or null when absent. */
+  @SuppressWarnings("unchecked")
+  private static Map<String, ?> object(Map<String, ?> json, String field) {
+    Object value = json.get(field);
+    if (value == null) {
+      return null;
+    }
+    if (!(value instanceof Map)) {
+      throw new IllegalArgumentException(field + ": " + format(value) + " (expected: an object)");
+    }
+    return (Map<String, ?>) value;
   }
 
   /** The config's identity, else the system properties', else the environment's, else anonymous. */

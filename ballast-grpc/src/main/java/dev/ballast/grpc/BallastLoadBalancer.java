@@ -54,6 +54,8 @@ final class BallastLoadBalancer extends LoadBalancer {
 
   private BallastConfig config;
   private Balancer balancer;
+  // Read by tracers on any thread.
+  private volatile ClientOverload overload = new ClientOverload(ClientOverload.Settings.defaults(), NanoClock.cached());
   private Map<String, EquivalentAddressGroup> addressesByKey = Map.of();
   private BackendSet backends;
   private int[] subsetRanks = new int[0];
@@ -146,6 +148,8 @@ final class BallastLoadBalancer extends LoadBalancer {
     }
     // The production factory: each thread that picks draws from its own random source.
     balancer = Balancer.create(next.policy(), next.health(), balancerClock);
+    // Throttle and budget belong to the target: they start over with its balancer.
+    overload = new ClientOverload(next.overload(), balancerClock);
     scheduleRefresh();
   }
 
@@ -252,7 +256,7 @@ final class BallastLoadBalancer extends LoadBalancer {
                   "ballast: none of " + all.length + " backends accepts requests (" + lameDuck
                       + " in lame duck, the others refusing connections)"));
     }
-    helper.updateBalancingState(state, new BallastPicker(this, balancer, byBackend, all, unavailable));
+    helper.updateBalancingState(state, new BallastPicker(this, balancer, byBackend, all, unavailable, overload));
   }
 
   /** A pick found every available backend at its active-request limit; the call waits in gRPC's queue. */
@@ -293,6 +297,11 @@ final class BallastLoadBalancer extends LoadBalancer {
 
   BallastConfig config() {
     return config;
+  }
+
+  /** The target's client-side overload protection. */
+  ClientOverload overload() {
+    return overload;
   }
 
   /** The core balancer, for tests in this package. */

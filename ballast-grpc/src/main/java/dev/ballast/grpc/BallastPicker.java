@@ -1,5 +1,7 @@
 package dev.ballast.grpc;
 
+import dev.ballast.overload.Criticality;
+import dev.ballast.overload.RetryPolicy;
 import dev.ballast.health.Backend;
 import dev.ballast.pick.Balancer;
 import dev.ballast.pick.Pick;
@@ -22,22 +24,54 @@ final class BallastPicker extends SubchannelPicker {
   private final Map<Backend, Endpoint> endpoints;
   private final Endpoint[] all;
   private final PickResult unavailable;
+  private final ClientOverload overload;
 
   BallastPicker(
-      BallastLoadBalancer lb, Balancer balancer, Map<Backend, Endpoint> endpoints, Endpoint[] all, PickResult unavailable) {
+      BallastLoadBalancer lb, Balancer balancer, Map<Backend, Endpoint> endpoints, Endpoint[] all, PickResult unavailable,
+      ClientOverload overload) {
     this.lb = lb;
     this.balancer = balancer;
     this.endpoints = endpoints;
     this.all = all;
     this.unavailable = unavailable;
+    this.overload = overload;
   }
 
+  /**
+   * First attempts pass the adaptive throttle before a backend is picked. A retry by gRPC's retry
+   * machinery (its headers carry {@code grpc-previous-rpc-attempts}) skips the throttle, goes to
+   * another backend than the last attempt's when the call has a record of it ({@link
+   * BallastCalls#interceptor()}), is not sent after an overload answer below the retry floor, and
+   * takes one retry from the budget once a backend is picked.
+   */
   @Override
   public PickResult pickSubchannel(PickSubchannelArgs args) {
-    Pick pick = balancer.pick();
+    Criticality criticality = BallastCalls.of(args.getCallOptions());
+    boolean retry = args.getHeaders().containsKey(OverloadSignal.PREVIOUS_ATTEMPTS);
+    BallastCalls.Attempts attempts = retry ? args.getCallOptions().getOption(BallastCalls.ATTEMPTS) : null;
+    Pick pick;
+    if (retry) {
+      if (attempts != null && attempts.lastOverloaded && criticality.isLowerThan(overload.overloadRetryFloor)) {
+        return overload.overloadNotRetried;
+      }
+      String avoid = attempts == null ? null : attempts.lastBackend;
+      pick = avoid == null ? balancer.pick() : RetryPolicy.pickAvoiding(balancer, avoid);
+    } else {
+      if (overload.throttle != null && !overload.throttle.tryAcquire(criticality)) {
+        return overload.throttled(criticality);
+      }
+      pick = balancer.pick();
+    }
     if (pick.isPicked()) {
       Endpoint endpoint = endpoints.get(pick.backend());
       if (endpoint != null) {
+        if (retry && overload.budget != null && !overload.budget.tryRetry()) {
+          pick.onCancel();
+          return overload.budgetSpent;
+        }
+        if (!retry && overload.budget != null) {
+          overload.budget.onFirstAttempt();
+        }
         return endpoint.picked(pick);
       }
       // The core already holds a backend this snapshot does not know; the next picker will.
@@ -50,6 +84,7 @@ final class BallastPicker extends SubchannelPicker {
     }
     return unavailable;
   }
+
 
   @Override
   public String toString() {

@@ -1,5 +1,7 @@
 package dev.ballast.grpc;
 
+import dev.ballast.overload.AdmissionLimiter;
+import dev.ballast.overload.LimiterConfig;
 import dev.ballast.health.NanoClock;
 import io.grpc.Server;
 import io.grpc.ServerBuilder;
@@ -44,6 +46,7 @@ public final class BallastServer {
   private final HealthStatusManager health;
   private final List<String> serviceNames;
   private final LoadReportingInterceptor loadReports;
+  private final OverloadInterceptor overload;
   private final Duration drainInterval;
   private final Duration shutdownGrace;
   private final boolean drainOnSigterm;
@@ -62,8 +65,14 @@ public final class BallastServer {
     this.loadReports =
         new LoadReportingInterceptor(
             settings.cpuUtilization, settings.applicationUtilization, () -> lameDuck, NanoClock.system());
+    AdmissionLimiter limiter = settings.limiter == null
+        ? null
+        : AdmissionLimiter.create(settings.limiter, settings.cpuUtilization, NanoClock.system());
+    this.overload = new OverloadInterceptor(limiter, settings.minDeadline.toNanos(), NanoClock.system());
     setHealth(lameDuck ? ServingStatus.NOT_SERVING : ServingStatus.SERVING);
-    this.server = serverBuilder.addService(health.getHealthService()).intercept(loadReports).build();
+    // The last interceptor added runs first: load reports see every answer, sheds included.
+    this.server =
+        serverBuilder.addService(health.getHealthService()).intercept(overload).intercept(loadReports).build();
   }
 
   public static Builder builder() {
@@ -91,6 +100,31 @@ public final class BallastServer {
   /** The interceptor's measurements: requests and errors per second. */
   public LoadReportingInterceptor loadReports() {
     return loadReports;
+  }
+
+  /** The admission limiter, if {@link Builder#adaptiveLimiter} set one; else null. */
+  public AdmissionLimiter limiter() {
+    return overload.limiter();
+  }
+
+  /** Calls shed by the limiter so far. */
+  public long shedCalls() {
+    return overload.shed();
+  }
+
+  /** Calls refused without running because too little of their deadline was left. */
+  public long callsRefusedForDeadline() {
+    return overload.refusedForDeadline();
+  }
+
+  /** Calls answered "overloaded, don't retry" because a service behind this one shed them. */
+  public long callsMarkedDontRetry() {
+    return overload.markedDontRetry();
+  }
+
+  /** Calls whose {@code ballast-criticality} header named no criticality (taken as CRITICAL). */
+  public long badCriticalityHeaders() {
+    return overload.badCriticality();
   }
 
   public boolean isLameDuck() {
@@ -180,8 +214,31 @@ public final class BallastServer {
     private DoubleSupplier cpuUtilization = new ProcessCpu();
     private DoubleSupplier applicationUtilization = () -> 0;
     private final List<String> serviceNames = new ArrayList<>();
+    private LimiterConfig limiter;
+    private Duration minDeadline = Duration.ofMillis(1);
 
     private Builder() {}
+
+    /**
+     * Sheds calls the server cannot serve in time with an adaptive admission limiter (see
+     * docs/overload.md for the two kinds): a shed call is answered at once with
+     * RESOURCE_EXHAUSTED and the trailer {@code ballast-overload: shed}, without running. Off by
+     * default. {@link LimiterConfig.Kind#CPU} reads {@link #cpuUtilization}; use {@link
+     * LimiterConfig.Kind#GRADIENT} for a server that shares its machine or whose capacity is not CPU.
+     */
+    public Builder adaptiveLimiter(LimiterConfig config) {
+      this.limiter = Objects.requireNonNull(config, "adaptiveLimiter");
+      return this;
+    }
+
+    /**
+     * A call arriving with less than this left of its deadline is answered DEADLINE_EXCEEDED
+     * without running. Default 1 ms; 0..1 h.
+     */
+    public Builder minDeadline(Duration minimum) {
+      this.minDeadline = checkDuration("minDeadline", minimum, Duration.ofHours(1));
+      return this;
+    }
 
     /**
      * How long the server stays in lame duck before it stops taking calls: long enough for every

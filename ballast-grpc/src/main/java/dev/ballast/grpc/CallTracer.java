@@ -1,5 +1,8 @@
 package dev.ballast.grpc;
 
+import dev.ballast.overload.AnswerKind;
+import dev.ballast.overload.Criticality;
+import io.grpc.CallOptions;
 import dev.ballast.health.NanoClock;
 import dev.ballast.pick.FailureKind;
 import dev.ballast.pick.Pick;
@@ -40,12 +43,23 @@ final class CallTracer extends ClientStreamTracer {
   private final Cleaner.Cleanable abandoned;
   // Whether the backend answered at all: an error it sent is its failure, a silent one the network's.
   private volatile boolean answered;
+  // The overload trailer's value, if the answer had one.
+  private volatile String overload;
+  private final Criticality criticality;
+  private final ClientOverload protection;
+  private final BallastCalls.Attempts attempts;
 
-  CallTracer(Endpoint endpoint, Pick pick, int generation, NanoClock clock) {
+  CallTracer(Endpoint endpoint, Pick pick, int generation, NanoClock clock, CallOptions options, ClientOverload protection) {
     this.endpoint = endpoint;
     this.pick = pick;
     this.generation = generation;
     this.clock = clock;
+    this.criticality = BallastCalls.of(options);
+    this.protection = protection;
+    this.attempts = options.getOption(BallastCalls.ATTEMPTS);
+    if (attempts != null) {
+      attempts.lastBackend = endpoint.key;
+    }
     this.startNanos = clock.nanoTime();
     this.end = new End(endpoint, pick);
     // The action holds the pick and the endpoint, never this tracer, which it must not keep alive.
@@ -60,6 +74,7 @@ final class CallTracer extends ClientStreamTracer {
   @Override
   public void inboundTrailers(Metadata trailers) {
     answered = true;
+    overload = trailers.get(OverloadSignal.TRAILER);
     endpoint.onTrailers(pick, generation, trailers);
   }
 
@@ -70,8 +85,22 @@ final class CallTracer extends ClientStreamTracer {
     }
     long latency = clock.nanoTime() - startNanos;
     Status.Code code = status.getCode();
+    AnswerKind kind = OverloadSignal.kind(code, overload);
+    if (attempts != null) {
+      attempts.lastOverloaded = kind == AnswerKind.OVERLOADED;
+    }
+    if (protection.throttle != null) {
+      // Only an overload rejection is a non-accept: the backend took every other request.
+      if (kind.isAccept()) {
+        protection.throttle.onAccepted(criticality);
+      } else {
+        protection.throttle.onRejected(criticality);
+      }
+    }
     if (Outcomes.isCallerGivingUp(code)) {
       pick.onCancel();
+    } else if (kind == AnswerKind.OVERLOADED) {
+      pick.onFailure(FailureKind.OVERLOADED, latency);
     } else if (Outcomes.isBackendFailure(code)) {
       pick.onFailure(answered ? FailureKind.BACKEND : FailureKind.NETWORK, latency);
     } else {

@@ -354,9 +354,7 @@ final class Clients {
     }
     Pick pick = balancers[c].pick();
     if (!pick.isPicked()) {
-      if (throttles != null) {
-        throttles[c].onNotSent(level);
-      }
+      // Never sent: the throttle does not count it.
       result.rejected(now, warmup);
       return;
     }
@@ -399,9 +397,13 @@ final class Clients {
     if (outcome == Requests.PENDING) {
       throw new AssertionError("answered without an outcome: " + r);
     }
-    if (throttles != null && outcome != Requests.OVERLOADED) {
+    if (throttles != null) {
       // Only an overload rejection is a non-accept: the backend took every other request.
-      throttles[c].onAccepted(level);
+      if (outcome == Requests.OVERLOADED) {
+        throttles[c].onRejected(level);
+      } else {
+        throttles[c].onAccepted(level);
+      }
     }
     if (now > requests.deadline[r] || outcome == Requests.EXPIRED) {
       // The caller gave up at its deadline, whatever the answer turned out to be (a crash failing

@@ -1,0 +1,63 @@
+package dev.ballast.grpc;
+
+import dev.ballast.health.NanoClock;
+import dev.ballast.overload.AdaptiveThrottle;
+import dev.ballast.overload.Criticality;
+import dev.ballast.overload.RetryBudget;
+import dev.ballast.overload.RetryBudgetConfig;
+import dev.ballast.overload.ThrottleConfig;
+import io.grpc.LoadBalancer.PickResult;
+import io.grpc.Status;
+
+/**
+ * One channel target's client-side overload protection, as the {@code ballast} policy runs it: the
+ * adaptive throttle for first attempts, the retry budget for gRPC's retries, and the failures it
+ * answers with, built once so that a rejection allocates nothing.
+ *
+ * <p>Local rejections are drops ({@link PickResult#withDrop}): the call fails at once with
+ * RESOURCE_EXHAUSTED, even if it waits for ready, and gRPC does not retry a drop. The status is
+ * RESOURCE_EXHAUSTED because the cause is the service's overload, as seen by this client; a server
+ * that passes it upstream has it turned into "overloaded, don't retry" by its Ballast interceptor.
+ */
+final class ClientOverload {
+  private static final Criticality[] CRITICALITIES = Criticality.values();
+
+  /** Throttle, budget and floor settings, validated by the config parser. */
+  record Settings(ThrottleConfig throttle, RetryBudgetConfig budget, Criticality overloadRetryFloor) {
+    static Settings defaults() {
+      return new Settings(ThrottleConfig.defaults(), RetryBudgetConfig.defaults(), Criticality.CRITICAL);
+    }
+  }
+
+  final AdaptiveThrottle throttle;
+  final RetryBudget budget;
+  final Criticality overloadRetryFloor;
+  private final PickResult[] throttled = new PickResult[CRITICALITIES.length];
+  final PickResult budgetSpent;
+  final PickResult overloadNotRetried;
+
+  ClientOverload(Settings settings, NanoClock clock) {
+    // Production randomness: each picking thread draws from its own source.
+    this.throttle = settings.throttle() == null ? null : AdaptiveThrottle.create(settings.throttle(), clock);
+    this.budget = settings.budget() == null ? null : RetryBudget.create(settings.budget(), clock);
+    this.overloadRetryFloor = settings.overloadRetryFloor();
+    for (Criticality c : CRITICALITIES) {
+      throttled[c.ordinal()] = PickResult.withDrop(Status.RESOURCE_EXHAUSTED.withDescription(
+          "ballast: throttled locally (adaptive throttling: the backends have been rejecting "
+              + BallastCalls.header(c) + " requests for overload; this client sends at most about k times what they accept)"));
+    }
+    budgetSpent = PickResult.withDrop(Status.RESOURCE_EXHAUSTED.withDescription(
+        "ballast: retry not sent, the retry budget is spent (at most " + ratio(settings) + " of recent requests may be retries)"));
+    overloadNotRetried = PickResult.withDrop(Status.RESOURCE_EXHAUSTED.withDescription(
+        "ballast: overloaded, and requests below " + BallastCalls.header(settings.overloadRetryFloor())
+            + " criticality are not retried after an overload answer"));
+  }
+
+  private static String ratio(Settings settings) {
+    return settings.budget() == null ? "all" : Math.round(settings.budget().ratio() * 100) + "%";
+  }
+
+  PickResult throttled(Criticality c) {
+    return throttled[c.ordinal()];
+  }
+}

@@ -1,0 +1,187 @@
+package dev.ballast.grpc;
+
+import dev.ballast.health.NanoClock;
+import dev.ballast.overload.AdmissionLimiter;
+import dev.ballast.overload.Criticality;
+import dev.ballast.overload.Deadlines;
+import io.grpc.Context;
+import io.grpc.Contexts;
+import io.grpc.Deadline;
+import io.grpc.ForwardingServerCall.SimpleForwardingServerCall;
+import io.grpc.ForwardingServerCallListener.SimpleForwardingServerCallListener;
+import io.grpc.Metadata;
+import io.grpc.ServerCall;
+import io.grpc.ServerCallHandler;
+import io.grpc.ServerInterceptor;
+import io.grpc.Status;
+import io.grpc.health.v1.HealthGrpc;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * A Ballast server's side of overload protection, for every call before it runs:
+ *
+ * <ol>
+ *   <li>reads the caller's criticality from the {@code ballast-criticality} header into the call's
+ *       {@link Context}, where {@link BallastCalls#interceptor()} finds it for outgoing calls;
+ *   <li>answers DEADLINE_EXCEEDED at once, without running it, a call whose deadline has passed
+ *       or is closer than {@code minDeadline};
+ *   <li>if the server has an {@link AdmissionLimiter}, asks it, and answers a shed call at once
+ *       with RESOURCE_EXHAUSTED and the trailer {@code ballast-overload: shed};
+ *   <li>turns an admitted call's own RESOURCE_EXHAUSTED answer (its handler passed on a
+ *       downstream overload) into "overloaded, don't retry": the trailer {@code ballast-overload:
+ *       dont-retry} and {@code grpc-retry-pushback-ms: -1}, so that overload is retried at one
+ *       layer only.
+ * </ol>
+ *
+ * Health checks are never shed or refused: a client must be able to tell a busy server from a dead
+ * one.
+ */
+final class OverloadInterceptor implements ServerInterceptor {
+  private static final String HEALTH_SERVICE = HealthGrpc.SERVICE_NAME;
+
+  private final AdmissionLimiter limiter; // null: no limiter
+  private final long minDeadlineNanos;
+  private final NanoClock clock;
+  private final LongAdder shed = new LongAdder();
+  private final LongAdder refusedForDeadline = new LongAdder();
+  private final LongAdder badCriticality = new LongAdder();
+  private final LongAdder markedDontRetry = new LongAdder();
+
+  OverloadInterceptor(AdmissionLimiter limiter, long minDeadlineNanos, NanoClock clock) {
+    this.limiter = limiter;
+    this.minDeadlineNanos = minDeadlineNanos;
+    this.clock = clock;
+  }
+
+  @Override
+  public <ReqT, RespT> ServerCall.Listener<ReqT> interceptCall(
+      ServerCall<ReqT, RespT> call, Metadata headers, ServerCallHandler<ReqT, RespT> next) {
+    if (HEALTH_SERVICE.equals(call.getMethodDescriptor().getServiceName())) {
+      return next.startCall(call, headers);
+    }
+    Criticality criticality = criticality(headers.get(BallastCalls.CRITICALITY_HEADER));
+    Deadline deadline = Context.current().getDeadline();
+    if (deadline != null) {
+      long left = deadline.timeRemaining(TimeUnit.NANOSECONDS);
+      if (!Deadlines.canStart(0, left, minDeadlineNanos)) {
+        refusedForDeadline.increment();
+        call.close(Status.DEADLINE_EXCEEDED.withDescription(
+            "ballast: not started, " + Math.max(0, left) / 1_000_000 + " ms left of the deadline (expected: at least "
+                + minDeadlineNanos / 1_000_000 + " ms)"), new Metadata());
+        return new ServerCall.Listener<>() {};
+      }
+    }
+    if (limiter != null && !limiter.tryAcquire(criticality)) {
+      shed.increment();
+      Metadata trailers = new Metadata();
+      trailers.put(OverloadSignal.TRAILER, OverloadSignal.SHED);
+      call.close(Status.RESOURCE_EXHAUSTED.withDescription(
+          "ballast: overloaded, shed without running (" + limiter.inFlight() + " in flight, limit " + limiter.limit()
+              + ", criticality " + BallastCalls.header(criticality) + ")"), trailers);
+      return new ServerCall.Listener<>() {};
+    }
+    Context context = Context.current().withValue(BallastCalls.CRITICALITY_CONTEXT, criticality);
+    Admitted<ReqT, RespT> admitted = new Admitted<>(call);
+    ServerCall.Listener<ReqT> listener;
+    try {
+      listener = Contexts.interceptCall(context, admitted, headers, next);
+    } catch (RuntimeException e) {
+      admitted.end();
+      throw e;
+    }
+    return new SimpleForwardingServerCallListener<>(listener) {
+      @Override
+      public void onCancel() {
+        try {
+          super.onCancel();
+        } finally {
+          admitted.end();
+        }
+      }
+
+      @Override
+      public void onComplete() {
+        try {
+          super.onComplete();
+        } finally {
+          admitted.end();
+        }
+      }
+    };
+  }
+
+  /** A header value, or the default when absent; an unknown value is counted and taken as the default. */
+  private Criticality criticality(String header) {
+    if (header == null) {
+      return Criticality.DEFAULT;
+    }
+    try {
+      return Criticality.parse(header);
+    } catch (IllegalArgumentException e) {
+      badCriticality.increment();
+      return Criticality.DEFAULT;
+    }
+  }
+
+  /** An admitted call: ended once in the limiter, and its own overload answer marked don't-retry. */
+  private final class Admitted<ReqT, RespT> extends SimpleForwardingServerCall<ReqT, RespT> {
+    private final long startNanos = clock.nanoTime();
+    private final AtomicBoolean ended = new AtomicBoolean();
+
+    Admitted(ServerCall<ReqT, RespT> call) {
+      super(call);
+    }
+
+    @Override
+    public void close(Status status, Metadata trailers) {
+      if (status.getCode() == Status.Code.RESOURCE_EXHAUSTED && !trailers.containsKey(OverloadSignal.TRAILER)) {
+        markedDontRetry.increment();
+        trailers.put(OverloadSignal.TRAILER, OverloadSignal.DONT_RETRY);
+        trailers.discardAll(OverloadSignal.PUSHBACK);
+        trailers.put(OverloadSignal.PUSHBACK, "-1");
+      } else if (OverloadSignal.SHED.equals(trailers.get(OverloadSignal.TRAILER))) {
+        // A shed passed on from downstream is not this server's shed: no layer above retries it.
+        markedDontRetry.increment();
+        trailers.discardAll(OverloadSignal.TRAILER);
+        trailers.put(OverloadSignal.TRAILER, OverloadSignal.DONT_RETRY);
+        trailers.discardAll(OverloadSignal.PUSHBACK);
+        trailers.put(OverloadSignal.PUSHBACK, "-1");
+      }
+      end();
+      super.close(status, trailers);
+    }
+
+    void end() {
+      if (ended.compareAndSet(false, true) && limiter != null) {
+        // The server cannot tell its own queueing from the handler's work: all of it is service.
+        limiter.onComplete(0, clock.nanoTime() - startNanos);
+      }
+    }
+  }
+
+  AdmissionLimiter limiter() {
+    return limiter;
+  }
+
+  /** Calls shed by the limiter. */
+  long shed() {
+    return shed.sum();
+  }
+
+  /** Calls refused unstarted because too little of their deadline was left. */
+  long refusedForDeadline() {
+    return refusedForDeadline.sum();
+  }
+
+  /** Calls whose {@code ballast-criticality} header was not a criticality, taken as the default. */
+  long badCriticality() {
+    return badCriticality.sum();
+  }
+
+  /** Admitted calls answered "overloaded, don't retry". */
+  long markedDontRetry() {
+    return markedDontRetry.sum();
+  }
+}
