@@ -1,0 +1,297 @@
+package dev.ballast.benchmarks;
+
+import com.netflix.concurrency.limits.grpc.server.ConcurrencyLimitServerInterceptor;
+import com.netflix.concurrency.limits.grpc.server.GrpcServerLimiterBuilder;
+import com.netflix.concurrency.limits.limit.Gradient2Limit;
+import dev.ballast.grpc.BallastServer;
+import dev.ballast.overload.LimiterConfig;
+import io.grpc.CallOptions;
+import io.grpc.ManagedChannel;
+import io.grpc.MethodDescriptor;
+import io.grpc.Server;
+import io.grpc.ServerInterceptors;
+import io.grpc.ServerServiceDefinition;
+import io.grpc.Status;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.stub.ClientCalls;
+import io.grpc.stub.ServerCalls;
+import io.grpc.stub.StreamObserver;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A server that can serve N calls per second, offered 3N from several clients on loopback, with no
+ * limiter, with Ballast's limiter (gradient or CPU) and with Netflix concurrency-limits' gRPC
+ * interceptor (Gradient2): how much it serves within the deadline, and how fast.
+ *
+ * <p>The server's capacity is not CPU: a handler holds one of {@code workers} permits for {@code
+ * service} (sleeping), so N = workers / service whatever else the machine does, and a call that
+ * waits for a permit waits in the handler, as behind any pool. The handler does not look at
+ * cancellation, as most do not: a call whose caller gave up still takes its turn.
+ *
+ * <p>Run: {@code java -cp ballast-benchmarks/target/benchmarks.jar dev.ballast.benchmarks.LimiterShootout
+ * [seconds] [rounds]}. Loopback only; every run is bounded by its duration.
+ */
+public final class LimiterShootout {
+  static final MethodDescriptor<byte[], byte[]> WORK =
+      MethodDescriptor.<byte[], byte[]>newBuilder()
+          .setType(MethodDescriptor.MethodType.UNARY)
+          .setFullMethodName(MethodDescriptor.generateFullMethodName("ballast.bench.Work", "Do"))
+          .setRequestMarshaller(new Bytes())
+          .setResponseMarshaller(new Bytes())
+          .build();
+
+  /** The server side under test. */
+  public enum Protection {
+    NONE("no limiter"),
+    BALLAST_GRADIENT("Ballast gradient limiter"),
+    BALLAST_CPU("Ballast CPU limiter"),
+    NETFLIX_GRADIENT2("concurrency-limits Gradient2");
+
+    final String label;
+
+    Protection(String label) {
+      this.label = label;
+    }
+  }
+
+  /** One run's settings: N = workers / service; offered is a multiple of N. */
+  public record Settings(int workers, long serviceMillis, double offered, int clients, long deadlineMillis,
+      long warmupMillis, long measureMillis) {
+    public double capacityPerSecond() {
+      return workers * 1000.0 / serviceMillis;
+    }
+  }
+
+  /** What one run measured over its measured window. */
+  public record Result(Protection protection, double capacity, long sent, long ok, long overloaded, long deadlineMisses,
+      long otherErrors, double p50Millis, double p99Millis, double seconds) {
+    public double goodputPerSecond() {
+      return ok / seconds;
+    }
+
+    public double goodputShare() {
+      return goodputPerSecond() / capacity;
+    }
+
+    String row() {
+      return String.format(Locale.ROOT, "| %s | %.0f/s (%.1f%% of N) | %.1f | %.1f | %d | %d | %d |", protection.label,
+          goodputPerSecond(), 100 * goodputShare(), p50Millis, p99Millis, overloaded, deadlineMisses, otherErrors);
+    }
+  }
+
+  private LimiterShootout() {}
+
+  public static Settings defaults(long measureMillis) {
+    return new Settings(4, 20, 3.0, 4, 1000, 3000, measureMillis);
+  }
+
+  /** Starts a server with {@code protection}, offers it the load, and stops it. */
+  public static Result run(Protection protection, Settings settings) throws IOException, InterruptedException {
+    Semaphore permits = new Semaphore(settings.workers(), true);
+    ServerServiceDefinition service =
+        ServerServiceDefinition.builder("ballast.bench.Work")
+            .addMethod(WORK, ServerCalls.asyncUnaryCall((byte[] request, StreamObserver<byte[]> response) -> {
+              try {
+                permits.acquire();
+                try {
+                  Thread.sleep(settings.serviceMillis());
+                } finally {
+                  permits.release();
+                }
+                response.onNext(request);
+                response.onCompleted();
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                response.onError(Status.CANCELLED.asRuntimeException());
+              }
+            }))
+            .build();
+    NettyServerBuilder builder = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0));
+    Server server;
+    switch (protection) {
+      case NONE -> server = builder.addService(service).build().start();
+      case NETFLIX_GRADIENT2 -> server = builder.addService(ServerInterceptors.intercept(service,
+              ConcurrencyLimitServerInterceptor.newBuilder(
+                  new GrpcServerLimiterBuilder().limit(Gradient2Limit.newDefault()).build()).build()))
+          .build().start();
+      case BALLAST_GRADIENT -> server = BallastServer.builder()
+          .adaptiveLimiter(LimiterConfig.builder().kind(LimiterConfig.Kind.GRADIENT).build())
+          .build(builder.addService(service)).start().server();
+      case BALLAST_CPU -> server = BallastServer.builder()
+          .adaptiveLimiter(LimiterConfig.defaults())
+          .build(builder.addService(service)).start().server();
+      default -> throw new AssertionError(protection);
+    }
+    int port = ((InetSocketAddress) server.getListenSockets().get(0)).getPort();
+    List<ManagedChannel> channels = new ArrayList<>();
+    for (int c = 0; c < settings.clients(); c++) {
+      channels.add(NettyChannelBuilder.forAddress("127.0.0.1", port).usePlaintext().build());
+    }
+    try {
+      return offer(protection, settings, channels);
+    } finally {
+      for (ManagedChannel channel : channels) {
+        channel.shutdownNow().awaitTermination(10, TimeUnit.SECONDS);
+      }
+      server.shutdownNow().awaitTermination(10, TimeUnit.SECONDS);
+    }
+  }
+
+  /** Open-loop arrivals at a fixed rate, in 5 ms batches, round robin over the clients. */
+  private static Result offer(Protection protection, Settings settings, List<ManagedChannel> channels)
+      throws InterruptedException {
+    double rate = settings.offered() * settings.capacityPerSecond();
+    long totalMillis = settings.warmupMillis() + settings.measureMillis();
+    int expected = (int) (rate * totalMillis / 1000) + 16;
+    long[] latency = new long[expected];
+    byte[] outcome = new byte[expected]; // 0 pending, 1 ok, 2 overloaded, 3 deadline, 4 other
+    long[] startedAt = new long[expected];
+    AtomicInteger issued = new AtomicInteger();
+    long origin = System.nanoTime();
+    ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
+    double[] owed = {0};
+    scheduler.scheduleAtFixedRate(() -> {
+      owed[0] += rate * 0.005;
+      while (owed[0] >= 1) {
+        owed[0] -= 1;
+        int id = issued.get();
+        if (id >= expected || System.nanoTime() - origin >= TimeUnit.MILLISECONDS.toNanos(totalMillis)) {
+          return;
+        }
+        issued.incrementAndGet();
+        long start = System.nanoTime();
+        startedAt[id] = start;
+        ManagedChannel channel = channels.get(id % channels.size());
+        ClientCalls.asyncUnaryCall(
+            channel.newCall(WORK, CallOptions.DEFAULT.withDeadlineAfter(settings.deadlineMillis(), TimeUnit.MILLISECONDS)),
+            new byte[8],
+            new StreamObserver<>() {
+              @Override
+              public void onNext(byte[] value) {}
+
+              @Override
+              public void onError(Throwable t) {
+                latency[id] = System.nanoTime() - start;
+                Status.Code code = Status.fromThrowable(t).getCode();
+                outcome[id] = (byte) switch (code) {
+                  // Ballast sheds with RESOURCE_EXHAUSTED; concurrency-limits with UNAVAILABLE.
+                  case RESOURCE_EXHAUSTED, UNAVAILABLE -> 2;
+                  case DEADLINE_EXCEEDED -> 3;
+                  default -> 4;
+                };
+              }
+
+              @Override
+              public void onCompleted() {
+                latency[id] = System.nanoTime() - start;
+                outcome[id] = 1;
+              }
+            });
+      }
+    }, 0, 5, TimeUnit.MILLISECONDS);
+    Thread.sleep(totalMillis);
+    scheduler.shutdownNow();
+    scheduler.awaitTermination(10, TimeUnit.SECONDS);
+    // Every call ends by its deadline: wait for the last ones.
+    Thread.sleep(settings.deadlineMillis() + 500);
+    int n = issued.get();
+    long measuredFrom = origin + TimeUnit.MILLISECONDS.toNanos(settings.warmupMillis());
+    long sent = 0;
+    long ok = 0;
+    long overloaded = 0;
+    long misses = 0;
+    long other = 0;
+    long[] okLatencies = new long[n];
+    for (int i = 0; i < n; i++) {
+      if (startedAt[i] < measuredFrom) {
+        continue;
+      }
+      sent++;
+      switch (outcome[i]) {
+        case 1 -> {
+          if (latency[i] <= TimeUnit.MILLISECONDS.toNanos(settings.deadlineMillis())) {
+            okLatencies[(int) ok++] = latency[i];
+          } else {
+            misses++;
+          }
+        }
+        case 2 -> overloaded++;
+        case 3 -> misses++;
+        default -> other++;
+      }
+    }
+    long[] sorted = Arrays.copyOf(okLatencies, (int) ok);
+    Arrays.sort(sorted);
+    return new Result(protection, settings.capacityPerSecond(), sent, ok, overloaded, misses, other,
+        quantileMillis(sorted, 0.5), quantileMillis(sorted, 0.99), settings.measureMillis() / 1000.0);
+  }
+
+  private static double quantileMillis(long[] sorted, double q) {
+    if (sorted.length == 0) {
+      return Double.NaN;
+    }
+    return sorted[(int) Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] / 1e6;
+  }
+
+  public static void main(String[] args) throws Exception {
+    long seconds = args.length > 0 ? parse(args[0], "seconds", 1, 600) : 10;
+    long rounds = args.length > 1 ? parse(args[1], "rounds", 1, 20) : 1;
+    Settings settings = defaults(seconds * 1000);
+    System.out.printf(Locale.ROOT, "N = %d workers / %d ms = %.0f calls/s, offered %.0fx from %d clients,"
+            + " deadline %d ms, warm-up %d ms, measured %d s%n", settings.workers(), settings.serviceMillis(),
+        settings.capacityPerSecond(), settings.offered(), settings.clients(), settings.deadlineMillis(),
+        settings.warmupMillis(), seconds);
+    for (int round = 1; round <= rounds; round++) {
+      System.out.println("round " + round);
+      System.out.println("| server | goodput | p50 ms | p99 ms | shed | deadline misses | other errors |");
+      System.out.println("| --- | --- | --- | --- | --- | --- | --- |");
+      for (Protection protection : Protection.values()) {
+        System.out.println(run(protection, settings).row());
+      }
+    }
+  }
+
+  private static long parse(String text, String name, long min, long max) {
+    try {
+      long value = Long.parseLong(text);
+      if (value >= min && value <= max) {
+        return value;
+      }
+    } catch (NumberFormatException e) {
+      // reported below
+    }
+    System.err.println(name + ": " + text + " (expected: a whole number " + min + ".." + max + ")");
+    System.exit(2);
+    return 0;
+  }
+
+  private static final class Bytes implements MethodDescriptor.Marshaller<byte[]> {
+    @Override
+    public InputStream stream(byte[] value) {
+      return new ByteArrayInputStream(value);
+    }
+
+    @Override
+    public byte[] parse(InputStream stream) {
+      try {
+        return stream.readAllBytes();
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+  }
+}
