@@ -8,10 +8,7 @@ import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.stub.ClientCalls;
 import io.grpc.stub.ServerCalls;
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -38,8 +35,8 @@ public final class ChannelThroughput {
       MethodDescriptor.<byte[], byte[]>newBuilder()
           .setType(MethodDescriptor.MethodType.UNARY)
           .setFullMethodName(MethodDescriptor.generateFullMethodName("ballast.bench.Echo", "Call"))
-          .setRequestMarshaller(new Bytes())
-          .setResponseMarshaller(new Bytes())
+          .setRequestMarshaller(ByteMarshaller.INSTANCE)
+          .setResponseMarshaller(ByteMarshaller.INSTANCE)
           .build();
   private static final byte[] PAYLOAD = new byte[64];
 
@@ -192,19 +189,4 @@ public final class ChannelThroughput {
         .build();
   }
 
-  private static final class Bytes implements MethodDescriptor.Marshaller<byte[]> {
-    @Override
-    public InputStream stream(byte[] value) {
-      return new ByteArrayInputStream(value);
-    }
-
-    @Override
-    public byte[] parse(InputStream stream) {
-      try {
-        return stream.readAllBytes();
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-    }
-  }
 }

@@ -17,10 +17,7 @@ import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.stub.ClientCalls;
 import io.grpc.stub.ServerCalls;
 import io.grpc.stub.StreamObserver;
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -50,8 +47,8 @@ public final class LimiterShootout {
       MethodDescriptor.<byte[], byte[]>newBuilder()
           .setType(MethodDescriptor.MethodType.UNARY)
           .setFullMethodName(MethodDescriptor.generateFullMethodName("ballast.bench.Work", "Do"))
-          .setRequestMarshaller(new Bytes())
-          .setResponseMarshaller(new Bytes())
+          .setRequestMarshaller(ByteMarshaller.INSTANCE)
+          .setResponseMarshaller(ByteMarshaller.INSTANCE)
           .build();
 
   /** The server side under test. */
@@ -279,19 +276,4 @@ public final class LimiterShootout {
     return 0;
   }
 
-  private static final class Bytes implements MethodDescriptor.Marshaller<byte[]> {
-    @Override
-    public InputStream stream(byte[] value) {
-      return new ByteArrayInputStream(value);
-    }
-
-    @Override
-    public byte[] parse(InputStream stream) {
-      try {
-        return stream.readAllBytes();
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-    }
-  }
 }
