@@ -19,7 +19,7 @@ import java.time.Duration;
  * @param idleProbeInterval the balancer's refresh sends one probe this often, so that a pool stays
  *     fresh when picks are rare; also the balancer's refresh interval (default 100 ms; 1 ms..1 h)
  * @param hotQuantile the quantile of the pool's requests in flight above which an entry is hot
- *     (default 0.8; 0.01..1.0)
+ *     (default 0.5; 0.01..1.0)
  */
 public record PrequalProbingConfig(
     int poolSize,
@@ -53,7 +53,7 @@ public record PrequalProbingConfig(
     private int reuseBudget = 2;
     private double probesPerPick = 2.0;
     private Duration idleProbeInterval = Duration.ofMillis(100);
-    private double hotQuantile = 0.8;
+    private double hotQuantile = 0.5;
 
     private Builder() {}
 

@@ -1,6 +1,8 @@
 package dev.ballast.probe;
 
+import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
@@ -8,45 +10,37 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * that arrives at the current load, learned from its own recent completions.
  *
  * <p>Completions are grouped by the requests in flight when they arrived (one bucket per count
- * up to 7, then one per power of two), and each bucket keeps an exponentially weighted average of
- * their latencies. A probe answers the bucket of the current count; an empty bucket borrows from
- * the nearest lower one that has samples, else the nearest higher one (0 when there is none yet).
+ * up to 7, then one per power of two), and each bucket keeps its latest {@value #WINDOW}
+ * latencies. A probe answers the median of the bucket of the current count: a median, not a
+ * mean, because query costs are heavy-tailed, and one 10-second query in a mean would make an idle
+ * backend look slow until enough fast ones wash it out, during which no client picks it, so none
+ * arrive. An empty bucket borrows from the nearest lower one that has samples, else the nearest
+ * higher one (0 when there is none yet).
  *
- * <p>Lock-free and allocation-free: the count is one atomic integer; a bucket's average is updated
- * with a plain read and a release store, so two completions racing on one bucket may lose one
- * sample, which an average over many does not notice, at no retry cost under contention.
+ * <p>Lock-free: the count is one atomic integer; a completion claims its place in a bucket's ring
+ * with one atomic increment and writes it with a release store. A probe's answer reads at most
+ * {@value #WINDOW} values and sorts them on the stack of its caller (escape analysis keeps the
+ * small array off the heap in practice).
  */
 public final class ProbeResponder {
   /** Buckets: counts 0..7 exactly, then [8, 16), [16, 32), ... up to 2^30 and beyond. */
   static final int BUCKETS = 8 + 28;
-  private static final long EMPTY = Double.doubleToRawLongBits(-1.0);
+  /** Latencies kept per bucket. */
+  static final int WINDOW = 8;
+  private static final long EMPTY = -1;
 
-  private final double weight;
   private final AtomicInteger inFlight = new AtomicInteger();
-  private final AtomicLongArray averages = new AtomicLongArray(BUCKETS);
+  private final AtomicLongArray latencies = new AtomicLongArray(BUCKETS * WINDOW);
+  private final AtomicIntegerArray written = new AtomicIntegerArray(BUCKETS);
 
-  private ProbeResponder(double weight) {
-    this.weight = weight;
-    for (int i = 0; i < BUCKETS; i++) {
-      averages.set(i, EMPTY);
+  private ProbeResponder() {
+    for (int i = 0; i < BUCKETS * WINDOW; i++) {
+      latencies.set(i, EMPTY);
     }
   }
 
-  /** A responder whose averages give each new completion a weight of 1/8. */
   public static ProbeResponder create() {
-    return new ProbeResponder(0.125);
-  }
-
-  /**
-   * A responder whose averages give each new completion the weight {@code sampleWeight}.
-   *
-   * @throws IllegalArgumentException unless {@code 0.001 <= sampleWeight <= 1}
-   */
-  public static ProbeResponder create(double sampleWeight) {
-    if (!(sampleWeight >= 0.001 && sampleWeight <= 1)) {
-      throw new IllegalArgumentException("sampleWeight: " + sampleWeight + " (expected: 0.001..1.0)");
-    }
-    return new ProbeResponder(sampleWeight);
+    return new ProbeResponder();
   }
 
   /** A request arrived: returns the requests in flight it found, to hand back to {@link #onEnd}. */
@@ -56,7 +50,8 @@ public final class ProbeResponder {
 
   /**
    * The request that found {@code inFlightAtStart} requests in flight ended after {@code
-   * latencyNanos} (its time at the backend, queueing included). A negative latency only ends it.
+   * latencyNanos} (its time at the backend, queueing included). A negative latency (a request
+   * dropped unserved) only ends it.
    */
   public void onEnd(int inFlightAtStart, long latencyNanos) {
     inFlight.decrementAndGet();
@@ -64,9 +59,8 @@ public final class ProbeResponder {
       return;
     }
     int bucket = bucket(inFlightAtStart);
-    double current = Double.longBitsToDouble(averages.get(bucket));
-    double next = current < 0 ? latencyNanos : current + weight * (latencyNanos - current);
-    averages.setRelease(bucket, Double.doubleToRawLongBits(next));
+    int place = written.getAndIncrement(bucket) & (WINDOW - 1);
+    latencies.setRelease(bucket * WINDOW + place, latencyNanos);
   }
 
   /** Requests in flight now. */
@@ -83,18 +77,35 @@ public final class ProbeResponder {
   public long latencyEstimateNanos(int requestsInFlight) {
     int home = bucket(Math.max(0, requestsInFlight));
     for (int b = home; b >= 0; b--) {
-      double average = Double.longBitsToDouble(averages.getAcquire(b));
-      if (average >= 0) {
-        return (long) average;
+      long median = median(b);
+      if (median >= 0) {
+        return median;
       }
     }
     for (int b = home + 1; b < BUCKETS; b++) {
-      double average = Double.longBitsToDouble(averages.getAcquire(b));
-      if (average >= 0) {
-        return (long) average;
+      long median = median(b);
+      if (median >= 0) {
+        return median;
       }
     }
     return 0;
+  }
+
+  /** The median of bucket {@code b}'s latencies (the upper one of an even count), or -1 if it has none. */
+  private long median(int b) {
+    long[] values = new long[WINDOW];
+    int n = 0;
+    for (int i = 0; i < WINDOW; i++) {
+      long value = latencies.getAcquire(b * WINDOW + i);
+      if (value >= 0) {
+        values[n++] = value;
+      }
+    }
+    if (n == 0) {
+      return -1;
+    }
+    Arrays.sort(values, 0, n);
+    return values[n / 2];
   }
 
   static int bucket(int inFlight) {

@@ -240,7 +240,7 @@ final class PrequalProbingTest {
   void theDefaultsAreThoseDocumented() {
     PrequalProbingConfig d = PrequalProbingConfig.defaults();
     assertThat(d.poolSize()).isEqualTo(16);
-    assertThat(d.hotQuantile()).isEqualTo(0.8);
+    assertThat(d.hotQuantile()).isEqualTo(0.5);
     assertThat(Policy.byName("prequal_probing").name()).isEqualTo("prequal_probing");
   }
 }

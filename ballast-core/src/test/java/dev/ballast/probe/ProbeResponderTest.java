@@ -1,7 +1,6 @@
 package dev.ballast.probe;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import org.junit.jupiter.api.Test;
 
@@ -21,7 +20,7 @@ final class ProbeResponderTest {
 
   @Test
   void estimatesLatencyFromCompletionsThatArrivedAtTheSameLoad() {
-    ProbeResponder responder = ProbeResponder.create(1.0);
+    ProbeResponder responder = ProbeResponder.create();
     responder.onEnd(responder.onStart(), 0);
     // Latency 10 ms at 0 in flight, 40 ms at 3 in flight.
     responder.onEnd(0, 10_000_000);
@@ -36,13 +35,17 @@ final class ProbeResponderTest {
   }
 
   @Test
-  void averagesEachBucketWithTheSampleWeight() {
-    ProbeResponder responder = ProbeResponder.create(0.5);
-    responder.onStart();
-    responder.onEnd(0, 100);
-    responder.onStart();
-    responder.onEnd(0, 200);
-    assertThat(responder.latencyEstimateNanos(0)).isEqualTo(150);
+  void answersTheMedianOfTheBucketsLatestCompletionsSoOneHugeQueryDoesNotMakeAnIdleBackendLookSlow() {
+    ProbeResponder responder = ProbeResponder.create();
+    for (long latency : new long[] {10, 12, 10_000_000_000L, 11, 13}) {
+      responder.onEnd(responder.onStart(), latency);
+    }
+    assertThat(responder.latencyEstimateNanos(0)).isEqualTo(12);
+    // Only the latest WINDOW completions count: eight more of 100 push the others out.
+    for (int i = 0; i < ProbeResponder.WINDOW; i++) {
+      responder.onEnd(responder.onStart(), 100);
+    }
+    assertThat(responder.latencyEstimateNanos(0)).isEqualTo(100);
   }
 
   @Test
@@ -52,12 +55,5 @@ final class ProbeResponderTest {
     assertThat(ProbeResponder.bucket(8)).isEqualTo(ProbeResponder.bucket(15)).isEqualTo(8);
     assertThat(ProbeResponder.bucket(16)).isEqualTo(9);
     assertThat(ProbeResponder.bucket(Integer.MAX_VALUE)).isEqualTo(ProbeResponder.BUCKETS - 1);
-  }
-
-  @Test
-  void aSampleWeightOutsideItsRangeIsRejected() {
-    assertThatThrownBy(() -> ProbeResponder.create(0))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("sampleWeight: 0.0 (expected: 0.001..1.0)");
   }
 }
