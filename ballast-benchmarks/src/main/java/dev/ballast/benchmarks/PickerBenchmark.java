@@ -1,5 +1,6 @@
 package dev.ballast.benchmarks;
 
+import dev.ballast.health.Backend;
 import dev.ballast.health.HealthConfig;
 import dev.ballast.health.NanoClock;
 import dev.ballast.pick.Balancer;
@@ -8,6 +9,7 @@ import dev.ballast.pick.LeastLoadedConfig;
 import dev.ballast.pick.Pick;
 import dev.ballast.pick.Picker;
 import dev.ballast.pick.Policy;
+import dev.ballast.probe.ProbeReceiver;
 import dev.ballast.pick.WeightedRoundRobinConfig;
 import io.grpc.LoadBalancer;
 import java.time.Duration;
@@ -59,6 +61,7 @@ public class PickerBenchmark {
     "ballast:power_of_two_choices",
     "ballast:fair_share",
     "ballast:interleaved_weighted_round_robin",
+    "ballast:prequal_probing",
     "grpc:round_robin",
     "grpc:weighted_round_robin",
     "grpc:least_request_experimental"
@@ -168,7 +171,10 @@ public class PickerBenchmark {
     }
     // The production factory (what Balancer.create(policy) and the gRPC integration use):
     // per-thread randomness and round-robin positions on the pick path, and the given clock.
-    Balancer balancer = Balancer.create(ballastPolicy(name, keys), HealthConfig.defaults(), clock);
+    Policy policy = ballastPolicy(name, keys);
+    Balancer balancer = policy.name().equals("prequal_probing")
+        ? Balancer.create(policy, HealthConfig.defaults(), clock, PickerBenchmark::answerAtOnce)
+        : Balancer.create(policy, HealthConfig.defaults(), clock);
     balancer.updateSubset(keys);
     for (String key : keys) {
       balancer.backend(key).onConnected();
@@ -206,10 +212,21 @@ public class PickerBenchmark {
           Policy.weightedRoundRobin(WeightedRoundRobinConfig.builder().blackoutPeriod(Duration.ZERO).build());
       case "power_of_two_choices" -> Policy.powerOfTwoChoices();
       case "fair_share" -> Policy.fairShare();
+      case "prequal_probing" -> Policy.prequalProbing();
       case "interleaved_weighted_round_robin" ->
           Policy.interleavedWeightedRoundRobin(new InterleavedWeightedRoundRobinConfig(staticWeights(keys), 1));
       default -> throw new IllegalArgumentException("policy: '" + name + "' (expected: a Ballast policy name)");
     };
+  }
+
+  /**
+   * The probes of {@code prequal_probing}, answered at once on the picking thread, so that the
+   * measured pick includes storing its answers in the pool: requests in flight 0 to 7 and a
+   * latency of 1 to 8 ms, fixed per backend (from its key's hash, which allocates nothing).
+   */
+  static void answerAtOnce(Backend backend, ProbeReceiver receiver) {
+    int hash = backend.key().hashCode();
+    receiver.onProbe(hash & 7, (((hash >>> 3) & 7) + 1) * 1_000_000L);
   }
 
   /** Interleaved WRR takes configured weights: 1 to 5, repeating. */

@@ -11,4 +11,6 @@ import java.util.concurrent.atomic.LongAdder;
 final class BadInputs {
   final LongAdder loadReports = new LongAdder();
   final LongAdder negativeLatencies = new LongAdder();
+  /** Probe answers the pool could not store (every place it tried was being written at once). */
+  final LongAdder lostProbes = new LongAdder();
 }

@@ -4,7 +4,9 @@ import dev.ballast.health.Backend;
 import dev.ballast.health.HealthConfig;
 import dev.ballast.health.NanoClock;
 import dev.ballast.health.SubsetHealth;
+import dev.ballast.probe.ProbeSender;
 import java.util.List;
+import java.util.Objects;
 import java.util.SplittableRandom;
 import java.util.random.RandomGenerator;
 
@@ -48,6 +50,22 @@ public interface Balancer {
    */
   static Balancer create(Policy policy, HealthConfig health, NanoClock clock, RandomGenerator random) {
     return new SnapshotBalancer(policy, health, clock, random, true);
+  }
+
+  /**
+   * {@link #create(Policy, HealthConfig, NanoClock)} for a policy that probes its backends
+   * ({@code prequal_probing}): {@code probes} is the transport's way of sending them. The other
+   * policies never call it.
+   */
+  static Balancer create(Policy policy, HealthConfig health, NanoClock clock, ProbeSender probes) {
+    return new SnapshotBalancer(
+        policy, health, clock, new SplittableRandom(), false, Objects.requireNonNull(probes, "probes"));
+  }
+
+  /** {@link #create(Policy, HealthConfig, NanoClock, RandomGenerator)} with the transport's probe sender. */
+  static Balancer create(
+      Policy policy, HealthConfig health, NanoClock clock, RandomGenerator random, ProbeSender probes) {
+    return new SnapshotBalancer(policy, health, clock, random, true, Objects.requireNonNull(probes, "probes"));
   }
 
   Policy policy();
@@ -97,4 +115,7 @@ public interface Balancer {
    * Pick#onFailure}), each of which counted as a latency of zero.
    */
   long negativeLatencies();
+
+  /** Probe answers lost because every pool place they tried was being written at that moment. */
+  long lostProbeAnswers();
 }

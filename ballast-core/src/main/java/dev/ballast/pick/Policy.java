@@ -14,7 +14,8 @@ public sealed interface Policy
         WeightedRoundRobinPolicy,
         PowerOfTwoChoicesPolicy,
         FairSharePolicy,
-        InterleavedWeightedRoundRobinPolicy {
+        InterleavedWeightedRoundRobinPolicy,
+        PrequalProbingPolicy {
 
   /** The policy names, as {@link #name()} returns them. */
   List<String> NAMES =
@@ -24,7 +25,8 @@ public sealed interface Policy
           "weighted_round_robin",
           "power_of_two_choices",
           "fair_share",
-          "interleaved_weighted_round_robin");
+          "interleaved_weighted_round_robin",
+          "prequal_probing");
 
   String name();
 
@@ -48,6 +50,8 @@ public sealed interface Policy
         return fairShare();
       case "interleaved_weighted_round_robin":
         return interleavedWeightedRoundRobin(InterleavedWeightedRoundRobinConfig.of(Map.of()));
+      case "prequal_probing":
+        return prequalProbing();
       default:
         throw new IllegalArgumentException(
             "policy: '" + name + "' (expected: one of " + String.join(", ", NAMES) + ")");
@@ -98,5 +102,18 @@ public sealed interface Policy
   /** Static weights spread over rounds so that a heavy backend's picks interleave with the others'. */
   static Policy interleavedWeightedRoundRobin(InterleavedWeightedRoundRobinConfig config) {
     return new InterleavedWeightedRoundRobinPolicy(config);
+  }
+
+  /**
+   * Prequal's probing policy: asynchronous probes of requests in flight and latency, a pool of
+   * their answers, the hot-cold rule. Its balancer needs the transport's probe sender ({@code
+   * Balancer.create(policy, health, clock, probes)}).
+   */
+  static Policy prequalProbing() {
+    return prequalProbing(PrequalProbingConfig.defaults());
+  }
+
+  static Policy prequalProbing(PrequalProbingConfig config) {
+    return new PrequalProbingPolicy(config);
   }
 }

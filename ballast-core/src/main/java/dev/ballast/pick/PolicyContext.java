@@ -1,14 +1,21 @@
 package dev.ballast.pick;
 
 import dev.ballast.health.NanoClock;
+import dev.ballast.probe.ProbeSender;
 import java.util.random.RandomGenerator;
 
 /**
  * What a balancer lends its policy: the clock, the control plane's random generator (used only in
  * serialized control-plane calls, e.g. to seed a picker's {@link AtomicSplitMix}), the counters of
- * bad input, and whether picks must be reproducible from that generator.
+ * bad input, whether picks must be reproducible from that generator, and the transport's probe
+ * sender ({@code null} when it gave none; only {@code prequal_probing} needs one).
  */
-record PolicyContext(NanoClock clock, RandomGenerator random, BadInputs badInputs, boolean warmUp, boolean reproducible) {
+record PolicyContext(
+    NanoClock clock, RandomGenerator random, BadInputs badInputs, boolean warmUp, boolean reproducible, ProbeSender probes) {
+
+  PolicyContext(NanoClock clock, RandomGenerator random, BadInputs badInputs, boolean warmUp, boolean reproducible) {
+    this(clock, random, badInputs, warmUp, reproducible, null);
+  }
 
   /**
    * The random source for a new picker: seeded from {@link #random()} when picks must be

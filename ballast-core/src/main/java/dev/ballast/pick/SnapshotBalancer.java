@@ -5,6 +5,7 @@ import dev.ballast.health.CapacityGate;
 import dev.ballast.health.HealthConfig;
 import dev.ballast.health.NanoClock;
 import dev.ballast.health.SubsetHealth;
+import dev.ballast.probe.ProbeSender;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -22,6 +23,11 @@ final class SnapshotBalancer implements Balancer {
   private volatile Picker picker;
 
   SnapshotBalancer(Policy policy, HealthConfig healthConfig, NanoClock clock, RandomGenerator random, boolean reproducible) {
+    this(policy, healthConfig, clock, random, reproducible, null);
+  }
+
+  SnapshotBalancer(Policy policy, HealthConfig healthConfig, NanoClock clock, RandomGenerator random, boolean reproducible,
+      ProbeSender probes) {
     this.policy = Objects.requireNonNull(policy, "policy");
     this.factory = (PickerFactory) policy;
     this.health = SubsetHealth.create(healthConfig, clock);
@@ -31,7 +37,8 @@ final class SnapshotBalancer implements Balancer {
             Objects.requireNonNull(random, "random"),
             badInputs,
             healthConfig.warmUpEnabled(),
-            reproducible);
+            reproducible,
+            probes);
     this.picker = factory.newPicker(slots, context);
   }
 
@@ -154,6 +161,11 @@ final class SnapshotBalancer implements Balancer {
   @Override
   public long negativeLatencies() {
     return badInputs.negativeLatencies.sum();
+  }
+
+  @Override
+  public long lostProbeAnswers() {
+    return badInputs.lostProbes.sum();
   }
 
   @Override

@@ -115,6 +115,25 @@ final class ConfigValidationTest {
       out.add(bad("weights[a]", String.valueOf(w), () -> InterleavedWeightedRoundRobinConfig.of(Map.of("a", w))));
       out.add(bad("defaultWeight", String.valueOf(w), () -> new InterleavedWeightedRoundRobinConfig(Map.of("a", 1), w)));
     }
+    // Prequal probing.
+    for (int size : new int[] {0, -1, 65}) {
+      out.add(bad("poolSize", String.valueOf(size), () -> PrequalProbingConfig.builder().poolSize(size).build()));
+    }
+    for (Duration d : new Duration[] {Duration.ZERO, negative, overHour, null}) {
+      out.add(bad("maxAge", String.valueOf(d), () -> PrequalProbingConfig.builder().maxAge(d).build()));
+      out.add(bad("idleProbeInterval", String.valueOf(d),
+          () -> PrequalProbingConfig.builder().idleProbeInterval(d).build()));
+    }
+    for (int budget : new int[] {0, -1, 1001}) {
+      out.add(bad("reuseBudget", String.valueOf(budget), () -> PrequalProbingConfig.builder().reuseBudget(budget).build()));
+    }
+    for (double probes : new double[] {-0.5, 16.5, Double.NaN, Double.POSITIVE_INFINITY}) {
+      out.add(bad("probesPerPick", String.valueOf(probes),
+          () -> PrequalProbingConfig.builder().probesPerPick(probes).build()));
+    }
+    for (double q : new double[] {0, 0.001, 1.5, Double.NaN, Double.NEGATIVE_INFINITY}) {
+      out.add(bad("hotQuantile", String.valueOf(q), () -> PrequalProbingConfig.builder().hotQuantile(q).build()));
+    }
     return out;
   }
 

@@ -20,7 +20,7 @@ final class PolicyTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage(
             "policy: 'random' (expected: one of round_robin, least_loaded_round_robin, weighted_round_robin,"
-                + " power_of_two_choices, fair_share, interleaved_weighted_round_robin)");
+                + " power_of_two_choices, fair_share, interleaved_weighted_round_robin, prequal_probing)");
   }
 
   @Test

@@ -289,6 +289,12 @@ final class BallastConfigParser {
 
   private Policy policyNamed(String name, Map<String, ?> settings) {
     Set<String> fields = POLICY_FIELDS.get(name);
+    if (name.equals("prequal_probing")) {
+      // The core policy needs a probe transport, which this module does not offer yet.
+      throw new IllegalArgumentException(
+          "policy: 'prequal_probing' (expected: one of " + String.join(", ", new TreeSet<>(POLICY_FIELDS.keySet()))
+              + "; prequal_probing has no gRPC probe transport yet)");
+    }
     if (fields == null || !Policy.NAMES.contains(name)) {
       throw new IllegalArgumentException(
           "policy: '" + name + "' (expected: one of " + String.join(", ", new TreeSet<>(POLICY_FIELDS.keySet())) + ")");

@@ -35,8 +35,8 @@ public final class ChapterSuite {
           "overload-all-failing",
           "overload-all-failing-unprotected");
 
-  /** Built in but not in the suite: the 10,000-backend benchmark. */
-  public static final List<String> EXTRA = List.of("large-fleet");
+  /** Built in but not in the suite: the 10,000-backend benchmark, and probing at high load (docs/simulation.md). */
+  public static final List<String> EXTRA = List.of("large-fleet", "probing-heterogeneous");
 
   private ChapterSuite() {}
 

@@ -4,6 +4,7 @@ import dev.ballast.overload.AdmissionLimiter;
 import dev.ballast.overload.Criticality;
 import dev.ballast.overload.Deadlines;
 import dev.ballast.overload.LimiterConfig;
+import dev.ballast.probe.ProbeResponder;
 import java.util.Arrays;
 import java.util.SplittableRandom;
 
@@ -62,8 +63,11 @@ final class Fleet {
   private final AdmissionLimiter[] limiters;
   private final long[] cpuReadBusy;
   private final long[] cpuReadAt;
-  private final long[] shedDebtNanos;
+  private final long[] overheadDebtNanos;
   private final long shedCostNanos;
+  private final long probeCostNanos;
+  // What each backend answers a probe with, fed by its own requests (prequal_probing).
+  private final ProbeResponder[] responders;
   private final boolean deadlineChecks;
   private final LimiterConfig limiterConfig;
   private final VirtualClock clock;
@@ -117,10 +121,15 @@ final class Fleet {
 
     Scenario.Overload overload = scenario.overload();
     shedCostNanos = overload.shedCostNanos();
+    probeCostNanos = scenario.policySettings().prequalProbeCostNanos();
+    responders = new ProbeResponder[count];
+    for (int b = 0; b < count; b++) {
+      responders[b] = ProbeResponder.create();
+    }
     deadlineChecks = overload.deadlineChecks();
     cpuReadBusy = new long[count];
     cpuReadAt = new long[count];
-    shedDebtNanos = new long[count];
+    overheadDebtNanos = new long[count];
     this.clock = clock;
     this.limiterConfig = overload.limiter();
     limiters = limiterConfig == null ? null : new AdmissionLimiter[count];
@@ -211,13 +220,14 @@ final class Fleet {
       if (!limiters[b].tryAcquire(CRITICALITIES[requests.criticality[r]])) {
         failed[b]++;
         // Shedding costs a little CPU, taken from the next request this backend runs.
-        shedDebtNanos[b] += shedCostNanos;
+        overheadDebtNanos[b] += shedCostNanos;
         result.shed(now);
         answer(r, Requests.OVERLOADED, now);
         return;
       }
       requests.admitted[r] = true;
     }
+    requests.loadAtArrival[r] = responders[b].onStart();
     if (busy[b] < cores[b]) {
       startService(b, r, now);
     } else {
@@ -240,8 +250,8 @@ final class Fleet {
     if (now < extraCpuUntil[b]) {
       factor *= scenario.restart().extraCpu();
     }
-    long service = Math.max(1, (long) (requests.cost[r] * factor)) + shedDebtNanos[b];
-    shedDebtNanos[b] = 0;
+    long service = Math.max(1, (long) (requests.cost[r] * factor)) + overheadDebtNanos[b];
+    overheadDebtNanos[b] = 0;
     requests.serviceStart[r] = now;
     requests.serviceNanos[r] = service;
     requests.refs[r]++;
@@ -265,6 +275,7 @@ final class Fleet {
     if (requests.admitted[r]) {
       limiters[b].onComplete(requests.serviceStart[r] - requests.arrived[r], requests.serviceNanos[r]);
     }
+    responders[b].onEnd(requests.loadAtArrival[r], now - requests.arrived[r]);
     answer(r, Requests.OK, now);
     startNext(b, now);
     if (status[b] == LAME_DUCK && drained(b) && now >= lameDuckSince[b] + scenario.restart().minDrainNanos()) {
@@ -280,6 +291,7 @@ final class Fleet {
         if (requests.admitted[next]) {
           limiters[b].onDropped();
         }
+        responders[b].onEnd(requests.loadAtArrival[next], -1);
         result.expired(now);
         answer(next, Requests.EXPIRED, now);
         continue;
@@ -287,6 +299,24 @@ final class Fleet {
       startService(b, next, now);
       return;
     }
+  }
+
+  boolean isUp(int b) {
+    return status[b] != DOWN;
+  }
+
+  /** Backend {@code b}'s requests in flight, as its probe answer gives them. */
+  int probeInFlight(int b) {
+    return responders[b].requestsInFlight();
+  }
+
+  /**
+   * Backend {@code b} answers a probe: its latency estimate at its current load. Answering costs
+   * CPU, taken, like a shed's, from the next request this backend runs.
+   */
+  long answerProbe(int b) {
+    overheadDebtNanos[b] += probeCostNanos;
+    return responders[b].latencyEstimateNanos();
   }
 
   boolean drained(int b) {
@@ -459,6 +489,8 @@ final class Fleet {
       answer(dequeue(b), Requests.NETWORK_ERROR, now);
     }
     status[b] = DOWN;
+    // The new process counts its own requests from zero and has no latencies yet.
+    responders[b] = ProbeResponder.create();
     if (limiters != null) {
       // The new process starts with a new limiter.
       limiters[b] = newLimiter(b);

@@ -1,5 +1,6 @@
 package dev.ballast.sim;
 
+import dev.ballast.probe.ProbeSender;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -11,7 +12,7 @@ import java.util.Map;
 public final class PolicyRegistry {
 
   /** What an adapter may read to build its core policy: the scenario and the fleet it runs on. */
-  record Context(Scenario scenario, String[] backendKeys, double[] backendSpeeds) {}
+  record Context(Scenario scenario, String[] backendKeys, double[] backendSpeeds, ProbeSender probes) {}
 
   private interface Factory {
     PolicyAdapter create(Context context);
@@ -35,6 +36,8 @@ public final class PolicyRegistry {
     FACTORIES.put(
         "interleaved_weighted_round_robin",
         context -> new InterleavedWeightedRoundRobinAdapter(context.backendKeys(), context.backendSpeeds()));
+    FACTORIES.put(
+        "prequal_probing", context -> new PrequalProbingAdapter(context.scenario().policySettings(), context.probes()));
   }
 
   private PolicyRegistry() {}

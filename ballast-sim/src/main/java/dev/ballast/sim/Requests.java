@@ -40,6 +40,8 @@ final class Requests {
   /** Its service time, shed costs it pays for included. */
   long[] serviceNanos = new long[1024];
   int[] slot = new int[1024];
+  /** The backend's requests in flight when it arrived (its probe responder's load bucket). */
+  int[] loadAtArrival = new int[1024];
   int[] epoch = new int[1024];
   byte[] outcome = new byte[1024];
   byte[] refs = new byte[1024];
@@ -81,6 +83,7 @@ final class Requests {
     serviceStart = Arrays.copyOf(serviceStart, capacity);
     serviceNanos = Arrays.copyOf(serviceNanos, capacity);
     slot = Arrays.copyOf(slot, capacity);
+    loadAtArrival = Arrays.copyOf(loadAtArrival, capacity);
     epoch = Arrays.copyOf(epoch, capacity);
     outcome = Arrays.copyOf(outcome, capacity);
     refs = Arrays.copyOf(refs, capacity);

@@ -219,7 +219,13 @@ public final class RunResult {
       long firstAttempts,
       long retries,
       double[] criticalitySuccess,
-      double recoverySeconds) {
+      double recoverySeconds,
+      long probes) {
+
+    /** Probes sent per first attempt ({@code prequal_probing}; 0 for the other policies). */
+    public double probesPerRequest() {
+      return firstAttempts == 0 ? 0 : (double) probes / firstAttempts;
+    }
 
     /** Attempts sent per first attempt. */
     public double amplification() {
@@ -239,7 +245,7 @@ public final class RunResult {
     @Override
     public String toString() {
       return "Overload[" + goodputRps + ", " + goodputShare + ", " + throttled + ", " + sheds + ", " + expired + ", "
-          + firstAttempts + ", " + retries + ", " + Arrays.toString(criticalitySuccess) + ", " + recoverySeconds + "]";
+          + firstAttempts + ", " + retries + ", " + Arrays.toString(criticalitySuccess) + ", " + recoverySeconds + ", " + probes + "]";
     }
 
     static Overload mean(List<Overload> runs) {
@@ -258,7 +264,8 @@ public final class RunResult {
           runs.stream().mapToLong(Overload::firstAttempts).sum(),
           runs.stream().mapToLong(Overload::retries).sum(),
           success,
-          runs.stream().mapToDouble(Overload::recoverySeconds).sum() / n);
+          runs.stream().mapToDouble(Overload::recoverySeconds).sum() / n,
+          runs.stream().mapToLong(Overload::probes).sum());
     }
   }
 
@@ -423,6 +430,7 @@ public final class RunResult {
     private long expired;
     private long attempts;
     private long retries;
+    private long probes;
     private final long[] issuedByCriticality = new long[4];
     private final long[] successesByCriticality = new long[4];
 
@@ -485,6 +493,13 @@ public final class RunResult {
       }
     }
 
+    /** A client sent a probe. */
+    void probe(long now) {
+      if (measured(now)) {
+        probes++;
+      }
+    }
+
     /** A backend's limiter shed a request. */
     void shed(long now) {
       if (measured(now)) {
@@ -507,7 +522,7 @@ public final class RunResult {
         success[c] = issuedByCriticality[c] == 0 ? Double.NaN : (double) successesByCriticality[c] / issuedByCriticality[c];
       }
       return new Overload(goodput, capacityRps == 0 ? 0 : goodput / capacityRps, throttled, sheds, expired,
-          attempts - retries, retries, success, recoverySeconds());
+          attempts - retries, retries, success, recoverySeconds(), probes);
     }
 
     private double recoverySeconds() {

@@ -173,5 +173,12 @@ public record Scenario(
       long p2cLatencyDecayNanos,
       long p2cNewBackendPenaltyNanos,
       long p2cFailurePenaltyNanos,
-      int fairShareWindow) {}
+      int fairShareWindow,
+      int prequalPoolSize,
+      long prequalMaxAgeNanos,
+      int prequalReuseBudget,
+      double prequalProbesPerPick,
+      long prequalIdleProbeIntervalNanos,
+      double prequalHotQuantile,
+      long prequalProbeCostNanos) {}
 }

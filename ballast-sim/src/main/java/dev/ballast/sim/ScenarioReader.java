@@ -295,7 +295,14 @@ public final class ScenarioReader {
             duration(config, p + "power-of-two-choices.latency-decay", p + "power-of-two-choices.latency-decay", 1_000_000, 3600 * NS_PER_S),
             duration(config, p + "power-of-two-choices.new-backend-penalty", p + "power-of-two-choices.new-backend-penalty", 0, 3600 * NS_PER_S),
             duration(config, p + "power-of-two-choices.failure-penalty", p + "power-of-two-choices.failure-penalty", 0, 3600 * NS_PER_S),
-            integer(p + "fair-share.window", 1, 4096));
+            integer(p + "fair-share.window", 1, 4096),
+            integer(p + "prequal-probing.pool-size", 1, 64),
+            duration(config, p + "prequal-probing.max-age", p + "prequal-probing.max-age", 1_000_000, 3600 * NS_PER_S),
+            integer(p + "prequal-probing.reuse-budget", 1, 1000),
+            number(p + "prequal-probing.probes-per-pick", 0, 16),
+            duration(config, p + "prequal-probing.idle-probe-interval", p + "prequal-probing.idle-probe-interval", 1_000_000, 3600 * NS_PER_S),
+            number(p + "prequal-probing.hot-quantile", 0.01, 1),
+            duration(config, p + "prequal-probing.probe-cost", p + "prequal-probing.probe-cost", 0, NS_PER_S));
     return new Scenario(
         name,
         file,

@@ -40,6 +40,8 @@ final class Simulation {
   static final int DRAIN_CHECK = 17;
   static final int SWITCH_POLICY = 18;
   static final int RETRY = 19;
+  static final int PROBE_AT_BACKEND = 20;
+  static final int PROBE_ANSWER = 21;
 
   private final Scenario scenario;
   private final SplittableRandom random;
@@ -52,6 +54,7 @@ final class Simulation {
   private final Fleet fleet;
   private final Clients clients;
   private final PolicyAdapter adapter;
+  private final Probes probes;
   private final RunResult.Builder result;
   private long nextArrivalAt = Long.MAX_VALUE;
 
@@ -68,7 +71,9 @@ final class Simulation {
     Network network = new Network(events, requests, scenario.rttNanos());
     result = new RunResult.Builder(scenario, policyName, seed, speed.clone());
     fleet = new Fleet(scenario, events, requests, network, clock, random, result, keys, speed);
-    adapter = PolicyRegistry.create(policyName, new PolicyRegistry.Context(scenario, keys, speed.clone()));
+    probes = new Probes(events, clock, result, scenario.rttNanos());
+    probes.answeredBy(fleet);
+    adapter = PolicyRegistry.create(policyName, new PolicyRegistry.Context(scenario, keys, speed.clone(), probes));
     clients = new Clients(scenario, events, requests, network, fleet, clock, random, seed, result, adapter);
     result.fleet(fleet.cores.clone(), clients.connections, fleet.capacityCores() / scenario.cost().meanNanos() * 1e9);
   }
@@ -139,6 +144,8 @@ final class Simulation {
         case DONE -> fleet.done(argument, now);
         case RESPONSE -> clients.response(argument, now);
         case RETRY -> clients.sendRetry(argument, now);
+        case PROBE_AT_BACKEND -> probes.atBackend(argument, now);
+        case PROBE_ANSWER -> probes.answer(argument);
         case REPORT -> fleet.report(argument, now);
         case DELIVER_REPORT -> clients.deliverReport(argument);
         case REFRESH -> clients.refresh(argument, now);
@@ -152,7 +159,7 @@ final class Simulation {
         case BACKEND_UP -> fleet.backendUp(argument, now);
         case DRAIN_CHECK -> fleet.drainCheck(argument, now);
         case SWITCH_POLICY -> clients.switchPolicy(
-            PolicyRegistry.create(scenario.policySwitch().policy(), new PolicyRegistry.Context(scenario, fleet.keys, fleet.speed.clone())));
+            PolicyRegistry.create(scenario.policySwitch().policy(), new PolicyRegistry.Context(scenario, fleet.keys, fleet.speed.clone(), probes)));
         default -> throw new AssertionError(events.type());
       }
     }

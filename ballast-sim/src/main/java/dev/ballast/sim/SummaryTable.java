@@ -8,7 +8,7 @@ import java.util.Locale;
 public final class SummaryTable {
   static final List<String> HEADERS =
       List.of("scenario", "policy", "cpu max/mean", "cpu max/min", "wasted", "p50 ms", "p99 ms", "p99.9 ms",
-          "errors", "deadline misses", "conn min/mean/max", "goodput", "local rej", "sheds", "retries", "ampl",
+          "errors", "deadline misses", "conn min/mean/max", "goodput", "local rej", "sheds", "retries", "ampl", "probes/req",
           "ok by criticality");
 
   private SummaryTable() {}
@@ -55,6 +55,7 @@ public final class SummaryTable {
         Long.toString(s.overload().sheds()),
         Long.toString(s.overload().retries()),
         fixed(s.overload().amplification(), 3),
+        fixed(s.overload().probesPerRequest(), 2),
         byCriticality(s.overload().criticalitySuccess()));
   }
 

@@ -1,0 +1,17 @@
+package dev.ballast.probe;
+
+/**
+ * Where a probe's answer goes: the probing policy's pool entry point for one backend. Thread-safe;
+ * the transport calls it from whichever thread receives the answer.
+ */
+public interface ProbeReceiver {
+
+  /**
+   * The backend's answer: its requests in flight when it answered, and its estimate of the
+   * latency of a request arriving at that load ({@link ProbeResponder#latencyEstimateNanos}).
+   */
+  void onProbe(int requestsInFlight, long latencyNanos);
+
+  /** The probe failed (connection error, timeout): nothing enters the pool. */
+  void onProbeFailed();
+}

@@ -1,0 +1,45 @@
+package dev.ballast.sim;
+
+import dev.ballast.health.HealthConfig;
+import dev.ballast.health.NanoClock;
+import dev.ballast.pick.Balancer;
+import dev.ballast.pick.Policy;
+import dev.ballast.pick.PrequalProbingConfig;
+import dev.ballast.probe.ProbeSender;
+import java.time.Duration;
+import java.util.random.RandomGenerator;
+
+/** {@code prequal_probing}: the core's probe pool and hot-cold rule, its probes sent as simulated messages. */
+final class PrequalProbingAdapter implements PolicyAdapter {
+  private final Policy policy;
+  private final ProbeSender probes;
+
+  PrequalProbingAdapter(Scenario.PolicySettings settings, ProbeSender probes) {
+    this.policy =
+        Policy.prequalProbing(
+            PrequalProbingConfig.builder()
+                .poolSize(settings.prequalPoolSize())
+                .maxAge(Duration.ofNanos(settings.prequalMaxAgeNanos()))
+                .reuseBudget(settings.prequalReuseBudget())
+                .probesPerPick(settings.prequalProbesPerPick())
+                .idleProbeInterval(Duration.ofNanos(settings.prequalIdleProbeIntervalNanos()))
+                .hotQuantile(settings.prequalHotQuantile())
+                .build());
+    this.probes = probes;
+  }
+
+  @Override
+  public String name() {
+    return "prequal_probing";
+  }
+
+  @Override
+  public Policy policy() {
+    return policy;
+  }
+
+  @Override
+  public Balancer newBalancer(HealthConfig health, NanoClock clock, RandomGenerator random) {
+    return Balancer.create(policy, health, clock, random, probes);
+  }
+}
