@@ -57,6 +57,28 @@ public final class BallastCalls {
   }
 
   /**
+   * The criticality of a call being picked: its option, else its {@code ballast-criticality}
+   * header (set by hand, without {@link #interceptor()}), else {@link Criticality#DEFAULT}. Only a
+   * call that carries the header without the option pays for reading it; an unknown value is the
+   * default (the server counts it).
+   */
+  static Criticality of(CallOptions options, Metadata headers) {
+    Criticality c = options.getOption(CRITICALITY);
+    if (c != null) {
+      return c;
+    }
+    String header = headers.get(CRITICALITY_HEADER);
+    if (header == null) {
+      return Criticality.DEFAULT;
+    }
+    try {
+      return Criticality.parse(header);
+    } catch (IllegalArgumentException e) {
+      return Criticality.DEFAULT;
+    }
+  }
+
+  /**
    * Sets each call's criticality (its own option, else the current server call's) as a call option
    * for the {@code ballast} policy and as a header for the backend, and gives it a record of its
    * attempts so that a retry goes to another backend than the one that failed.

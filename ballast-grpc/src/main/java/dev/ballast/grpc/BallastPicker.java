@@ -46,7 +46,7 @@ final class BallastPicker extends SubchannelPicker {
    */
   @Override
   public PickResult pickSubchannel(PickSubchannelArgs args) {
-    Criticality criticality = BallastCalls.of(args.getCallOptions());
+    Criticality criticality = BallastCalls.of(args.getCallOptions(), args.getHeaders());
     boolean retry = args.getHeaders().containsKey(OverloadSignal.PREVIOUS_ATTEMPTS);
     BallastCalls.Attempts attempts = retry ? args.getCallOptions().getOption(BallastCalls.ATTEMPTS) : null;
     Pick pick;

@@ -49,12 +49,14 @@ final class CallTracer extends ClientStreamTracer {
   private final ClientOverload protection;
   private final BallastCalls.Attempts attempts;
 
-  CallTracer(Endpoint endpoint, Pick pick, int generation, NanoClock clock, CallOptions options, ClientOverload protection) {
+  CallTracer(
+      Endpoint endpoint, Pick pick, int generation, NanoClock clock, CallOptions options, Metadata headers,
+      ClientOverload protection) {
     this.endpoint = endpoint;
     this.pick = pick;
     this.generation = generation;
     this.clock = clock;
-    this.criticality = BallastCalls.of(options);
+    this.criticality = BallastCalls.of(options, headers);
     this.protection = protection;
     this.attempts = options.getOption(BallastCalls.ATTEMPTS);
     if (attempts != null) {

@@ -371,7 +371,7 @@ final class Endpoint {
     @Override
     public ClientStreamTracer newClientStreamTracer(ClientStreamTracer.StreamInfo info, Metadata headers) {
       epoch.streams.increment();
-      return new CallTracer(Endpoint.this, pick, generation, lb.clock(), info.getCallOptions(), lb.overload());
+      return new CallTracer(Endpoint.this, pick, generation, lb.clock(), info.getCallOptions(), headers, lb.overload());
     }
   }
 

@@ -244,6 +244,19 @@ final class OverloadGrpcTest {
   }
 
   @Test
+  void thePickerTakesTheCriticalityFromTheCallOptionElseFromAHeaderSetByHand() {
+    Metadata headers = new Metadata();
+    assertThat(BallastCalls.of(CallOptions.DEFAULT, headers)).isEqualTo(Criticality.CRITICAL);
+    headers.put(BallastCalls.CRITICALITY_HEADER, "sheddable");
+    assertThat(BallastCalls.of(CallOptions.DEFAULT, headers)).isEqualTo(Criticality.SHEDDABLE);
+    assertThat(BallastCalls.of(CallOptions.DEFAULT.withOption(BallastCalls.CRITICALITY, Criticality.CRITICAL_PLUS), headers))
+        .isEqualTo(Criticality.CRITICAL_PLUS);
+    Metadata unknown = new Metadata();
+    unknown.put(BallastCalls.CRITICALITY_HEADER, "urgent");
+    assertThat(BallastCalls.of(CallOptions.DEFAULT, unknown)).isEqualTo(Criticality.CRITICAL);
+  }
+
+  @Test
   void throttleAndBudgetSettingsAreValidatedWithTheirPath() {
     BallastConfigParser parser = new BallastConfigParser(k -> null, k -> null, 1, w -> {});
     assertThatThrownBy(() -> parser.parse(json("throttle", json("k", 1))))
