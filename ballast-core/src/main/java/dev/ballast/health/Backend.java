@@ -104,6 +104,12 @@ public interface Backend {
   /** Requests that ended with {@code outcome} so far. */
   long requestsEnded(RequestOutcome outcome);
 
+  /**
+   * How many times the backend has moved into {@code state} so far (its creation in {@link
+   * BackendState#CONNECTING} not counted): for metrics of flapping, lame duck and idling.
+   */
+  long transitionsTo(BackendState state);
+
   /** The transport started (re)connecting. */
   void onConnecting();
 

@@ -7,6 +7,12 @@ public enum RequestOutcome {
   BACKEND_FAILURE,
   /** The network failed (connection reset, unreachable): the backend may never have seen it. */
   NETWORK_FAILURE,
+  /**
+   * The backend shed the request for overload ({@code FailureKind.OVERLOADED}): held against the
+   * backend like a backend failure by the policies, counted apart so that sheds and errors can be
+   * told apart.
+   */
+  OVERLOADED,
   /** The caller gave up; never held against the backend. */
   CANCELLED
 }

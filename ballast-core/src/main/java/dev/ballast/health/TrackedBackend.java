@@ -41,6 +41,9 @@ final class TrackedBackend implements Backend {
   private final LongAdder backendFailures = new LongAdder();
   private final LongAdder networkFailures = new LongAdder();
   private final LongAdder cancelled = new LongAdder();
+  private final LongAdder overloaded = new LongAdder();
+  /** Moves into each state, by ordinal: written on the control plane, and when a pick wakes an idle backend. */
+  private final LongAdder[] entries = newAdders(BackendState.values().length);
   private final LongAdder unmatchedEnds = new LongAdder();
   private volatile long warmUpStartNanos = NOT_WARMING;
   /** Not connected since it last served (true from creation): its next return to service ramps in. */
@@ -133,8 +136,9 @@ final class TrackedBackend implements Backend {
     }
     // The state is read again after the request is counted: an idle check that moved the backend
     // to IDLE meanwhile either sees this request and moves it back, or is seen here (refreshIdle).
-    if (current == BackendState.IDLE || state == BackendState.IDLE) {
-      STATE.compareAndSet(this, BackendState.IDLE, BackendState.HEALTHY);
+    if ((current == BackendState.IDLE || state == BackendState.IDLE)
+        && STATE.compareAndSet(this, BackendState.IDLE, BackendState.HEALTHY)) {
+      entered(BackendState.HEALTHY);
     }
     return true;
   }
@@ -197,6 +201,23 @@ final class TrackedBackend implements Backend {
   }
 
   @Override
+  public long transitionsTo(BackendState state) {
+    return entries[state.ordinal()].sum();
+  }
+
+  private void entered(BackendState next) {
+    entries[next.ordinal()].increment();
+  }
+
+  private static LongAdder[] newAdders(int n) {
+    LongAdder[] adders = new LongAdder[n];
+    for (int i = 0; i < n; i++) {
+      adders[i] = new LongAdder();
+    }
+    return adders;
+  }
+
+  @Override
   public long unmatchedEnds() {
     return unmatchedEnds.sum();
   }
@@ -213,6 +234,9 @@ final class TrackedBackend implements Backend {
       case CANCELLED:
         cancelled.increment();
         break;
+      case OVERLOADED:
+        overloaded.increment();
+        break;
       default:
         throw new AssertionError(outcome);
     }
@@ -227,7 +251,7 @@ final class TrackedBackend implements Backend {
   private long successes() {
     long f = flow;
     return (f >>> ACTIVE_BITS) - (f & ACTIVE_MASK)
-        - backendFailures.sum() - networkFailures.sum() - cancelled.sum();
+        - backendFailures.sum() - networkFailures.sum() - cancelled.sum() - overloaded.sum();
   }
 
   @Override
@@ -241,6 +265,8 @@ final class TrackedBackend implements Backend {
         return networkFailures.sum();
       case CANCELLED:
         return cancelled.sum();
+      case OVERLOADED:
+        return overloaded.sum();
       default:
         throw new AssertionError(outcome);
     }
@@ -291,6 +317,8 @@ final class TrackedBackend implements Backend {
     if (retired) {
       // Removal raced with this callback: whichever wrote the state last, the backend stays out.
       state = BackendState.REFUSING;
+    } else if (previous != next) {
+      entered(next);
     }
     // After the state: a return to service racing this sees the state down once it has taken
     // the flag (becomeHealthyFrom), so the outage stays on record either way.
@@ -314,6 +342,7 @@ final class TrackedBackend implements Backend {
       state = BackendState.REFUSING;
       return false;
     }
+    entered(BackendState.HEALTHY);
     long now = clock.nanoTime();
     quietSinceNanos = now;
     if (downSinceServing) {
@@ -338,6 +367,9 @@ final class TrackedBackend implements Backend {
    */
   void retire() {
     retired = true;
+    if (state != BackendState.REFUSING) {
+      entered(BackendState.REFUSING);
+    }
     state = BackendState.REFUSING;
   }
 
@@ -351,11 +383,12 @@ final class TrackedBackend implements Backend {
       quietSinceNanos = now;
       return;
     }
-    if (now - quietSinceNanos >= idleAfterNanos
-        && STATE.compareAndSet(this, BackendState.HEALTHY, BackendState.IDLE)
-        && flow != f) {
-      // A request started between the look and the move (see tryAcquire): not idle after all.
-      STATE.compareAndSet(this, BackendState.IDLE, BackendState.HEALTHY);
+    if (now - quietSinceNanos >= idleAfterNanos && STATE.compareAndSet(this, BackendState.HEALTHY, BackendState.IDLE)) {
+      entered(BackendState.IDLE);
+      if (flow != f && STATE.compareAndSet(this, BackendState.IDLE, BackendState.HEALTHY)) {
+        // A request started between the look and the move (see tryAcquire): not idle after all.
+        entered(BackendState.HEALTHY);
+      }
     }
   }
 

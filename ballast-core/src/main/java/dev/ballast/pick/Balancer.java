@@ -6,6 +6,7 @@ import dev.ballast.health.NanoClock;
 import dev.ballast.health.SubsetHealth;
 import dev.ballast.probe.ProbeSender;
 import java.util.List;
+import java.util.function.Consumer;
 import java.util.Objects;
 import java.util.SplittableRandom;
 import java.util.random.RandomGenerator;
@@ -115,6 +116,37 @@ public interface Balancer {
    * Pick#onFailure}), each of which counted as a latency of zero.
    */
   long negativeLatencies();
+
+  /**
+   * Picks through {@link #pick()} and {@link #pick(long)} that found no backend, for {@code
+   * status} (a {@code pick(long)} that waited counts once, with the reason it finally failed).
+   *
+   * @throws IllegalArgumentException for {@link PickStatus#PICKED}
+   */
+  long failedPicks(PickStatus status);
+
+  /** What {@link #policyStatistic(String)} reads for this balancer's policy. */
+  PolicyStatistic policyStatistic();
+
+  /**
+   * The policy's number for the backend {@code key} as of now (see {@link PolicyStatistic}): NaN
+   * when the policy keeps none or the key is not in the subset. For metrics; not for the pick path.
+   */
+  double policyStatistic(String key);
+
+  /** Backends that joined the subset through {@link #updateSubset} so far (the first subset included). */
+  long subsetAdditions();
+
+  /** Backends that left the subset through {@link #updateSubset} so far. */
+  long subsetRemovals();
+
+  /**
+   * Calls {@code listener} with the new subset's backends after every {@link #updateSubset}, on the
+   * thread that made it (the control plane), and once now with the current ones.
+   *
+   * @return removes the listener
+   */
+  Runnable addSubsetListener(Consumer<List<Backend>> listener);
 
   /** Probe answers lost because every pool place they tried was being written at that moment. */
   long lostProbeAnswers();

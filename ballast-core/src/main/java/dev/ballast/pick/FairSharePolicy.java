@@ -25,6 +25,11 @@ final class FairSharePolicy implements Policy, PickerFactory {
   }
 
   @Override
+  public PolicyStatistic statistic() {
+    return PolicyStatistic.PREDICTED_END;
+  }
+
+  @Override
   public Slot newSlot(Backend backend, PolicyContext context) {
     return new FairShareSlot(backend, context, config);
   }
@@ -277,6 +282,11 @@ final class FairSharePolicy implements Policy, PickerFactory {
 
     long predictedEnd(long now) {
       return Backend.predictedEnd(now, backend.predictedEndNanos(), expectedNanos());
+    }
+
+    @Override
+    double statistic(long now) {
+      return (predictedEnd(now) - now) / 1e9;
     }
 
     /** {@link #predictedEnd(long)} for a balancer without warm-up. */

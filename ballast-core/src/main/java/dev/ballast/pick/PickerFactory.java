@@ -15,6 +15,11 @@ interface PickerFactory {
     return current;
   }
 
+  /** What {@link Slot#statistic(long)} reports for this policy's slots. */
+  default PolicyStatistic statistic() {
+    return PolicyStatistic.NONE;
+  }
+
   /** How often {@link #refresh} wants to run. */
   default long refreshIntervalNanos() {
     return 1_000_000_000L;

@@ -41,6 +41,11 @@ final class PowerOfTwoChoicesPolicy implements Policy, PickerFactory {
   }
 
   @Override
+  public PolicyStatistic statistic() {
+    return PolicyStatistic.COST;
+  }
+
+  @Override
   public Slot newSlot(Backend backend, PolicyContext context) {
     return new ScoredSlot(backend, context, this);
   }
@@ -241,6 +246,11 @@ final class PowerOfTwoChoicesPolicy implements Policy, PickerFactory {
     /** Gives back a claim that did not lead to a request, unless a pick has moved the time since. */
     void unclaimForced(long claimed, long last) {
       LAST_PICKED.compareAndSet(this, claimed, last);
+    }
+
+    @Override
+    double statistic(long now) {
+      return cost(now) / 1e9;
     }
 
     /** The cost of sending one more request here now: lower is better. */

@@ -42,6 +42,15 @@ abstract class Slot implements Pick {
     return backends;
   }
 
+  /**
+   * The policy's per-backend number as of {@code now}, in the unit its factory's {@link
+   * PickerFactory#statistic()} names; NaN when the policy keeps none. Read for metrics only, off
+   * the pick path.
+   */
+  double statistic(long now) {
+    return Double.NaN;
+  }
+
   /** The backend's warm-up factor (see {@link Backend#warmUpFactor()}); 1 when warm-up is off. */
   final double warmUpFactor() {
     return warmUp ? backend.warmUpFactor() : 1.0;
@@ -67,7 +76,12 @@ abstract class Slot implements Pick {
   public final void onFailure(FailureKind kind, long latencyNanos) {
     requireKind(kind);
     recordFailure(latencyNanos < 0 ? negativeLatency() : latencyNanos);
-    backend.release(kind == FailureKind.NETWORK ? RequestOutcome.NETWORK_FAILURE : RequestOutcome.BACKEND_FAILURE);
+    backend.release(
+        switch (kind) {
+          case NETWORK -> RequestOutcome.NETWORK_FAILURE;
+          case OVERLOADED -> RequestOutcome.OVERLOADED;
+          case BACKEND -> RequestOutcome.BACKEND_FAILURE;
+        });
   }
 
   /** Counts a negative latency, which is then taken as zero. */

@@ -10,6 +10,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
 import java.util.random.RandomGenerator;
 
 final class SnapshotBalancer implements Balancer {
@@ -18,6 +20,10 @@ final class SnapshotBalancer implements Balancer {
   private final SubsetHealth health;
   private final PolicyContext context;
   private final BadInputs badInputs = new BadInputs();
+  private final PickFailures failures = new PickFailures();
+  private final List<Consumer<List<Backend>>> subsetListeners = new CopyOnWriteArrayList<>();
+  private volatile long subsetAdditions;
+  private volatile long subsetRemovals;
   private Slot[] slots = new Slot[0];
   private volatile Map<String, Slot> slotsByKey = Map.of();
   private volatile Picker picker;
@@ -61,6 +67,7 @@ final class SnapshotBalancer implements Balancer {
   public synchronized void updateSubset(List<String> keys) {
     List<Backend> backends = health.update(keys);
     Map<String, Slot> old = slotsByKey;
+    int kept = 0;
     Map<String, Slot> next = new HashMap<>();
     Slot[] nextSlots = new Slot[backends.size()];
     for (int i = 0; i < nextSlots.length; i++) {
@@ -71,6 +78,8 @@ final class SnapshotBalancer implements Balancer {
       // belong to the one that left.
       if (slot == null || slot.backend != backend) {
         slot = factory.newSlot(backend, context);
+      } else {
+        kept++;
       }
       nextSlots[i] = slot;
       next.put(backend.key(), slot);
@@ -79,6 +88,45 @@ final class SnapshotBalancer implements Balancer {
     slotsByKey = Map.copyOf(next);
     picker = factory.newPicker(nextSlots.clone(), context);
     health.capacity().signal();
+    subsetAdditions += nextSlots.length - kept;
+    subsetRemovals += old.size() - kept;
+    for (Consumer<List<Backend>> listener : subsetListeners) {
+      listener.accept(backends);
+    }
+  }
+
+  @Override
+  public synchronized Runnable addSubsetListener(Consumer<List<Backend>> listener) {
+    Objects.requireNonNull(listener, "listener");
+    subsetListeners.add(listener);
+    listener.accept(health.backends());
+    return () -> subsetListeners.remove(listener);
+  }
+
+  @Override
+  public long subsetAdditions() {
+    return subsetAdditions;
+  }
+
+  @Override
+  public long subsetRemovals() {
+    return subsetRemovals;
+  }
+
+  @Override
+  public long failedPicks(PickStatus status) {
+    return failures.count(status);
+  }
+
+  @Override
+  public PolicyStatistic policyStatistic() {
+    return factory.statistic();
+  }
+
+  @Override
+  public double policyStatistic(String key) {
+    Slot slot = slotsByKey.get(key);
+    return slot == null ? Double.NaN : slot.statistic(context.clock().nanoTime());
   }
 
   @Override
@@ -99,16 +147,16 @@ final class SnapshotBalancer implements Balancer {
 
   @Override
   public Pick pick() {
-    return picker.pick();
+    return failures.record(picker.pick());
   }
 
   @Override
   public Pick pick(long timeoutNanos) throws InterruptedException {
     Pick pick = picker.pick();
     if (pick.isPicked() || timeoutNanos <= 0) {
-      return pick;
+      return failures.record(pick);
     }
-    return await(health.capacity(), timeoutNanos);
+    return failures.record(await(health.capacity(), timeoutNanos));
   }
 
   /**

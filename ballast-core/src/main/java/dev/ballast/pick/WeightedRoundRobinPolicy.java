@@ -30,8 +30,13 @@ final class WeightedRoundRobinPolicy implements Policy, PickerFactory {
   }
 
   @Override
+  public PolicyStatistic statistic() {
+    return PolicyStatistic.WEIGHT;
+  }
+
+  @Override
   public Slot newSlot(Backend backend, PolicyContext context) {
-    return new WeightedSlot(backend, context, config.errorUtilizationPenalty(), expirationNanos);
+    return new WeightedSlot(backend, context, config.errorUtilizationPenalty(), expirationNanos, blackoutNanos);
   }
 
   @Override
@@ -144,16 +149,24 @@ final class WeightedRoundRobinPolicy implements Policy, PickerFactory {
 
     private final double errorUtilizationPenalty;
     private final long expirationNanos;
+    private final long blackoutNanos;
     // Written by whichever thread delivers a report, read when the weights are recomputed; each
     // field is read on its own, so a racing report mixes at most two recent values.
     private volatile double weight;
     private volatile long weightSinceNanos = NEVER;
     private volatile long weightUpdatedNanos = NEVER;
 
-    WeightedSlot(Backend backend, PolicyContext context, double errorUtilizationPenalty, long expirationNanos) {
+    WeightedSlot(
+        Backend backend, PolicyContext context, double errorUtilizationPenalty, long expirationNanos, long blackoutNanos) {
       super(backend, context);
       this.errorUtilizationPenalty = errorUtilizationPenalty;
       this.expirationNanos = expirationNanos;
+      this.blackoutNanos = blackoutNanos;
+    }
+
+    @Override
+    double statistic(long now) {
+      return weight(now, blackoutNanos);
     }
 
     @Override

@@ -152,4 +152,9 @@ final class InstrumentedBackend implements Backend {
   public void onLameDuck() {
     backend.onLameDuck();
   }
+
+  @Override
+  public long transitionsTo(BackendState state) {
+    return backend.transitionsTo(state);
+  }
 }

@@ -1,0 +1,45 @@
+package dev.ballast.pick;
+
+/**
+ * The per-backend number a policy picks by, as {@link Balancer#policyStatistic(String)} reads it
+ * for metrics: the name is the metric's suffix, the unit what the value is in.
+ */
+public enum PolicyStatistic {
+  /** The policy keeps no per-backend number beyond in-flight counts (round robin, least loaded). */
+  NONE("", ""),
+  /**
+   * Weighted round robin: the backend's weight from its latest load report (queries per second
+   * over utilization), 0 while it has none in force (before its first report, during the
+   * blackout, after the report expired), when the picker gives it the mean of the others.
+   */
+  WEIGHT("weight", ""),
+  /**
+   * Power of two choices: the cost of sending the backend one more request now (its latency
+   * estimate over its success rate, times in-flight requests plus one, times its reported load
+   * factor), in seconds; lower is picked.
+   */
+  COST("cost", "seconds"),
+  /**
+   * Fair share: how long from now until one more request sent to the backend would be predicted
+   * to end, in seconds; the earliest is picked.
+   */
+  PREDICTED_END("predicted.end", "seconds");
+
+  private final String metricName;
+  private final String unit;
+
+  PolicyStatistic(String metricName, String unit) {
+    this.metricName = metricName;
+    this.unit = unit;
+  }
+
+  /** The metric name's suffix, e.g. {@code weight}; empty for {@link #NONE}. */
+  public String metricName() {
+    return metricName;
+  }
+
+  /** The value's unit ({@code seconds}), empty when it has none. */
+  public String unit() {
+    return unit;
+  }
+}
