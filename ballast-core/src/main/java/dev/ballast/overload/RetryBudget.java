@@ -17,6 +17,9 @@ public final class RetryBudget {
   private final SlidingCounter attempts;
   private final SlidingCounter retries;
   private final double floor;
+  // Totals since creation, for metrics; written under the retries lock.
+  private volatile long retriesTaken;
+  private volatile long retriesDenied;
 
   private RetryBudget(RetryBudgetConfig config, NanoClock clock) {
     this.config = config;
@@ -50,9 +53,11 @@ public final class RetryBudget {
     long now = clock.nanoTime();
     synchronized (retries) {
       if (retries.sum(now) >= allowed(now)) {
+        retriesDenied++;
         return false;
       }
       retries.add(now, 1);
+      retriesTaken++;
       return true;
     }
   }
@@ -66,6 +71,16 @@ public final class RetryBudget {
   public long remaining() {
     long now = clock.nanoTime();
     return Math.max(0, allowed(now) - retries.sum(now));
+  }
+
+  /** Retries taken from the budget since it was created. */
+  public long retriesTaken() {
+    return retriesTaken;
+  }
+
+  /** Retries refused because the budget was spent, since it was created. */
+  public long retriesDenied() {
+    return retriesDenied;
   }
 
   /** Retries taken within the current window. */

@@ -142,11 +142,13 @@ public interface Balancer {
 
   /**
    * Calls {@code listener} with the new subset's backends after every {@link #updateSubset}, on the
-   * thread that made it (the control plane), and once now with the current ones.
-   *
-   * @return removes the listener
+   * thread that made it (the control plane), and once now with the current ones. The balancer holds
+   * the listener until {@link #removeSubsetListener}.
    */
-  Runnable addSubsetListener(Consumer<List<Backend>> listener);
+  void addSubsetListener(Consumer<List<Backend>> listener);
+
+  /** Stops calling {@code listener}; nothing if it was not added. */
+  void removeSubsetListener(Consumer<List<Backend>> listener);
 
   /** Probe answers lost because every pool place they tried was being written at that moment. */
   long lostProbeAnswers();

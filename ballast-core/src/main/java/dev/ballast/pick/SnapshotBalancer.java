@@ -96,11 +96,15 @@ final class SnapshotBalancer implements Balancer {
   }
 
   @Override
-  public synchronized Runnable addSubsetListener(Consumer<List<Backend>> listener) {
+  public synchronized void addSubsetListener(Consumer<List<Backend>> listener) {
     Objects.requireNonNull(listener, "listener");
     subsetListeners.add(listener);
     listener.accept(health.backends());
-    return () -> subsetListeners.remove(listener);
+  }
+
+  @Override
+  public void removeSubsetListener(Consumer<List<Backend>> listener) {
+    subsetListeners.remove(listener);
   }
 
   @Override

@@ -25,6 +25,8 @@ final class RetryBudgetTest {
     }
     assertThat(retries).isEqualTo(9);
     assertThat(budget.remaining()).isZero();
+    assertThat(budget.retriesTaken()).isEqualTo(9);
+    assertThat(budget.retriesDenied()).isEqualTo(1);
     budget.onFirstAttempt(); // 96: still 9
     assertThat(budget.tryRetry()).isFalse();
     for (int i = 0; i < 4; i++) {

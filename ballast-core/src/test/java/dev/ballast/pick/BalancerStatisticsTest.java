@@ -11,6 +11,7 @@ import dev.ballast.health.RequestOutcome;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 
 /** What a balancer counts for its metrics: failed picks, churn, transitions, outcomes, policy numbers. */
@@ -45,10 +46,11 @@ final class BalancerStatisticsTest {
   void churnCountsJoinsAndLeavesAndListenersSeeEverySubset() {
     Balancer balancer = Balancer.create(Policy.roundRobin(), HealthConfig.defaults(), clock, TestBalancers.fixed(0));
     List<List<String>> seen = new ArrayList<>();
-    Runnable remove = balancer.addSubsetListener(backends -> seen.add(backends.stream().map(Backend::key).toList()));
+    Consumer<List<Backend>> listener = backends -> seen.add(backends.stream().map(Backend::key).toList());
+    balancer.addSubsetListener(listener);
     balancer.updateSubset(List.of("a", "b", "c"));
     balancer.updateSubset(List.of("b", "c", "d"));
-    remove.run();
+    balancer.removeSubsetListener(listener);
     balancer.updateSubset(List.of("d"));
 
     assertThat(seen).containsExactly(List.of(), List.of("a", "b", "c"), List.of("b", "c", "d"));

@@ -62,6 +62,10 @@ final class BallastLoadBalancer extends LoadBalancer {
   private final Map<String, Endpoint> endpoints = new LinkedHashMap<>();
   private ScheduledHandle refreshTimer;
   private boolean shutdown;
+  private final long channel = BallastClients.nextChannel();
+  /** The balancer as observers see it; null before the first resolution. */
+  private BallastClients.Client client;
+  private volatile int replacementsInUse;
 
   BallastLoadBalancer(
       Helper helper, NanoClock clock, NanoClock balancerClock, Supplier<BallastConfig> defaultConfig) {
@@ -150,6 +154,12 @@ final class BallastLoadBalancer extends LoadBalancer {
     balancer = Balancer.create(next.policy(), next.health(), balancerClock);
     // Throttle and budget belong to the target: they start over with its balancer.
     overload = new ClientOverload(next.overload(), balancerClock);
+    if (client != null) {
+      BallastClients.closed(client);
+    }
+    client = new BallastClients.Client(
+        String.valueOf(helper.getAuthority()), channel, balancer, overload.throttle, overload.budget, () -> replacementsInUse);
+    BallastClients.opened(client);
     scheduleRefresh();
   }
 
@@ -208,6 +218,7 @@ final class BallastLoadBalancer extends LoadBalancer {
         endpoint.updateAddresses(addresses);
       }
     }
+    replacementsInUse = wanted.size() - subsetRanks.length;
     balancer.updateSubset(new ArrayList<>(wanted));
     for (Endpoint endpoint : created) {
       endpoint.start(balancer.backend(endpoint.key));
@@ -326,6 +337,10 @@ final class BallastLoadBalancer extends LoadBalancer {
   @Override
   public void shutdown() {
     shutdown = true;
+    if (client != null) {
+      BallastClients.closed(client);
+      client = null;
+    }
     if (refreshTimer != null) {
       refreshTimer.cancel();
     }

@@ -131,6 +131,19 @@ public final class BallastServer {
     return lameDuck;
   }
 
+  /** Whether {@link #enterLameDuck()} has begun the drain towards shutdown. */
+  public synchronized boolean isDraining() {
+    return draining;
+  }
+
+  /**
+   * Calls admitted and not yet ended, health checks excluded: during a drain, how many are left
+   * before the server can terminate.
+   */
+  public long callsInFlight() {
+    return overload.inFlight();
+  }
+
   /**
    * Leaves the lame duck state the server started in: health turns SERVING and responses stop
    * carrying the signal, so clients start sending requests.

@@ -65,6 +65,19 @@ public final class LoadReportingInterceptor implements ServerInterceptor {
     return new LoadReportingInterceptor(new ProcessCpu(), applicationUtilization, () -> false, NanoClock.system());
   }
 
+  /**
+   * The {@code cpu_utilization} the next report carries (a failing or nonsensical reading is 0
+   * and counted, as in a report).
+   */
+  public double cpuUtilization() {
+    return sane("cpuUtilization", cpuUtilization);
+  }
+
+  /** The {@code application_utilization} the next report carries; 0 when unknown. */
+  public double applicationUtilization() {
+    return sane("applicationUtilization", applicationUtilization);
+  }
+
   /** Calls answered per second over the last second (health checks excluded). */
   public double requestsPerSecond() {
     return requests.perSecond();

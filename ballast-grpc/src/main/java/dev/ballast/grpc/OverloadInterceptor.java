@@ -48,6 +48,8 @@ final class OverloadInterceptor implements ServerInterceptor {
   private final LongAdder refusedForDeadline = new LongAdder();
   private final LongAdder badCriticality = new LongAdder();
   private final LongAdder markedDontRetry = new LongAdder();
+  private final LongAdder admittedCalls = new LongAdder();
+  private final LongAdder endedCalls = new LongAdder();
 
   OverloadInterceptor(AdmissionLimiter limiter, long minDeadlineNanos, NanoClock clock) {
     this.limiter = limiter;
@@ -132,6 +134,7 @@ final class OverloadInterceptor implements ServerInterceptor {
 
     Admitted(ServerCall<ReqT, RespT> call) {
       super(call);
+      admittedCalls.increment();
     }
 
     @Override
@@ -154,7 +157,11 @@ final class OverloadInterceptor implements ServerInterceptor {
     }
 
     void end() {
-      if (ended.compareAndSet(false, true) && limiter != null) {
+      if (!ended.compareAndSet(false, true)) {
+        return;
+      }
+      endedCalls.increment();
+      if (limiter != null) {
         // The server cannot tell its own queueing from the handler's work: all of it is service.
         limiter.onComplete(0, clock.nanoTime() - startNanos);
       }
@@ -163,6 +170,13 @@ final class OverloadInterceptor implements ServerInterceptor {
 
   AdmissionLimiter limiter() {
     return limiter;
+  }
+
+  /** Admitted calls that have not ended yet (health checks not counted). */
+  long inFlight() {
+    // Ended first: a call that ends between the two reads is then never counted as ended only.
+    long ended = endedCalls.sum();
+    return Math.max(0, admittedCalls.sum() - ended);
   }
 
   /** Calls shed by the limiter. */

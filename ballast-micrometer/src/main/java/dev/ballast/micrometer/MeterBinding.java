@@ -1,0 +1,108 @@
+package dev.ballast.micrometer;
+
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.lang.ref.Cleaner;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * The meters one call of {@link BallastMeters} or {@link BallastGrpcMeters} registered, removed
+ * together by {@link #close()}. The meters hold what they read weakly (Micrometer's default for
+ * gauges and function counters), and so does the binding: a bound object that becomes garbage
+ * stays garbage, and once it is collected its meters leave the registry by themselves.
+ */
+public final class MeterBinding implements AutoCloseable {
+  private static final Cleaner CLEANER = Cleaner.create();
+
+  private final Meters meters;
+  private final Cleaner.Cleanable cleanable;
+  private final List<Runnable> detachers = new CopyOnWriteArrayList<>();
+  private final List<MeterBinding> children = new CopyOnWriteArrayList<>();
+
+  /**
+   * A binding whose meters leave {@code registry} when {@code owner} is collected or the binding is
+   * closed, whichever comes first.
+   */
+  MeterBinding(MeterRegistry registry, Object owner) {
+    this.meters = new Meters(Objects.requireNonNull(registry, "registry"));
+    this.cleanable = CLEANER.register(Objects.requireNonNull(owner, "owner"), meters);
+  }
+
+  MeterRegistry registry() {
+    return meters.registry;
+  }
+
+  /** Records {@code meter} as this binding's; returns it. */
+  <M extends Meter> M add(M meter) {
+    meters.live.add(meter);
+    return meter;
+  }
+
+  /** Removes {@code meter} from the registry now (a backend that left the subset). */
+  void remove(Meter meter) {
+    if (meters.live.remove(meter)) {
+      meters.registry.remove(meter);
+    }
+  }
+
+  /** Runs {@code detacher} on close, e.g. to stop listening to the bound object. */
+  void onClose(Runnable detacher) {
+    detachers.add(detacher);
+  }
+
+  /** Closes {@code child} with this binding. */
+  void adopt(MeterBinding child) {
+    children.add(child);
+  }
+
+  /** Forgets {@code child} after closing it (a gRPC channel's balancer that closed). */
+  void closeChild(MeterBinding child) {
+    children.remove(child);
+    child.close();
+  }
+
+  /** How many meters this binding (with the bindings it adopted) has in the registry now. */
+  public int meterCount() {
+    int count = meters.live.size();
+    for (MeterBinding child : children) {
+      count += child.meterCount();
+    }
+    return count;
+  }
+
+  /** Stops listening to the bound object and removes every meter of this binding. Idempotent. */
+  @Override
+  public void close() {
+    for (Runnable detacher : detachers) {
+      detacher.run();
+    }
+    detachers.clear();
+    for (MeterBinding child : children) {
+      child.close();
+    }
+    children.clear();
+    cleanable.clean();
+  }
+
+  /** The meters and their registry: the cleaning action, so it must not reach the bound object. */
+  private static final class Meters implements Runnable {
+    final MeterRegistry registry;
+    final Set<Meter> live = ConcurrentHashMap.newKeySet();
+
+    Meters(MeterRegistry registry) {
+      this.registry = registry;
+    }
+
+    @Override
+    public void run() {
+      for (Meter meter : live) {
+        registry.remove(meter);
+      }
+      live.clear();
+    }
+  }
+}

@@ -1,0 +1,214 @@
+package dev.ballast.micrometer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ballast.health.HealthConfig;
+import dev.ballast.health.NanoClock;
+import dev.ballast.overload.AdaptiveThrottle;
+import dev.ballast.overload.AdmissionLimiter;
+import dev.ballast.overload.Criticality;
+import dev.ballast.overload.LimiterConfig;
+import dev.ballast.overload.RetryBudget;
+import dev.ballast.overload.RetryBudgetConfig;
+import dev.ballast.overload.ThrottleConfig;
+import dev.ballast.pick.Balancer;
+import dev.ballast.pick.FailureKind;
+import dev.ballast.pick.Pick;
+import dev.ballast.pick.Policy;
+import dev.ballast.pick.WeightedRoundRobinConfig;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.lang.ref.WeakReference;
+import java.time.Duration;
+import java.util.List;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+
+final class BallastMetersTest {
+  private final MeterRegistry registry = new SimpleMeterRegistry();
+  private final long[] now = {1_000_000_000L};
+  private final NanoClock clock = () -> now[0];
+  private static final Tags TARGET = Tags.of("target", "greeter");
+
+  private Balancer weightedBalancer() {
+    Policy policy = Policy.weightedRoundRobin(WeightedRoundRobinConfig.builder().blackoutPeriod(Duration.ZERO).build());
+    return Balancer.create(policy, HealthConfig.defaults(), clock, new SplittableRandom(7));
+  }
+
+  /** The value of the one meter named {@code name} with {@code tags}: a gauge's value or a counter's count. */
+  private double value(String name, String... tags) {
+    Meter meter = registry.get(name).tags(tags).meter();
+    return meter.measure().iterator().next().getValue();
+  }
+
+  @Test
+  void aScriptedSequenceGivesEveryBalancerMeterItsExactValue() {
+    Balancer balancer = weightedBalancer();
+    MeterBinding binding = BallastMeters.bind(balancer, registry, TARGET);
+    balancer.updateSubset(List.of("a", "b"));
+    balancer.backend("a").onConnected();
+    balancer.backend("b").onConnected();
+    balancer.backend("b").onLameDuck();
+
+    balancer.pick().onSuccess(5_000_000);
+    balancer.pick().onFailure(FailureKind.BACKEND, 1_000_000);
+    balancer.pick().onFailure(FailureKind.OVERLOADED, 0);
+    balancer.pick().onSuccess(-1);
+    Pick held = balancer.pick();
+    assertThat(held.backend().key()).isEqualTo("a");
+    balancer.reportLoad("a", 0.5, 0, 100, 0);
+    balancer.reportLoad("a", Double.NaN, 0, 100, 0);
+    balancer.backend("b").onHealthCheck(true);
+    balancer.updateSubset(List.of("a", "c"));
+    balancer.backend("a").onLameDuck();
+    balancer.pick();
+
+    String[] a = {"backend", "a", "policy", "weighted_round_robin", "target", "greeter"};
+    assertThat(value("ballast.picks", a)).isEqualTo(5);
+    assertThat(value("ballast.requests.in.flight", a)).isEqualTo(1);
+    assertThat(value("ballast.requests.ended", with(a, "outcome", "success"))).isEqualTo(2);
+    assertThat(value("ballast.requests.ended", with(a, "outcome", "backend_failure"))).isEqualTo(1);
+    assertThat(value("ballast.requests.ended", with(a, "outcome", "overloaded"))).isEqualTo(1);
+    assertThat(value("ballast.requests.ended", with(a, "outcome", "network_failure"))).isZero();
+    assertThat(value("ballast.requests.ended", with(a, "outcome", "cancelled"))).isZero();
+    assertThat(value("ballast.requests.unmatched.ends", a)).isZero();
+    assertThat(value("ballast.backend.state", with(a, "state", "lame_duck"))).isEqualTo(1);
+    assertThat(value("ballast.backend.state", with(a, "state", "healthy"))).isZero();
+    assertThat(value("ballast.backend.transitions", with(a, "state", "healthy"))).isEqualTo(1);
+    assertThat(value("ballast.backend.transitions", with(a, "state", "lame_duck"))).isEqualTo(1);
+    assertThat(value("ballast.backend.transitions", with(a, "state", "refusing"))).isZero();
+    assertThat(value("ballast.policy.weight", a)).isEqualTo(200);
+
+    String[] c = {"backend", "c", "policy", "weighted_round_robin", "target", "greeter"};
+    assertThat(value("ballast.backend.state", with(c, "state", "connecting"))).isEqualTo(1);
+    assertThat(value("ballast.picks", c)).isZero();
+    assertThat(value("ballast.policy.weight", c)).isZero();
+    assertThat(registry.find("ballast.picks").tag("backend", "b").meters()).as("b left the subset").isEmpty();
+
+    String[] all = {"policy", "weighted_round_robin", "target", "greeter"};
+    assertThat(value("ballast.picks.failed", with(all, "reason", "all_unavailable"))).isEqualTo(1);
+    assertThat(value("ballast.picks.failed", with(all, "reason", "no_backends"))).isZero();
+    assertThat(value("ballast.picks.failed", with(all, "reason", "all_at_limit"))).isZero();
+    assertThat(value("ballast.subset.size", all)).isEqualTo(2);
+    assertThat(value("ballast.subset.changes", with(all, "change", "joined"))).isEqualTo(3);
+    assertThat(value("ballast.subset.changes", with(all, "change", "left"))).isEqualTo(1);
+    assertThat(value("ballast.load.reports.rejected", all)).isEqualTo(1);
+    assertThat(value("ballast.latencies.negative", all)).isEqualTo(1);
+    assertThat(value("ballast.probes.lost", all)).isZero();
+
+    // 9 for the balancer, 19 for each of its two backends: nothing else, nothing left of b.
+    assertThat(registry.getMeters()).hasSize(9 + 2 * 19);
+    assertThat(binding.meterCount()).isEqualTo(9 + 2 * 19);
+    binding.close();
+    assertThat(registry.getMeters()).isEmpty();
+    held.onCancel();
+  }
+
+  @Test
+  void powerOfTwoChoicesAndFairShareExportTheirNumberInSeconds() {
+    Balancer p2c = Balancer.create(Policy.powerOfTwoChoices(), HealthConfig.defaults(), clock, new SplittableRandom(1));
+    Balancer fair = Balancer.create(Policy.fairShare(), HealthConfig.defaults(), clock, new SplittableRandom(1));
+    BallastMeters.bind(p2c, registry, Tags.of("target", "p2c"));
+    BallastMeters.bind(fair, registry, Tags.of("target", "fair"));
+    p2c.updateSubset(List.of("a"));
+    fair.updateSubset(List.of("a"));
+
+    assertThat(value("ballast.policy.cost", "target", "p2c")).isEqualTo(p2c.policyStatistic("a")).isPositive();
+    assertThat(registry.get("ballast.policy.cost").meter().getId().getBaseUnit()).isEqualTo("seconds");
+    assertThat(value("ballast.policy.predicted.end", "target", "fair")).isEqualTo(fair.policyStatistic("a")).isPositive();
+    assertThat(registry.find("ballast.policy.weight").meters()).isEmpty();
+  }
+
+  @Test
+  void throttleLimiterAndBudgetMetersReadTheirCounts() {
+    AdaptiveThrottle throttle = AdaptiveThrottle.create(ThrottleConfig.defaults(), clock, new SplittableRandom(3));
+    for (int i = 0; i < 10; i++) {
+      throttle.onRejected(Criticality.CRITICAL);
+    }
+    now[0] += Duration.ofSeconds(1).toNanos();
+    int locallyRejected = 0;
+    for (int i = 0; i < 100; i++) {
+      locallyRejected += throttle.tryAcquire(Criticality.SHEDDABLE) ? 0 : 1;
+    }
+    BallastMeters.bind(throttle, registry, TARGET);
+    assertThat(value("ballast.throttle.probability", "criticality", "critical")).isEqualTo(10.0 / 11);
+    assertThat(value("ballast.throttle.probability", "criticality", "sheddable")).isEqualTo(10.0 / 11);
+    assertThat(value("ballast.throttle.probability", "criticality", "critical_plus")).isZero();
+    assertThat(value("ballast.throttle.rejected", "criticality", "sheddable")).isEqualTo(locallyRejected).isPositive();
+    assertThat(value("ballast.throttle.rejected", "criticality", "critical")).isZero();
+
+    AdmissionLimiter limiter = AdmissionLimiter.create(
+        LimiterConfig.builder().kind(LimiterConfig.Kind.GRADIENT).minLimit(1).initialLimit(2).build(), () -> 0, clock);
+    limiter.tryAcquire(Criticality.CRITICAL);
+    limiter.tryAcquire(Criticality.CRITICAL);
+    boolean third = limiter.tryAcquire(Criticality.CRITICAL);
+    BallastMeters.bind(limiter, registry, TARGET);
+    assertThat(third).isFalse();
+    assertThat(value("ballast.limiter.limit", "kind", "gradient")).isEqualTo(2);
+    assertThat(value("ballast.limiter.in.flight", "kind", "gradient")).isEqualTo(2);
+    assertThat(value("ballast.limiter.enforcing", "kind", "gradient")).isEqualTo(1);
+    assertThat(value("ballast.limiter.shed", "criticality", "critical")).isEqualTo(1);
+    assertThat(value("ballast.limiter.shed", "criticality", "sheddable")).isZero();
+
+    RetryBudget budget = RetryBudget.create(RetryBudgetConfig.defaults(), clock);
+    for (int i = 0; i < 20; i++) {
+      budget.onFirstAttempt();
+    }
+    budget.tryRetry();
+    budget.tryRetry();
+    budget.tryRetry();
+    BallastMeters.bind(budget, registry, TARGET);
+    assertThat(value("ballast.retries", "result", "allowed")).isEqualTo(2);
+    assertThat(value("ballast.retries", "result", "denied")).isEqualTo(1);
+    assertThat(value("ballast.retry.budget.remaining", "target", "greeter")).isZero();
+  }
+
+  @Test
+  void bindingAndClosingManyTimesLeavesNoMeter() {
+    Balancer balancer = weightedBalancer();
+    balancer.updateSubset(List.of("a", "b", "c"));
+    for (int i = 0; i < 1000; i++) {
+      int backends = i % 2 == 0 ? 3 : 2;
+      MeterBinding binding = BallastMeters.bind(balancer, registry, TARGET);
+      assertThat(registry.getMeters()).hasSize(9 + backends * 19);
+      balancer.updateSubset(backends == 3 ? List.of("a", "b") : List.of("a", "b", "c"));
+      assertThat(registry.getMeters()).hasSize(9 + (5 - backends) * 19);
+      binding.close();
+      assertThat(registry.getMeters()).isEmpty();
+    }
+    balancer.updateSubset(List.of("d"));
+    assertThat(registry.getMeters()).as("a closed binding no longer follows the subset").isEmpty();
+  }
+
+  @Test
+  void aCollectedBalancerLeavesNoStrongReferenceAndItsMetersGo() {
+    WeakReference<Balancer> collected = bindAndDrop();
+    assertThat(registry.getMeters()).isNotEmpty();
+    // Bounded: the collector is asked up to 200 times; a strong reference would keep it forever.
+    for (int i = 0; i < 200 && (collected.get() != null || !registry.getMeters().isEmpty()); i++) {
+      System.gc();
+      Thread.onSpinWait();
+    }
+    assertThat(collected.get()).as("the balancer is collected while its registry and binding live").isNull();
+    assertThat(registry.getMeters()).as("its meters left the registry").isEmpty();
+  }
+
+  private MeterBinding kept;
+
+  private WeakReference<Balancer> bindAndDrop() {
+    Balancer balancer = weightedBalancer();
+    kept = BallastMeters.bind(balancer, registry, TARGET);
+    balancer.updateSubset(List.of("a", "b"));
+    balancer.pick().onSuccess(1);
+    return new WeakReference<>(balancer);
+  }
+
+  private static String[] with(String[] tags, String key, String value) {
+    String[] out = java.util.Arrays.copyOf(tags, tags.length + 2);
+    out[tags.length] = key;
+    out[tags.length + 1] = value;
+    return out;
+  }
+}
