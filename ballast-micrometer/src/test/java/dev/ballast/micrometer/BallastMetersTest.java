@@ -20,6 +20,7 @@ import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.lang.ref.Reference;
 import java.lang.ref.WeakReference;
 import java.time.Duration;
 import java.util.List;
@@ -119,6 +120,8 @@ final class BallastMetersTest {
     assertThat(registry.get("ballast.policy.cost").meter().getId().getBaseUnit()).isEqualTo("seconds");
     assertThat(value("ballast.policy.predicted.end", "target", "fair")).isEqualTo(fair.policyStatistic("a")).isPositive();
     assertThat(registry.find("ballast.policy.weight").meters()).isEmpty();
+    Reference.reachabilityFence(p2c);
+    Reference.reachabilityFence(fair);
   }
 
   @Test
@@ -163,6 +166,10 @@ final class BallastMetersTest {
     assertThat(value("ballast.retries", "result", "allowed")).isEqualTo(2);
     assertThat(value("ballast.retries", "result", "denied")).isEqualTo(1);
     assertThat(value("ballast.retry.budget.remaining", "target", "greeter")).isZero();
+    // Bound objects that became garbage would take their meters away mid-test.
+    Reference.reachabilityFence(throttle);
+    Reference.reachabilityFence(limiter);
+    Reference.reachabilityFence(budget);
   }
 
   @Test

@@ -1,10 +1,12 @@
 package dev.ballast.examples;
 
+import dev.ballast.micrometer.BallastGrpcMeters;
 import io.grpc.CallOptions;
 import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.ClientCalls;
+import io.micrometer.core.instrument.Tags;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -13,11 +15,13 @@ import java.util.concurrent.TimeUnit;
 /**
  * A client of the example service that balances with Ballast: one service-config line selects the
  * {@code ballast} policy. Every second it prints how many calls each backend served; it stops by
- * itself after 30 seconds. Run two with different indexes to see subsetting at work.
+ * itself after 30 seconds. Run two with different indexes to see subsetting at work. Its balancer's
+ * meters (picks per backend, states, weights, throttle) are on http://127.0.0.1:(9464 + index)/metrics.
  *
  * <p>Arguments: {@code [clientIndex] [clientCount] [seconds]} (default client 0 of 1, 30 s).
  */
 public final class ExampleClient {
+  static final int FIRST_METRICS_PORT = 9464;
 
   public static void main(String[] args) throws InterruptedException {
     int index = args.length > 0 ? Integer.parseInt(args[0]) : 0;
@@ -34,6 +38,10 @@ public final class ExampleClient {
             "clientIndex", (double) index,
             "clientCount", (double) count,
             "policy", "weighted_round_robin");
+    // Every ballast balancer of this process, per target, on http://127.0.0.1:(9464 + index)/metrics.
+    PrometheusEndpoint metrics = new PrometheusEndpoint(FIRST_METRICS_PORT + index);
+    BallastGrpcMeters.bindClients(metrics.registry, Tags.of("client", Integer.toString(index)));
+    System.out.println("metrics for Prometheus: " + metrics.url());
     ManagedChannel channel =
         ManagedChannelBuilder.forTarget(StaticResolverProvider.target(ExampleServer.FIRST_PORT, ExampleServer.BACKENDS))
             .usePlaintext()
@@ -58,6 +66,7 @@ public final class ExampleClient {
       System.out.println("client " + index + " of " + count + ": " + served);
     }
     channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+    metrics.close();
   }
 
   private ExampleClient() {}

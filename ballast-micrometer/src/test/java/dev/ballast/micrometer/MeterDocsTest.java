@@ -1,0 +1,97 @@
+package dev.ballast.micrometer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ballast.grpc.BallastServer;
+import dev.ballast.health.HealthConfig;
+import dev.ballast.health.NanoClock;
+import dev.ballast.overload.AdaptiveThrottle;
+import dev.ballast.overload.AdmissionLimiter;
+import dev.ballast.overload.LimiterConfig;
+import dev.ballast.overload.RetryBudget;
+import dev.ballast.overload.RetryBudgetConfig;
+import dev.ballast.overload.ThrottleConfig;
+import dev.ballast.pick.Balancer;
+import dev.ballast.pick.Policy;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.io.IOException;
+import java.lang.ref.Reference;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/**
+ * docs/metrics.md lists every meter the binders register, and the Grafana dashboard queries only
+ * meters that exist (under the names Prometheus gives them): the docs and the dashboard cannot
+ * drift from the code unnoticed.
+ */
+final class MeterDocsTest {
+  private static final Path DOCS = Path.of("..", "docs");
+
+  @Test
+  void everyMeterIsDocumentedAndTheDashboardQueriesOnlyRealMeters() throws IOException {
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    NanoClock clock = NanoClock.system();
+    int n = 0;
+    // Held for the whole test: a bound object that becomes garbage takes its meters away.
+    List<Object> bound = new java.util.ArrayList<>();
+    for (Policy policy : List.of(Policy.weightedRoundRobin(), Policy.powerOfTwoChoices(), Policy.fairShare())) {
+      Balancer balancer = Balancer.create(policy, HealthConfig.defaults(), clock, new SplittableRandom(1));
+      balancer.updateSubset(List.of("a"));
+      bound.add(balancer);
+      BallastMeters.bind(balancer, registry, Tags.of("target", "t" + n++));
+    }
+    AdaptiveThrottle throttle = AdaptiveThrottle.create(ThrottleConfig.defaults());
+    RetryBudget budget = RetryBudget.create(RetryBudgetConfig.defaults());
+    BallastMeters.bind(throttle, registry, Tags.empty());
+    BallastMeters.bind(budget, registry, Tags.empty());
+    BallastServer server = BallastServer.builder()
+        .adaptiveLimiter(LimiterConfig.builder().build())
+        .build(NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0)));
+    BallastGrpcMeters.bind(server, registry, Tags.of("task", "s"));
+    bound.add(throttle);
+    bound.add(budget);
+    bound.add(server);
+    Set<String> names = new TreeSet<>();
+    Set<String> prometheusNames = new TreeSet<>();
+    for (Meter meter : registry.getMeters()) {
+      Meter.Id id = meter.getId();
+      names.add(id.getName());
+      String base = id.getName().replace('.', '_') + ("seconds".equals(id.getBaseUnit()) ? "_seconds" : "");
+      prometheusNames.add(id.getType() == Meter.Type.COUNTER ? base + "_total" : base);
+    }
+    // The gRPC-only gauge registered per channel by bindClients.
+    names.add("ballast.subset.replacements");
+    prometheusNames.add("ballast_subset_replacements");
+
+    String doc = Files.readString(DOCS.resolve("metrics.md"));
+    for (String name : names) {
+      assertThat(doc).as("docs/metrics.md lists %s", name).contains("`" + name + "`");
+    }
+    Matcher documented = Pattern.compile("^\\| `(ballast\\.[a-z.]+)`", Pattern.MULTILINE).matcher(doc);
+    while (documented.find()) {
+      assertThat(names).as("docs/metrics.md documents a meter that exists").contains(documented.group(1));
+    }
+
+    String dashboard = Files.readString(DOCS.resolve("grafana-dashboard.json"));
+    Matcher queried = Pattern.compile("ballast_[a-z_]+").matcher(dashboard);
+    Set<String> queriedNames = new TreeSet<>();
+    while (queried.find()) {
+      queriedNames.add(queried.group());
+    }
+    queriedNames.remove("ballast_overview");
+    assertThat(queriedNames).isNotEmpty();
+    assertThat(prometheusNames).containsAll(queriedNames);
+    Reference.reachabilityFence(bound);
+  }
+}
