@@ -202,26 +202,18 @@ final class TokenBucketTest {
       @ForAll("exactRates") double rate,
       @ForAll @IntRange(min = 1, max = 20) int burst,
       @ForAll("traces") List<Step> trace) {
-    FakeClock clock = new FakeClock();
-    TokenBucket bucket = TokenBucket.create(rate, burst, clock);
     BigDecimal perNano = BigDecimal.valueOf(rate).movePointLeft(9);
-    BigDecimal level = BigDecimal.valueOf(burst);
-    long elapsed = 0;
-    long admitted = 0;
-    for (Step step : trace) {
-      clock.advanceNanos(step.advanceNanos());
-      elapsed += step.advanceNanos();
-      level = level.add(perNano.multiply(BigDecimal.valueOf(step.advanceNanos()))).min(BigDecimal.valueOf(burst));
-      long n = Math.min(step.n(), burst);
-      boolean expected = level.compareTo(BigDecimal.valueOf(n)) >= 0;
-      assertThat(bucket.tryAcquire(n)).as("%s tokens of %s", n, level).isEqualTo(expected);
+    BigDecimal[] level = {BigDecimal.valueOf(burst)};
+    replay(rate, burst, trace, (bucket, advanced, n) -> {
+      level[0] = level[0].add(perNano.multiply(BigDecimal.valueOf(advanced))).min(BigDecimal.valueOf(burst));
+      boolean expected = level[0].compareTo(BigDecimal.valueOf(n)) >= 0;
+      assertThat(bucket.tryAcquire(n)).as("%s tokens of %s", n, level[0]).isEqualTo(expected);
       if (expected) {
-        level = level.subtract(BigDecimal.valueOf(n));
-        admitted += n;
+        level[0] = level[0].subtract(BigDecimal.valueOf(n));
       }
-      assertThat(bucket.available()).isCloseTo(level.doubleValue(), within(1e-9 * burst));
-      assertWithinRate(admitted, rate, elapsed, burst);
-    }
+      assertThat(bucket.available()).isCloseTo(level[0].doubleValue(), within(1e-9 * burst));
+      return expected;
+    });
   }
 
   /** For any rate, rounded or not: never more than the rate allows, and a refusal only when short. */
@@ -230,6 +222,26 @@ final class TokenBucketTest {
       @ForAll("anyRates") double rate,
       @ForAll @IntRange(min = 1, max = 20) int burst,
       @ForAll("traces") List<Step> trace) {
+    replay(rate, burst, trace, (bucket, advanced, n) -> {
+      double available = bucket.available();
+      assertThat(available).isBetween(0.0, (double) burst);
+      boolean admitted = bucket.tryAcquire(n);
+      if (admitted) {
+        assertThat(available).isGreaterThanOrEqualTo(n);
+      } else {
+        assertThat(available).isLessThan(n + 1e-9);
+      }
+      return admitted;
+    });
+  }
+
+  /** One step of a trace, after the clock moved by {@code advanced}: asks for {@code n} tokens, says whether they came. */
+  interface StepCheck {
+    boolean admits(TokenBucket bucket, long advanced, long n);
+  }
+
+  /** Runs {@code trace} on a new bucket, and checks after every step that it kept within its rate. */
+  private static void replay(double rate, int burst, List<Step> trace, StepCheck check) {
     FakeClock clock = new FakeClock();
     TokenBucket bucket = TokenBucket.create(rate, burst, clock);
     long elapsed = 0;
@@ -238,13 +250,8 @@ final class TokenBucketTest {
       clock.advanceNanos(step.advanceNanos());
       elapsed += step.advanceNanos();
       long n = Math.min(step.n(), burst);
-      double available = bucket.available();
-      assertThat(available).isBetween(0.0, (double) burst);
-      if (bucket.tryAcquire(n)) {
-        assertThat(available).isGreaterThanOrEqualTo(n);
+      if (check.admits(bucket, step.advanceNanos(), n)) {
         admitted += n;
-      } else {
-        assertThat(available).isLessThan(n + 1e-9);
       }
       assertWithinRate(admitted, rate, elapsed, burst);
     }
