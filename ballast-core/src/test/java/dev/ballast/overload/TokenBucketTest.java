@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
+import com.sun.management.ThreadMXBean;
 import dev.ballast.health.FakeClock;
+import java.lang.management.ManagementFactory;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -157,6 +159,34 @@ final class TokenBucketTest {
     assertThat(bucket.available()).isEqualTo(1e9);
     assertThat(bucket.tryAcquire(1_000_000_000)).isTrue();
     assertThat(bucket.available()).isZero();
+  }
+
+  @Test
+  void admittingAndRefusingAllocateNothing() {
+    FakeClock clock = new FakeClock();
+    TokenBucket bucket = TokenBucket.create(3, 10, clock);
+    ThreadMXBean threads = (ThreadMXBean) ManagementFactory.getThreadMXBean();
+    long thread = Thread.currentThread().getId();
+    long admitted = requests(bucket, clock, 200_000);
+
+    long before = threads.getThreadAllocatedBytes(thread);
+    admitted += requests(bucket, clock, 100_000);
+    long allocated = threads.getThreadAllocatedBytes(thread) - before;
+
+    assertThat(admitted).isBetween(1L, 299_999L); // both paths taken
+    // Reading the counter itself may cost a few bytes; an allocating request would cost megabytes.
+    assertThat(allocated).isLessThan(1_000);
+  }
+
+  private static long requests(TokenBucket bucket, FakeClock clock, int count) {
+    long admitted = 0;
+    for (int i = 0; i < count; i++) {
+      if (bucket.tryAcquire(1 + (i & 1))) {
+        admitted++;
+      }
+      clock.advanceNanos(100_000_000);
+    }
+    return admitted;
   }
 
   @ParameterizedTest
