@@ -15,8 +15,9 @@ import java.math.BigInteger;
  * be empty again had it not refilled. A bucket whose TAT is at or before now is full; one whose
  * TAT is {@code d} ahead of now holds {@code burst - d x rate} tokens. Taking {@code n} tokens
  * moves the TAT {@code n / rate} ahead of {@code max(TAT, now)}, if that stays within {@code
- * burst / rate} of now. So a request is a volatile read and one compare-and-set, and a refusal
- * writes nothing.
+ * burst / rate} of now. So a request reads the TAT, makes one compare-and-set if it admits, and
+ * allocates nothing; a refusal writes nothing. (It also reads the current {@link Schedule}, a
+ * second volatile read, a plain load on x86: the price of changing the rate atomically, below.)
  *
  * <p><b>Units.</b> Counting that time in nanoseconds would add {@code 1e9 / rate} per token, which
  * is not a whole number for most rates (3 per second: 333,333,333.3 ns); rounding it on every
