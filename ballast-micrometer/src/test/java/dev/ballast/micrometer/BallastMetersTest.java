@@ -20,6 +20,8 @@ import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import com.sun.management.ThreadMXBean;
+import java.lang.management.ManagementFactory;
 import java.lang.ref.Reference;
 import java.lang.ref.WeakReference;
 import java.time.Duration;
@@ -200,6 +202,45 @@ final class BallastMetersTest {
     }
     assertThat(collected.get()).as("the balancer is collected while its registry and binding live").isNull();
     assertThat(registry.getMeters()).as("its meters left the registry").isEmpty();
+  }
+
+  @Test
+  void boundPicksAndOutcomesAllocateNothing() {
+    ThreadMXBean threads = (ThreadMXBean) ManagementFactory.getThreadMXBean();
+    long thread = Thread.currentThread().getId();
+    List<String> keys = new java.util.ArrayList<>();
+    for (int i = 0; i < 1000; i++) {
+      keys.add("backend-" + i);
+    }
+    for (Policy policy : List.of(Policy.roundRobin(), Policy.weightedRoundRobin(), Policy.powerOfTwoChoices(),
+        Policy.fairShare())) {
+      Balancer balancer = Balancer.create(policy, HealthConfig.defaults(), clock, new SplittableRandom(5));
+      balancer.updateSubset(keys);
+      keys.forEach(key -> balancer.backend(key).onConnected());
+      try (MeterBinding binding = BallastMeters.bind(balancer, registry, Tags.of("target", policy.name()))) {
+        picks(balancer, 200_000);
+        long before = threads.getThreadAllocatedBytes(thread);
+        picks(balancer, 1_000_000);
+        long allocated = threads.getThreadAllocatedBytes(thread) - before;
+
+        assertThat(binding.meterCount()).isGreaterThan(18 * 1000);
+        // The counter and the compiler's one-off work account for a kilobyte or so; one
+        // allocation per pick would be 16 MB or more.
+        assertThat(allocated).as("bytes allocated by 1,000,000 bound picks, %s", policy.name()).isLessThan(10_000);
+      }
+    }
+  }
+
+  private void picks(Balancer balancer, int count) {
+    for (int i = 0; i < count; i++) {
+      now[0] += 1_000;
+      Pick pick = balancer.pick();
+      if (i % 10 == 0) {
+        pick.onFailure(FailureKind.BACKEND, 2_000_000);
+      } else {
+        pick.onSuccess(2_000_000);
+      }
+    }
   }
 
   private MeterBinding kept;
