@@ -2,6 +2,7 @@ package dev.ballast.grpc;
 
 import dev.ballast.health.HealthConfig;
 import dev.ballast.pick.Policy;
+import dev.ballast.pick.PrequalProbingConfig;
 import dev.ballast.subset.ClientIdentity;
 import dev.ballast.subset.Subsetter;
 import java.util.HashMap;
@@ -21,6 +22,8 @@ import java.util.Set;
  * @param healthCheckServiceName the service name sent in {@code grpc.health.v1} checks ("" is the
  *     server as a whole)
  * @param overload the client's adaptive throttle, retry budget and overload retry floor
+ * @param probing the policy's settings when it is {@code prequal_probing}, else null: the balancer
+ *     then sends probes, with the pool's maximum age for their deadline
  * @param source the JSON object it was parsed from: two configs whose sources agree but for
  *     {@link #SUBSET_SETTINGS} configure the same balancer
  */
@@ -32,6 +35,7 @@ record BallastConfig(
     HealthConfig health,
     String healthCheckServiceName,
     ClientOverload.Settings overload,
+    PrequalProbingConfig probing,
     Map<String, ?> source) {
 
   BallastConfig {

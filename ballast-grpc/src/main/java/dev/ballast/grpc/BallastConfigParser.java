@@ -9,6 +9,7 @@ import dev.ballast.pick.InterleavedWeightedRoundRobinConfig;
 import dev.ballast.pick.LeastLoadedConfig;
 import dev.ballast.pick.Policy;
 import dev.ballast.pick.PowerOfTwoChoicesConfig;
+import dev.ballast.pick.PrequalProbingConfig;
 import dev.ballast.pick.WeightedRoundRobinConfig;
 import dev.ballast.subset.ClientIdentity;
 import dev.ballast.subset.Subsetter;
@@ -78,7 +79,9 @@ final class BallastConfigParser {
                   "forcePickInterval",
                   "loadReportExpiration"),
           "fair_share", Set.of("statistic", "window", "initialServiceTime", "candidates", "staleAfter"),
-          "interleaved_weighted_round_robin", Set.of("weights", "defaultWeight"));
+          "interleaved_weighted_round_robin", Set.of("weights", "defaultWeight"),
+          "prequal_probing",
+              Set.of("poolSize", "maxAge", "reuseBudget", "probesPerPick", "idleProbeInterval", "hotQuantile"));
 
   // The JSON form of google.protobuf.Duration, which gRPC service configs use: "10s", "0.25s".
   private static final Pattern DURATION = Pattern.compile("(\\d{1,12})(\\.\\d{1,9})?s");
@@ -146,10 +149,15 @@ final class BallastConfigParser {
       subsetter = Subsetter.byName(IDENTITY_FREE_ALGORITHM, salt);
     }
 
-    Policy policy = policy(json.get("policy"));
+    PolicySpec spec = policySpec(json.get("policy"));
+    Policy policy = policyNamed(spec.name(), spec.settings());
+    // Read again for the transport, which needs the probes' settings the core policy keeps to itself.
+    PrequalProbingConfig probing =
+        policy.name().equals("prequal_probing") ? prequalProbing(spec.settings(), "policy.prequal_probing.") : null;
     HealthConfig health = health(json);
     String serviceName = string(json, "healthCheckServiceName", "");
-    return new BallastConfig(subsetter, subsetSize, identity, policy, health, serviceName, overload(json), json);
+    return new BallastConfig(
+        subsetter, subsetSize, identity, policy, health, serviceName, overload(json), probing, json);
   }
 
   /** The client's throttle, retry budget and overload retry floor; each part on by default. */
@@ -263,38 +271,30 @@ final class BallastConfigParser {
         source + ": '" + value + "' (expected: an integer in " + min + ".." + Integer.MAX_VALUE + ")");
   }
 
-  private Policy policy(Object raw) {
-    String name;
-    Map<String, ?> settings;
+  /** The policy's name and settings, from a name alone or an object with the name as its one key. */
+  private record PolicySpec(String name, Map<String, ?> settings) {}
+
+  private static PolicySpec policySpec(Object raw) {
     if (raw == null) {
-      return policyNamed(DEFAULT_POLICY, Map.of());
+      return new PolicySpec(DEFAULT_POLICY, Map.of());
     } else if (raw instanceof String) {
-      name = (String) raw;
-      settings = Map.of();
+      return new PolicySpec((String) raw, Map.of());
     } else if (raw instanceof Map && ((Map<?, ?>) raw).size() == 1) {
       Map.Entry<?, ?> only = ((Map<?, ?>) raw).entrySet().iterator().next();
-      name = String.valueOf(only.getKey());
+      String name = String.valueOf(only.getKey());
       if (!(only.getValue() instanceof Map)) {
         throw new IllegalArgumentException(
             "policy." + name + ": " + format(only.getValue()) + " (expected: an object of settings, such as {})");
       }
-      settings = asStringMap(only.getValue());
-    } else {
-      throw new IllegalArgumentException(
-          "policy: " + format(raw) + " (expected: a policy name, or an object with one key, the name, whose value"
-              + " holds its settings, e.g. {\"weighted_round_robin\": {\"blackoutPeriod\": \"10s\"}})");
+      return new PolicySpec(name, asStringMap(only.getValue()));
     }
-    return policyNamed(name, settings);
+    throw new IllegalArgumentException(
+        "policy: " + format(raw) + " (expected: a policy name, or an object with one key, the name, whose value"
+            + " holds its settings, e.g. {\"weighted_round_robin\": {\"blackoutPeriod\": \"10s\"}})");
   }
 
   private Policy policyNamed(String name, Map<String, ?> settings) {
     Set<String> fields = POLICY_FIELDS.get(name);
-    if (name.equals("prequal_probing")) {
-      // The core policy needs a probe transport, which this module does not offer yet.
-      throw new IllegalArgumentException(
-          "policy: 'prequal_probing' (expected: one of " + String.join(", ", new TreeSet<>(POLICY_FIELDS.keySet()))
-              + "; prequal_probing has no gRPC probe transport yet)");
-    }
     if (fields == null || !Policy.NAMES.contains(name)) {
       throw new IllegalArgumentException(
           "policy: '" + name + "' (expected: one of " + String.join(", ", new TreeSet<>(POLICY_FIELDS.keySet())) + ")");
@@ -341,6 +341,8 @@ final class BallastConfigParser {
                           d.errorUtilizationPenalty()))
                   .build());
         }
+        case "prequal_probing":
+          return Policy.prequalProbing(prequalProbing(settings, prefix));
         case "power_of_two_choices": {
           PowerOfTwoChoicesConfig d = PowerOfTwoChoicesConfig.defaults();
           return Policy.powerOfTwoChoices(
@@ -360,6 +362,19 @@ final class BallastConfigParser {
     } catch (IllegalArgumentException e) {
       throw prefixed(prefix, e);
     }
+  }
+
+  /** {@code prequal_probing}'s settings; whole numbers checked here, ranges by the core. */
+  private static PrequalProbingConfig prequalProbing(Map<String, ?> settings, String prefix) {
+    PrequalProbingConfig d = PrequalProbingConfig.defaults();
+    return PrequalProbingConfig.builder()
+        .poolSize(policyInteger(settings, prefix, "poolSize", d.poolSize(), 1, 64))
+        .maxAge(duration(settings, prefix, "maxAge", d.maxAge()))
+        .reuseBudget(policyInteger(settings, prefix, "reuseBudget", d.reuseBudget(), 1, 1000))
+        .probesPerPick(number(settings, prefix + "probesPerPick", "probesPerPick", d.probesPerPick()))
+        .idleProbeInterval(duration(settings, prefix, "idleProbeInterval", d.idleProbeInterval()))
+        .hotQuantile(number(settings, prefix + "hotQuantile", "hotQuantile", d.hotQuantile()))
+        .build();
   }
 
   private static HealthConfig health(Map<String, ?> json) {

@@ -54,6 +54,8 @@ final class BallastLoadBalancer extends LoadBalancer {
 
   private BallastConfig config;
   private Balancer balancer;
+  /** Sends prequal_probing's probes; null for the other policies. */
+  private SubchannelProbeSender probes;
   // Read by tracers on any thread.
   private volatile ClientOverload overload = new ClientOverload(ClientOverload.Settings.defaults(), NanoClock.cached());
   private Map<String, EquivalentAddressGroup> addressesByKey = Map.of();
@@ -150,8 +152,17 @@ final class BallastLoadBalancer extends LoadBalancer {
     if (refreshTimer != null) {
       refreshTimer.cancel();
     }
-    // The production factory: each thread that picks draws from its own random source.
-    balancer = Balancer.create(next.policy(), next.health(), balancerClock);
+    if (probes != null) {
+      probes.update(Map.of());
+    }
+    // The production factories: each thread that picks draws from its own random source.
+    if (next.probing() != null) {
+      probes = new SubchannelProbeSender(next.probing().maxAge());
+      balancer = Balancer.create(next.policy(), next.health(), balancerClock, probes);
+    } else {
+      probes = null;
+      balancer = Balancer.create(next.policy(), next.health(), balancerClock);
+    }
     // Throttle and budget belong to the target: they start over with its balancer.
     overload = new ClientOverload(next.overload(), balancerClock);
     if (client != null) {
@@ -267,6 +278,9 @@ final class BallastLoadBalancer extends LoadBalancer {
                   "ballast: none of " + all.length + " backends accepts requests (" + lameDuck
                       + " in lame duck, the others refusing connections)"));
     }
+    if (probes != null) {
+      probes.update(byBackend);
+    }
     helper.updateBalancingState(state, new BallastPicker(this, balancer, byBackend, all, unavailable, overload));
   }
 
@@ -343,6 +357,9 @@ final class BallastLoadBalancer extends LoadBalancer {
     }
     if (refreshTimer != null) {
       refreshTimer.cancel();
+    }
+    if (probes != null) {
+      probes.update(Map.of());
     }
     for (Endpoint endpoint : endpoints.values()) {
       endpoint.shutdown();

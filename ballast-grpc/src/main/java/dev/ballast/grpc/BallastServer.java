@@ -3,6 +3,7 @@ package dev.ballast.grpc;
 import dev.ballast.overload.AdmissionLimiter;
 import dev.ballast.overload.LimiterConfig;
 import dev.ballast.health.NanoClock;
+import dev.ballast.probe.ProbeResponder;
 import io.grpc.Server;
 import io.grpc.ServerBuilder;
 import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
@@ -16,13 +17,16 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.DoubleSupplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
  * A gRPC server with Ballast's backend side: load reports on every response ({@link
- * LoadReportingInterceptor}), the {@code grpc.health.v1} health service, and lame duck.
+ * LoadReportingInterceptor}), the {@code grpc.health.v1} health service, the {@code
+ * ballast.probe.v1} probe service that {@code prequal_probing} clients ask before they pick, and
+ * lame duck.
  *
  * <pre>{@code
  * BallastServer server = BallastServer.builder()
@@ -47,6 +51,8 @@ public final class BallastServer {
   private final List<String> serviceNames;
   private final LoadReportingInterceptor loadReports;
   private final OverloadInterceptor overload;
+  private final ProbeResponder probes = ProbeResponder.create();
+  private final LongAdder probesAnswered = new LongAdder();
   private final Duration drainInterval;
   private final Duration shutdownGrace;
   private final boolean drainOnSigterm;
@@ -70,9 +76,16 @@ public final class BallastServer {
         : AdmissionLimiter.create(settings.limiter, settings.cpuUtilization, NanoClock.system());
     this.overload = new OverloadInterceptor(limiter, settings.minDeadline.toNanos(), NanoClock.system());
     setHealth(lameDuck ? ServingStatus.NOT_SERVING : ServingStatus.SERVING);
-    // The last interceptor added runs first: load reports see every answer, sheds included.
+    // The last interceptor added runs first: load reports see every answer, sheds included; the
+    // probes' load sees only the calls that run.
     this.server =
-        serverBuilder.addService(health.getHealthService()).intercept(overload).intercept(loadReports).build();
+        serverBuilder
+            .addService(health.getHealthService())
+            .addService(ProbeRpc.service(probes, probesAnswered))
+            .intercept(new ProbeLoadInterceptor(probes, NanoClock.system()))
+            .intercept(overload)
+            .intercept(loadReports)
+            .build();
   }
 
   public static Builder builder() {
@@ -107,6 +120,19 @@ public final class BallastServer {
     return overload.limiter();
   }
 
+  /**
+   * What this server answers to {@code prequal_probing} clients' probes: its calls in flight and
+   * their latency at that load (health checks and probes excluded).
+   */
+  public ProbeResponder probeResponder() {
+    return probes;
+  }
+
+  /** Probes answered so far. */
+  public long probesAnswered() {
+    return probesAnswered.sum();
+  }
+
   /** Calls shed by the limiter so far. */
   public long shedCalls() {
     return overload.shed();
@@ -137,8 +163,8 @@ public final class BallastServer {
   }
 
   /**
-   * Calls admitted and not yet ended, health checks excluded: during a drain, how many are left
-   * before the server can terminate.
+   * Calls admitted and not yet ended, health checks and probes excluded: during a drain, how many
+   * are left before the server can terminate.
    */
   public long callsInFlight() {
     return overload.inFlight();
@@ -304,7 +330,10 @@ public final class BallastServer {
       return this;
     }
 
-    /** Adds the health service and the load-reporting interceptor to {@code serverBuilder} and builds. */
+    /**
+     * Adds the health and probe services, the load-reporting and overload interceptors and the
+     * probes' bookkeeping to {@code serverBuilder}, and builds.
+     */
     public BallastServer build(ServerBuilder<?> serverBuilder) {
       return new BallastServer(this, Objects.requireNonNull(serverBuilder, "serverBuilder"));
     }

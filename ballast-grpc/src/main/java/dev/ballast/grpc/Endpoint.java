@@ -4,6 +4,7 @@ import dev.ballast.health.Backend;
 import dev.ballast.health.BackendState;
 import dev.ballast.pick.Pick;
 import io.grpc.CallOptions;
+import io.grpc.Channel;
 import io.grpc.ChannelLogger.ChannelLogLevel;
 import io.grpc.ClientCall;
 import io.grpc.ClientStreamTracer;
@@ -41,6 +42,8 @@ final class Endpoint {
   final String key;
   private final BallastLoadBalancer lb;
   private final Subchannel subchannel;
+  /** The subchannel as a channel, for probes sent from any thread; set once started. */
+  private volatile Channel probeChannel;
   private EquivalentAddressGroup addresses;
   private Backend backend;
   private ConnectivityState connectivity = ConnectivityState.IDLE;
@@ -94,7 +97,16 @@ final class Endpoint {
   void start(Backend backend) {
     this.backend = backend;
     subchannel.start(this::onSubchannelState);
+    probeChannel = subchannel.asChannel();
     subchannel.requestConnection();
+  }
+
+  /**
+   * Where probes to this backend go: its own connection. A call on it fails at once unless the
+   * subchannel is READY.
+   */
+  Channel probeChannel() {
+    return probeChannel;
   }
 
   void updateAddresses(EquivalentAddressGroup next) {

@@ -5,9 +5,7 @@ import io.grpc.ForwardingServerCall.SimpleForwardingServerCall;
 import io.grpc.Metadata;
 import io.grpc.ServerCall;
 import io.grpc.ServerCallHandler;
-import io.grpc.ServerInterceptor;
 import io.grpc.Status;
-import io.grpc.health.v1.HealthGrpc;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
@@ -23,14 +21,14 @@ import java.util.logging.Logger;
  * {@code weighted_round_robin} both weight backends by it.
  *
  * <p>Install it for every service: {@code serverBuilder.intercept(LoadReportingInterceptor.create())}.
- * Health-check calls are neither counted nor annotated. Errors are the statuses that say the
- * backend could not serve (UNKNOWN, INTERNAL, UNAVAILABLE, RESOURCE_EXHAUSTED, UNIMPLEMENTED,
- * DATA_LOSS), not cancellations or answers to bad requests. Rates are over the last second.
+ * Health checks and Ballast's probes are neither counted nor annotated. Errors are the statuses
+ * that say the backend could not serve (UNKNOWN, INTERNAL, UNAVAILABLE, RESOURCE_EXHAUSTED,
+ * UNIMPLEMENTED, DATA_LOSS), not cancellations or answers to bad requests. Rates are over the
+ * last second.
  */
-public final class LoadReportingInterceptor implements ServerInterceptor {
+public final class LoadReportingInterceptor extends ApplicationCallInterceptor {
   private static final Logger logger = Logger.getLogger(LoadReportingInterceptor.class.getName());
   private static final long WINDOW_NANOS = 1_000_000_000L;
-  private static final String HEALTH_SERVICE = HealthGrpc.SERVICE_NAME;
 
   private final DoubleSupplier cpuUtilization;
   private final DoubleSupplier applicationUtilization;
@@ -78,7 +76,7 @@ public final class LoadReportingInterceptor implements ServerInterceptor {
     return sane("applicationUtilization", applicationUtilization);
   }
 
-  /** Calls answered per second over the last second (health checks excluded). */
+  /** Calls answered per second over the last second (health checks and probes excluded). */
   public double requestsPerSecond() {
     return requests.perSecond();
   }
@@ -89,11 +87,8 @@ public final class LoadReportingInterceptor implements ServerInterceptor {
   }
 
   @Override
-  public <ReqT, RespT> ServerCall.Listener<ReqT> interceptCall(
+  <ReqT, RespT> ServerCall.Listener<ReqT> interceptApplicationCall(
       ServerCall<ReqT, RespT> call, Metadata headers, ServerCallHandler<ReqT, RespT> next) {
-    if (HEALTH_SERVICE.equals(call.getMethodDescriptor().getServiceName())) {
-      return next.startCall(call, headers);
-    }
     return next.startCall(new ReportingCall<>(call), headers);
   }
 

@@ -7,16 +7,11 @@ import dev.ballast.overload.Deadlines;
 import io.grpc.Context;
 import io.grpc.Contexts;
 import io.grpc.Deadline;
-import io.grpc.ForwardingServerCall.SimpleForwardingServerCall;
-import io.grpc.ForwardingServerCallListener.SimpleForwardingServerCallListener;
 import io.grpc.Metadata;
 import io.grpc.ServerCall;
 import io.grpc.ServerCallHandler;
-import io.grpc.ServerInterceptor;
 import io.grpc.Status;
-import io.grpc.health.v1.HealthGrpc;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -35,12 +30,11 @@ import java.util.concurrent.atomic.LongAdder;
  *       layer only.
  * </ol>
  *
- * Health checks are never shed or refused: a client must be able to tell a busy server from a dead
- * one.
+ * Health checks and probes ({@link ApplicationCallInterceptor}) are never shed, refused or counted:
+ * a client must be able to tell a busy server from a dead one, and a probe asks about the load, it
+ * is none.
  */
-final class OverloadInterceptor implements ServerInterceptor {
-  private static final String HEALTH_SERVICE = HealthGrpc.SERVICE_NAME;
-
+final class OverloadInterceptor extends ApplicationCallInterceptor {
   private final AdmissionLimiter limiter; // null: no limiter
   private final long minDeadlineNanos;
   private final NanoClock clock;
@@ -58,11 +52,8 @@ final class OverloadInterceptor implements ServerInterceptor {
   }
 
   @Override
-  public <ReqT, RespT> ServerCall.Listener<ReqT> interceptCall(
+  <ReqT, RespT> ServerCall.Listener<ReqT> interceptApplicationCall(
       ServerCall<ReqT, RespT> call, Metadata headers, ServerCallHandler<ReqT, RespT> next) {
-    if (HEALTH_SERVICE.equals(call.getMethodDescriptor().getServiceName())) {
-      return next.startCall(call, headers);
-    }
     Criticality criticality = criticality(headers.get(BallastCalls.CRITICALITY_HEADER));
     Deadline deadline = Context.current().getDeadline();
     if (deadline != null) {
@@ -85,33 +76,7 @@ final class OverloadInterceptor implements ServerInterceptor {
       return new ServerCall.Listener<>() {};
     }
     Context context = Context.current().withValue(BallastCalls.CRITICALITY_CONTEXT, criticality);
-    Admitted<ReqT, RespT> admitted = new Admitted<>(call);
-    ServerCall.Listener<ReqT> listener;
-    try {
-      listener = Contexts.interceptCall(context, admitted, headers, next);
-    } catch (RuntimeException e) {
-      admitted.end();
-      throw e;
-    }
-    return new SimpleForwardingServerCallListener<>(listener) {
-      @Override
-      public void onCancel() {
-        try {
-          super.onCancel();
-        } finally {
-          admitted.end();
-        }
-      }
-
-      @Override
-      public void onComplete() {
-        try {
-          super.onComplete();
-        } finally {
-          admitted.end();
-        }
-      }
-    };
+    return new Admitted<>(call).start(admitted -> Contexts.interceptCall(context, admitted, headers, next));
   }
 
   /** A header value, or the default when absent; an unknown value is counted and taken as the default. */
@@ -128,9 +93,8 @@ final class OverloadInterceptor implements ServerInterceptor {
   }
 
   /** An admitted call: ended once in the limiter, and its own overload answer marked don't-retry. */
-  private final class Admitted<ReqT, RespT> extends SimpleForwardingServerCall<ReqT, RespT> {
+  private final class Admitted<ReqT, RespT> extends EndOnceServerCall<ReqT, RespT> {
     private final long startNanos = clock.nanoTime();
-    private final AtomicBoolean ended = new AtomicBoolean();
 
     Admitted(ServerCall<ReqT, RespT> call) {
       super(call);
@@ -152,14 +116,11 @@ final class OverloadInterceptor implements ServerInterceptor {
         trailers.discardAll(OverloadSignal.PUSHBACK);
         trailers.put(OverloadSignal.PUSHBACK, "-1");
       }
-      end();
       super.close(status, trailers);
     }
 
-    void end() {
-      if (!ended.compareAndSet(false, true)) {
-        return;
-      }
+    @Override
+    void onEnd(boolean answered) {
       endedCalls.increment();
       if (limiter != null) {
         // The server cannot tell its own queueing from the handler's work: all of it is service.

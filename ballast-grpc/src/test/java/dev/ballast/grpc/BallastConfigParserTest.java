@@ -4,6 +4,7 @@ import static dev.ballast.grpc.Clients.json;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.ballast.pick.PrequalProbingConfig;
 import dev.ballast.subset.ClientIdentity;
 import io.grpc.LoadBalancerProvider;
 import io.grpc.LoadBalancerRegistry;
@@ -122,12 +123,6 @@ final class BallastConfigParserTest {
   @Test
   void everyCorePolicyCanBeSelectedWithItsSettings() {
     for (String policy : dev.ballast.pick.Policy.NAMES) {
-      if (policy.equals("prequal_probing")) {
-        assertThatThrownBy(() -> parse(json("policy", policy)))
-            .isInstanceOf(IllegalArgumentException.class)
-            .hasMessageContaining("prequal_probing has no gRPC probe transport yet");
-        continue;
-      }
       assertThat(parse(json("policy", policy)).policy().name()).isEqualTo(policy);
     }
     assertThat(
@@ -143,6 +138,27 @@ final class BallastConfigParserTest {
                 .policy()
                 .toString())
         .contains("b1=3", "2");
+  }
+
+  @Test
+  void prequalProbingReadsEverySettingAndHandsTheTransportItsProbeSettings() {
+    BallastConfig config =
+        parse(JsonTestParser.parse(
+            "{\"policy\": {\"prequal_probing\": {\"poolSize\": 8, \"maxAge\": \"0.25s\", \"reuseBudget\": 3,"
+                + " \"probesPerPick\": 1.5, \"idleProbeInterval\": \"0.05s\", \"hotQuantile\": 0.8}}}"));
+
+    PrequalProbingConfig expected =
+        new PrequalProbingConfig(8, Duration.ofMillis(250), 3, 1.5, Duration.ofMillis(50), 0.8);
+    assertThat(config.policy().name()).isEqualTo("prequal_probing");
+    assertThat(config.policy().toString()).contains(expected.toString());
+    assertThat(config.probing()).isEqualTo(expected);
+  }
+
+  @Test
+  void onlyPrequalProbingHasProbeSettings() {
+    assertThat(parse(json("policy", "prequal_probing")).probing()).isEqualTo(PrequalProbingConfig.defaults());
+    assertThat(parse(json("policy", "power_of_two_choices")).probing()).isNull();
+    assertThat(parse(json()).probing()).isNull();
   }
 
   @Test
@@ -173,7 +189,16 @@ final class BallastConfigParserTest {
           {"clientIndex": 10, "clientCount": 10}   | clientIndex: 10 (expected: 0..9 for clientCount 10)
           {"clientCount": 10}                      | clientCount: 10 (expected: only together with clientIndex)
           {"lotSize": 3, "subsetAlgorithm": "deterministic"} | lotSize: 3 (expected: only with subsetAlgorithm orthogonal_lots, not deterministic)
-          {"policy": "fastest"}                    | policy: 'fastest' (expected: one of fair_share, interleaved_weighted_round_robin, least_loaded_round_robin, power_of_two_choices, round_robin, weighted_round_robin)
+          {"policy": "fastest"}                    | policy: 'fastest' (expected: one of fair_share, interleaved_weighted_round_robin, least_loaded_round_robin, power_of_two_choices, prequal_probing, round_robin, weighted_round_robin)
+          {"policy": {"prequal_probing": {"poolSize": 0}}} | policy.prequal_probing.poolSize: 0 (expected: an integer in 1..64)
+          {"policy": {"prequal_probing": {"poolSize": 2.5}}} | policy.prequal_probing.poolSize: 2.5 (expected: an integer in 1..64)
+          {"policy": {"prequal_probing": {"reuseBudget": 1001}}} | policy.prequal_probing.reuseBudget: 1001 (expected: an integer in 1..1000)
+          {"policy": {"prequal_probing": {"probesPerPick": 17}}} | policy.prequal_probing.probesPerPick: 17.0 (expected: 0.0..16.0)
+          {"policy": {"prequal_probing": {"probesPerPick": "2"}}} | policy.prequal_probing.probesPerPick: "2" (expected: a number)
+          {"policy": {"prequal_probing": {"hotQuantile": 0}}} | policy.prequal_probing.hotQuantile: 0.0 (expected: 0.01..1.0)
+          {"policy": {"prequal_probing": {"maxAge": "0s"}}} | policy.prequal_probing.maxAge: PT0S (expected: PT0.001S..PT1H)
+          {"policy": {"prequal_probing": {"idleProbeInterval": "0.1"}}} | policy.prequal_probing.idleProbeInterval: "0.1" (expected: a duration in seconds as a string, such as "10s" or "0.25s")
+          {"policy": {"prequal_probing": {"probeRate": 1}}} | policy.prequal_probing.probeRate: unknown field (expected: one of hotQuantile, idleProbeInterval, maxAge, poolSize, probesPerPick, reuseBudget)
           {"policy": {"least_loaded_round_robin": {"scanWindow": 0}}} | policy.least_loaded_round_robin.scanWindow: 0 (expected: an integer in 1..1000000)
           {"policy": {"fair_share": {"statistic": "avg"}}} | policy.fair_share.statistic: "avg" (expected: "mean" or "median")
           {"policy": {"fair_share": {"window": 5000}}} | policy.fair_share.window: 5000 (expected: an integer in 1..4096)

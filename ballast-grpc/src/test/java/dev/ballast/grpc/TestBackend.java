@@ -80,6 +80,16 @@ final class TestBackend implements AutoCloseable {
     return new TestBackend(port, behaviour, b -> {}, settings);
   }
 
+  /** A Ballast server whose builder {@code customize} sees first (to add an interceptor, say). */
+  static TestBackend startBallast(
+      int port,
+      Function<String, EchoService.Behaviour> behaviour,
+      Consumer<ServerBuilder<?>> customize,
+      BallastServer.Builder settings)
+      throws IOException {
+    return new TestBackend(port, behaviour, customize, settings);
+  }
+
   static TestBackend start(
       int port, Function<String, EchoService.Behaviour> behaviour, Consumer<ServerBuilder<?>> customize)
       throws IOException {
