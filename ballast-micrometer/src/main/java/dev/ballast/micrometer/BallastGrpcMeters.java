@@ -123,6 +123,12 @@ public final class BallastGrpcMeters {
             BallastServer::badCriticalityHeaders)
         .description("Calls whose criticality header was not a criticality (taken as the default)")
         .tags(common).register(registry));
+    binding.add(FunctionCounter.builder(PREFIX + "server.probes.answered", server, BallastServer::probesAnswered)
+        .description("Probes answered for prequal_probing clients").tags(common).register(registry));
+    binding.add(Gauge.builder(PREFIX + "server.probe.latency", server,
+            s -> s.probeResponder().latencyEstimateNanos() / 1e9)
+        .description("The latency estimate a probe answers now, at the calls in flight now")
+        .baseUnit("seconds").tags(common).register(registry));
     if (server.limiter() != null) {
       binding.adopt(BallastMeters.bind(server.limiter(), registry, common));
     }
