@@ -2,6 +2,7 @@ package dev.ballast.grpc;
 
 import dev.ballast.overload.AdaptiveThrottle;
 import dev.ballast.overload.RetryBudget;
+import dev.ballast.overload.TokenBucket;
 import dev.ballast.pick.Balancer;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -49,15 +50,17 @@ public final class BallastClients {
     private final Balancer balancer;
     private final AdaptiveThrottle throttle;
     private final RetryBudget retryBudget;
+    private final TokenBucket rateLimit;
     private final IntSupplier replacementsInUse;
 
     Client(String target, long channel, Balancer balancer, AdaptiveThrottle throttle, RetryBudget retryBudget,
-        IntSupplier replacementsInUse) {
+        TokenBucket rateLimit, IntSupplier replacementsInUse) {
       this.target = Objects.requireNonNull(target, "target");
       this.channel = channel;
       this.balancer = Objects.requireNonNull(balancer, "balancer");
       this.throttle = throttle;
       this.retryBudget = retryBudget;
+      this.rateLimit = rateLimit;
       this.replacementsInUse = replacementsInUse;
     }
 
@@ -86,6 +89,11 @@ public final class BallastClients {
     /** The retry budget, or {@code null} when the service config turned it off. */
     public RetryBudget retryBudget() {
       return retryBudget;
+    }
+
+    /** The client's own rate limit ({@code rateLimit} in the service config), or {@code null} when it has none. */
+    public TokenBucket rateLimit() {
+      return rateLimit;
     }
 
     /**

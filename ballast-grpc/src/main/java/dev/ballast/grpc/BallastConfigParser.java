@@ -60,9 +60,11 @@ final class BallastConfigParser {
           "warmUpStartFactor",
           "throttle",
           "retryBudget",
-          "overloadRetryFloor");
+          "overloadRetryFloor",
+          "rateLimit");
   private static final Set<String> THROTTLE_FIELDS = Set.of("enabled", "k", "window");
   private static final Set<String> BUDGET_FIELDS = Set.of("enabled", "ratio", "window", "minRetriesPerSecond");
+  private static final Set<String> RATE_LIMIT_FIELDS = Set.of("rate", "burst");
 
   private static final Map<String, Set<String>> POLICY_FIELDS =
       Map.of(
@@ -204,7 +206,29 @@ final class BallastConfigParser {
             + "' (expected: critical_plus, critical, sheddable_plus or sheddable)", e);
       }
     }
-    return new ClientOverload.Settings(throttle, budget, floor);
+    return new ClientOverload.Settings(throttle, budget, floor, rateLimit(json));
+  }
+
+  /**
+   * The client's own rate limit, a token bucket in front of the balancer; null (no limit) unless
+   * set. The burst defaults to one second's worth of the rate.
+   */
+  private static ClientOverload.RateLimit rateLimit(Map<String, ?> json) {
+    Map<String, ?> r = object(json, "rateLimit");
+    if (r == null) {
+      return null;
+    }
+    checkKnown("rateLimit.", r, RATE_LIMIT_FIELDS);
+    if (!r.containsKey("rate")) {
+      throw new IllegalArgumentException("rateLimit.rate: missing (expected: requests per second, a number in 0..1000000000)");
+    }
+    try {
+      double rate = number(r, "rate", 0, 0, 1e9, false);
+      long burst = (long) number(r, "burst", Math.max(1, Math.ceil(rate)), 1, 1e9, true);
+      return new ClientOverload.RateLimit(rate, burst);
+    } catch (IllegalArgumentException e) {
+      throw prefixed("rateLimit.", e);
+    }
   }
 
   /** An object field, or null when absent. */

@@ -169,7 +169,8 @@ final class BallastLoadBalancer extends LoadBalancer {
       BallastClients.closed(client);
     }
     client = new BallastClients.Client(
-        String.valueOf(helper.getAuthority()), channel, balancer, overload.throttle, overload.budget, () -> replacementsInUse);
+        String.valueOf(helper.getAuthority()), channel, balancer, overload.throttle, overload.budget, overload.rateLimit,
+        () -> replacementsInUse);
     BallastClients.opened(client);
     scheduleRefresh();
   }

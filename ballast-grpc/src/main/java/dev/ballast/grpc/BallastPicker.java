@@ -42,7 +42,8 @@ final class BallastPicker extends SubchannelPicker {
    * machinery (its headers carry {@code grpc-previous-rpc-attempts}) skips the throttle, goes to
    * another backend than the last attempt's when the call has a record of it ({@link
    * BallastCalls#interceptor()}), is not sent after an overload answer below the retry floor, and
-   * takes one retry from the budget once a backend is picked.
+   * takes one retry from the budget once a backend is picked. Every attempt, first or retry, takes a
+   * token from the client's rate limit, when the service config sets one, once a backend is picked.
    */
   @Override
   public PickResult pickSubchannel(PickSubchannelArgs args) {
@@ -65,6 +66,12 @@ final class BallastPicker extends SubchannelPicker {
     if (pick.isPicked()) {
       Endpoint endpoint = endpoints.get(pick.backend());
       if (endpoint != null) {
+        // Taken only here, where the call leaves: gRPC picks a buffered call again, and a token
+        // taken by a pick that sent nothing would be lost.
+        if (overload.rateLimit != null && !overload.rateLimit.tryAcquire()) {
+          pick.onCancel();
+          return overload.overRateLimit;
+        }
         if (retry && overload.budget != null && !overload.budget.tryRetry()) {
           pick.onCancel();
           return overload.budgetSpent;

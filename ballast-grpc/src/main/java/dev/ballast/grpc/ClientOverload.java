@@ -6,6 +6,7 @@ import dev.ballast.overload.Criticality;
 import dev.ballast.overload.RetryBudget;
 import dev.ballast.overload.RetryBudgetConfig;
 import dev.ballast.overload.ThrottleConfig;
+import dev.ballast.overload.TokenBucket;
 import io.grpc.LoadBalancer.PickResult;
 import io.grpc.Status;
 
@@ -22,16 +23,25 @@ import io.grpc.Status;
 final class ClientOverload {
   private static final Criticality[] CRITICALITIES = Criticality.values();
 
-  /** Throttle, budget and floor settings, validated by the config parser. */
-  record Settings(ThrottleConfig throttle, RetryBudgetConfig budget, Criticality overloadRetryFloor) {
+  /**
+   * Throttle, budget, floor and rate-limit settings, validated by the config parser; a null
+   * throttle, budget or rate limit is off.
+   */
+  record Settings(ThrottleConfig throttle, RetryBudgetConfig budget, Criticality overloadRetryFloor, RateLimit rateLimit) {
     static Settings defaults() {
-      return new Settings(ThrottleConfig.defaults(), RetryBudgetConfig.defaults(), Criticality.CRITICAL);
+      return new Settings(ThrottleConfig.defaults(), RetryBudgetConfig.defaults(), Criticality.CRITICAL, null);
     }
   }
+
+  /** The client's own cap on what it sends to the target: requests per second and burst. */
+  record RateLimit(double rate, long burst) {}
 
   final AdaptiveThrottle throttle;
   final RetryBudget budget;
   final Criticality overloadRetryFloor;
+  /** The client's own rate limit; null when the service config sets none. */
+  final TokenBucket rateLimit;
+  final PickResult overRateLimit;
   private final PickResult[] throttled = new PickResult[CRITICALITIES.length];
   final PickResult budgetSpent;
   final PickResult overloadNotRetried;
@@ -41,6 +51,11 @@ final class ClientOverload {
     this.throttle = settings.throttle() == null ? null : AdaptiveThrottle.create(settings.throttle(), clock);
     this.budget = settings.budget() == null ? null : RetryBudget.create(settings.budget(), clock);
     this.overloadRetryFloor = settings.overloadRetryFloor();
+    RateLimit limit = settings.rateLimit();
+    this.rateLimit = limit == null ? null : TokenBucket.create(limit.rate(), limit.burst(), clock);
+    this.overRateLimit = limit == null ? null : PickResult.withDrop(Status.RESOURCE_EXHAUSTED.withDescription(
+        "ballast: not sent, over the client's rate limit of " + limit.rate() + " requests per second (burst "
+            + limit.burst() + ", service config rateLimit)"));
     for (Criticality c : CRITICALITIES) {
       throttled[c.ordinal()] = PickResult.withDrop(Status.RESOURCE_EXHAUSTED.withDescription(
           "ballast: throttled locally (adaptive throttling: the backends have been rejecting "

@@ -244,6 +244,55 @@ final class OverloadGrpcTest {
   }
 
   @Test
+  void aClientRateLimitSendsAtMostRateTimesTimePlusBurstAndRejectsTheRestLocally() throws Exception {
+    try (TestBackend backend = TestBackend.startBallast(0, EchoService::answerWith, BallastServer.builder())) {
+      ManagedChannel channel = Clients.ballast(StaticResolverProvider.target(List.of(backend.port)),
+          json("subsetAlgorithm", "rendezvous", "policy", "round_robin", "rateLimit", json("rate", 20, "burst", 5)));
+      try {
+        Clients.call(channel, "warm-up"); // connects; takes one token
+        backend.resetCounts();
+        long start = System.nanoTime();
+        int sent = 0;
+        String rejection = null;
+        for (int i = 0; i < 200; i++) {
+          try {
+            Clients.call(channel, "x");
+            sent++;
+          } catch (StatusRuntimeException e) {
+            assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
+            rejection = e.getStatus().getDescription();
+          }
+        }
+        double seconds = (System.nanoTime() - start) / 1e9;
+        // The bucket's guarantee, one-sided: however fast or slow the machine, no more got out.
+        assertThat((double) sent).isLessThanOrEqualTo(5 + 20 * seconds + 1);
+        assertThat(backend.requests()).isEqualTo(sent);
+        assertThat(sent).isGreaterThanOrEqualTo(4);
+        assertThat(rejection).isEqualTo("ballast: not sent, over the client's rate limit of 20.0 requests per second"
+            + " (burst 5, service config rateLimit)");
+      } finally {
+        channel.shutdownNow().awaitTermination(10, TimeUnit.SECONDS);
+      }
+    }
+  }
+
+  @Test
+  void rateLimitSettingsAreValidatedWithTheirPath() {
+    BallastConfigParser parser = new BallastConfigParser(k -> null, k -> null, 1, w -> {});
+    assertThatThrownBy(() -> parser.parse(json("rateLimit", json("rate", -1))))
+        .hasMessage("rateLimit.rate: -1 (expected: a number in 0..1000000000)");
+    assertThatThrownBy(() -> parser.parse(json("rateLimit", json("rate", 10, "burst", 0))))
+        .hasMessage("rateLimit.burst: 0 (expected: an integer in 1..1000000000)");
+    assertThatThrownBy(() -> parser.parse(json("rateLimit", json("burst", 10))))
+        .hasMessage("rateLimit.rate: missing (expected: requests per second, a number in 0..1000000000)");
+    assertThatThrownBy(() -> parser.parse(json("rateLimit", json("rate", 10, "per", "second"))))
+        .hasMessageStartingWith("rateLimit.per: unknown field");
+    assertThat(parser.parse(json()).overload().rateLimit()).isNull();
+    assertThat(parser.parse(json("rateLimit", json("rate", 2.5))).overload().rateLimit())
+        .isEqualTo(new ClientOverload.RateLimit(2.5, 3));
+  }
+
+  @Test
   void thePickerTakesTheCriticalityFromTheCallOptionElseFromAHeaderSetByHand() {
     Metadata headers = new Metadata();
     assertThat(BallastCalls.of(CallOptions.DEFAULT, headers)).isEqualTo(Criticality.CRITICAL);

@@ -63,6 +63,9 @@ public final class BallastGrpcMeters {
       if (client.retryBudget() != null) {
         binding.adopt(BallastMeters.bind(client.retryBudget(), registry, tags));
       }
+      if (client.rateLimit() != null) {
+        binding.adopt(BallastMeters.bind(client.rateLimit(), registry, tags.and("limit", "rate_limit")));
+      }
       binding.add(Gauge.builder(PREFIX + "subset.replacements", client, BallastClients.Client::replacementsInUse)
           .description("Stand-ins connected in place of unavailable subset members")
           .tags(tags).tag("policy", client.balancer().policy().name()).register(registry));

@@ -7,6 +7,7 @@ import dev.ballast.overload.AdaptiveThrottle;
 import dev.ballast.overload.AdmissionLimiter;
 import dev.ballast.overload.Criticality;
 import dev.ballast.overload.RetryBudget;
+import dev.ballast.overload.TokenBucket;
 import dev.ballast.pick.Balancer;
 import dev.ballast.pick.PickStatus;
 import dev.ballast.pick.PolicyStatistic;
@@ -218,6 +219,19 @@ public final class BallastMeters {
         .register(registry));
     binding.add(Gauge.builder(PREFIX + "retry.budget.remaining", budget, RetryBudget::remaining)
         .description("Retries the budget allows now").tags(common).register(registry));
+    return binding;
+  }
+
+  /** A token bucket's meters: its rate and the tokens it holds now. */
+  public static MeterBinding bind(TokenBucket bucket, MeterRegistry registry, Iterable<Tag> tags) {
+    Objects.requireNonNull(bucket, "bucket");
+    MeterBinding binding = new MeterBinding(registry, bucket);
+    Tags common = Tags.of(tags);
+    binding.add(Gauge.builder(PREFIX + "token.bucket.rate", bucket, TokenBucket::rate)
+        .description("Tokens the bucket adds per second (a quota lease's granted rate)").tags(common)
+        .register(registry));
+    binding.add(Gauge.builder(PREFIX + "token.bucket.available", bucket, TokenBucket::available)
+        .description("Tokens the bucket holds now (at most its burst)").tags(common).register(registry));
     return binding;
   }
 

@@ -11,6 +11,7 @@ import dev.ballast.overload.LimiterConfig;
 import dev.ballast.overload.RetryBudget;
 import dev.ballast.overload.RetryBudgetConfig;
 import dev.ballast.overload.ThrottleConfig;
+import dev.ballast.overload.TokenBucket;
 import dev.ballast.pick.Balancer;
 import dev.ballast.pick.FailureKind;
 import dev.ballast.pick.Pick;
@@ -168,7 +169,16 @@ final class BallastMetersTest {
     assertThat(value("ballast.retries", "result", "allowed")).isEqualTo(2);
     assertThat(value("ballast.retries", "result", "denied")).isEqualTo(1);
     assertThat(value("ballast.retry.budget.remaining", "target", "greeter")).isZero();
+    TokenBucket bucket = TokenBucket.create(10, 5, clock);
+    bucket.tryAcquire(3);
+    BallastMeters.bind(bucket, registry, TARGET);
+    assertThat(value("ballast.token.bucket.rate", "target", "greeter")).isEqualTo(10);
+    assertThat(value("ballast.token.bucket.available", "target", "greeter")).isEqualTo(2);
+    now[0] += Duration.ofMillis(100).toNanos();
+    assertThat(value("ballast.token.bucket.available", "target", "greeter")).isEqualTo(3);
+
     // Bound objects that became garbage would take their meters away mid-test.
+    Reference.reachabilityFence(bucket);
     Reference.reachabilityFence(throttle);
     Reference.reachabilityFence(limiter);
     Reference.reachabilityFence(budget);

@@ -55,6 +55,9 @@ final class MeterDocsTest {
     RetryBudget budget = RetryBudget.create(RetryBudgetConfig.defaults());
     BallastMeters.bind(throttle, registry, Tags.empty());
     BallastMeters.bind(budget, registry, Tags.empty());
+    dev.ballast.overload.TokenBucket bucket = dev.ballast.overload.TokenBucket.create(10, 5);
+    BallastMeters.bind(bucket, registry, Tags.empty());
+    bound.add(bucket);
     BallastServer server = BallastServer.builder()
         .adaptiveLimiter(LimiterConfig.builder().build())
         .build(NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0)));
