@@ -34,11 +34,11 @@ public record ResourceConfig(
       throw new IllegalArgumentException("safeCapacity: " + safeCapacity + " (expected: 0.." + capacity + ", the capacity)");
     }
     Ranges.checkDuration("leaseLength", leaseLength, Duration.ofMillis(100), Duration.ofHours(1));
-    Ranges.checkDuration("refreshInterval", refreshInterval, Duration.ofMillis(10), leaseLength);
-    if (refreshInterval.equals(leaseLength)) {
+    if (refreshInterval != null && refreshInterval.compareTo(leaseLength) >= 0) {
       throw new IllegalArgumentException(
           "refreshInterval: " + refreshInterval + " (expected: less than the lease length, " + leaseLength + ")");
     }
+    Ranges.checkDuration("refreshInterval", refreshInterval, Duration.ofMillis(10), leaseLength);
   }
 
   /** A resource with the default lease terms and no safe capacity. */
