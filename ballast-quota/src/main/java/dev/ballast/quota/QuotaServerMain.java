@@ -3,7 +3,7 @@ package dev.ballast.quota;
 import io.grpc.Grpc;
 import io.grpc.InsecureServerCredentials;
 import java.io.IOException;
-import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -54,11 +54,11 @@ public final class QuotaServerMain {
       System.exit(2);
       return;
     }
-    serve(options, System.out);
+    serve(options, new PrintWriter(System.out, true));
   }
 
   /** Starts the service, prints what it serves, and blocks until the process is stopped. */
-  public static void serve(Options options, PrintStream out) throws IOException, InterruptedException {
+  public static void serve(Options options, PrintWriter out) throws IOException, InterruptedException {
     QuotaService service = QuotaService.create(options.resources(), options.learn(), dev.ballast.health.NanoClock.system());
     QuotaServer server = QuotaServer.start(
         Grpc.newServerBuilderForPort(options.port(), InsecureServerCredentials.create()), service);
@@ -110,10 +110,15 @@ public final class QuotaServerMain {
         default -> throw new IllegalArgumentException("unknown option: '" + flag + "' (" + USAGE + ")");
       }
     }
+    return options(port, specs, lease, refresh, learn);
+  }
+
+  /** The options from the flags' values, each checked. */
+  public static Options options(int port, List<String> resourceSpecs, String lease, String refresh, boolean learn) {
     Duration leaseLength = duration("--lease", lease);
     Duration refreshInterval = duration("--refresh", refresh);
     List<ResourceConfig> resources = new ArrayList<>();
-    for (String spec : specs) {
+    for (String spec : resourceSpecs) {
       ResourceConfig resource = resource(spec, leaseLength, refreshInterval);
       for (ResourceConfig earlier : resources) {
         if (earlier.name().equals(resource.name())) {
