@@ -11,6 +11,10 @@ public final class Ranges {
   private Ranges() {}
 
   public static int checkInt(String name, int value, int min, int max) {
+    return (int) checkLong(name, value, min, max);
+  }
+
+  public static long checkLong(String name, long value, long min, long max) {
     if (value < min || value > max) {
       throw new IllegalArgumentException(name + ": " + value + " (expected: " + min + ".." + max + ")");
     }

@@ -1,34 +1,78 @@
 package dev.ballast.overload;
 
 import dev.ballast.health.NanoClock;
+import dev.ballast.health.Ranges;
 
 /**
- * A token bucket: {@code rate} tokens per second, at most {@code burst} kept.
+ * A token bucket: it holds at most {@link #burst()} tokens, starts full, and refills at {@link
+ * #rate()} tokens per second. A request that takes {@code n} tokens is admitted when the bucket
+ * holds at least {@code n}, and refused (taking nothing) otherwise. So over any stretch of time
+ * {@code t} it admits at most {@code rate x t + burst} tokens.
  *
- * <p>TEMPORARY stand-in on the quota branch, behind the contract of the token-bucket branch; the
- * merge of that branch replaces it.
+ * <p>Where it sits: on a client, in front of the balancer, to keep the client within a quota (a
+ * quota lease sets its rate with {@link #setRate}; rate 0 is a lease of nothing: the client spends
+ * what is left in the bucket and no more). On a server, one bucket per caller, to cap each caller
+ * at its share. A refusal on the client is the client's own decision, as a throttle's is.
+ *
+ * <p>Thread-safe. {@link #tryAcquire} is lock-free and allocation-free: a read of the clock, two
+ * volatile reads and, when it admits, one compare-and-set. {@link #setRate} takes a lock of its
+ * own, which {@code tryAcquire} never takes. A {@code tryAcquire} that races a {@code setRate} is
+ * decided either wholly at the old rate or wholly at the new one; tokens it takes at the old rate
+ * after the new rate took effect are charged to the new bucket, which may then start below zero.
+ * Either way the bucket never admits more than the rates allowed, each over its own stretch of
+ * time, plus {@code burst}.
+ *
+ * <p>Rates are kept as integers, so the bucket does not drift: after a day it has refilled exactly
+ * {@code rate x 86400} tokens, not that plus the rounding of every request. A rate with few
+ * significant digits (10, 3, 0.5, 12, 2.5, 0.001, 250000) is kept exactly; any other (of at least
+ * 10^-18 per second) is rounded down by less than one part in 10^18. Tokens are counted to within about a nanosecond of refill.
  */
 public interface TokenBucket {
+
+  /** A bucket on the {@linkplain NanoClock#system() system clock}. */
   static TokenBucket create(double ratePerSecond, long burst) {
     return create(ratePerSecond, burst, NanoClock.system());
   }
 
+  /**
+   * A full bucket on {@code clock}.
+   *
+   * @param ratePerSecond tokens added per second, 0..10^9 (0: the bucket never refills)
+   * @param burst the most tokens the bucket holds, and so the most one request may take, 1..10^9
+   */
   static TokenBucket create(double ratePerSecond, long burst, NanoClock clock) {
-    return new SimpleTokenBucket(ratePerSecond, burst, clock);
+    GcraTokenBucket.checkRate(ratePerSecond);
+    Ranges.checkLong("burst", burst, 1, GcraTokenBucket.MAX);
+    return new GcraTokenBucket(ratePerSecond, burst, clock);
   }
 
+  /**
+   * Takes {@code n} tokens if the bucket holds that many now, and says whether it did; a refusal
+   * takes nothing.
+   *
+   * @throws IllegalArgumentException if {@code n} is not in {@code 1..burst}
+   */
   boolean tryAcquire(long n);
 
+  /** Takes one token if there is one. */
   default boolean tryAcquire() {
     return tryAcquire(1);
   }
 
-  /** Keeps the tokens accrued so far; the new rate applies from now. */
+  /**
+   * Changes the rate from now on, as a new quota lease does: the tokens the bucket holds now (at
+   * most {@code burst}) stay in it, and it refills at {@code ratePerSecond} from now.
+   *
+   * @throws IllegalArgumentException if {@code ratePerSecond} is not in {@code 0..10^9}
+   */
   void setRate(double ratePerSecond);
 
+  /** Tokens added per second. */
   double rate();
 
+  /** The most tokens the bucket holds. */
   long burst();
 
+  /** The tokens the bucket holds now, fractions included: 0..burst (for metrics). */
   double available();
 }

@@ -30,6 +30,7 @@ import java.util.logging.Logger;
 public final class ResourceQuota implements AutoCloseable {
   private static final Logger logger = Logger.getLogger(ResourceQuota.class.getName());
   private static final long DEFAULT_REFRESH_NANOS = TimeUnit.SECONDS.toNanos(5);
+  private static final double BUCKET_MAX_RATE = 1e9;
 
   /** Where the rate being enforced comes from. */
   public enum Source {
@@ -81,7 +82,7 @@ public final class ResourceQuota implements AutoCloseable {
     this.backoff = backoff;
     this.rpcTimeoutNanos = rpcTimeoutNanos;
     this.random = random;
-    this.bucket = TokenBucket.create(settings.safeCapacity, settings.burst, clock);
+    this.bucket = TokenBucket.create(bucketRate(settings.safeCapacity), settings.burst, clock);
   }
 
   synchronized void start() {
@@ -93,7 +94,7 @@ public final class ResourceQuota implements AutoCloseable {
     return bucket.tryAcquire();
   }
 
-  /** Takes {@code n} tokens at once, or none. */
+  /** Takes {@code n} tokens at once, or none; {@code n} is 1..burst. */
   public boolean tryAcquire(long n) {
     return bucket.tryAcquire(n);
   }
@@ -199,7 +200,7 @@ public final class ResourceQuota implements AutoCloseable {
       refreshNanos = TimeUnit.MILLISECONDS.toNanos(lease.refreshIntervalMillis());
     }
     source = Source.LEASE;
-    bucket.setRate(leaseCapacity);
+    bucket.setRate(bucketRate(leaseCapacity));
     cancelExpiry.run();
     cancelExpiry = timer.schedule(this::checkExpiry, Math.max(0, leaseExpiresAtNanos - clock.nanoTime()));
     if (askAgain) {
@@ -233,8 +234,13 @@ public final class ResourceQuota implements AutoCloseable {
   private synchronized void checkExpiry() {
     if (!closed && source == Source.LEASE && clock.nanoTime() - leaseExpiresAtNanos >= 0) {
       source = Source.SAFE_CAPACITY;
-      bucket.setRate(safeCapacity);
+      bucket.setRate(bucketRate(safeCapacity));
     }
+  }
+
+  /** The bucket counts up to 1e9 tokens a second; a lease beyond that is as good as unlimited. */
+  private static double bucketRate(double rate) {
+    return Math.min(rate, BUCKET_MAX_RATE);
   }
 
   /** A resource's settings; {@link #start()} asks for the first lease and returns at once. */
