@@ -13,9 +13,13 @@ import java.util.concurrent.atomic.LongAdder;
  * ResourceQuota}, and a call that finds none is answered RESOURCE_EXHAUSTED at once, without
  * running. For a server whose own capacity is the shared resource (a fleet of replicas sharing one
  * global limit through the quota service); to limit only some services, intercept those alone
- * ({@code ServerInterceptors.intercept(service, interceptor)}).
+ * ({@code ServerInterceptors.intercept(service, interceptor)}). Health checks ({@code
+ * grpc.health.v1.Health}) pass without a token: a client must be able to tell a server over its
+ * quota from a dead one.
  */
 public final class QuotaServerInterceptor implements ServerInterceptor {
+  private static final String HEALTH_SERVICE = "grpc.health.v1.Health";
+
   private final ResourceQuota quota;
   private final LongAdder rejected = new LongAdder();
 
@@ -30,7 +34,7 @@ public final class QuotaServerInterceptor implements ServerInterceptor {
   @Override
   public <ReqT, RespT> ServerCall.Listener<ReqT> interceptCall(
       ServerCall<ReqT, RespT> call, Metadata headers, ServerCallHandler<ReqT, RespT> next) {
-    if (quota.tryAcquire()) {
+    if (HEALTH_SERVICE.equals(call.getMethodDescriptor().getServiceName()) || quota.tryAcquire()) {
       return next.startCall(call, headers);
     }
     rejected.increment();

@@ -32,6 +32,11 @@ final class QuotaServerInterceptorTest {
       .setResponseMarshaller(new Bytes())
       .build();
 
+  /** Stands in for grpc.health.v1.Health/Check: only the service's name matters here. */
+  static final MethodDescriptor<byte[], byte[]> HEALTH_CHECK = ECHO.toBuilder()
+      .setFullMethodName("grpc.health.v1.Health/Check")
+      .build();
+
   static ServerServiceDefinition echo() {
     return ServerServiceDefinition.builder("ballast.test.Echo")
         .addMethod(ECHO, ServerCalls.asyncUnaryCall((request, response) -> {
@@ -66,8 +71,15 @@ final class QuotaServerInterceptorTest {
     ResourceQuota quota = client.resource("db").wants(100).burst(3).start();
     service.grant(0.5, 20_000, 5_000, 0);
     QuotaServerInterceptor interceptor = QuotaServerInterceptor.of(quota);
+    ServerServiceDefinition health = ServerServiceDefinition.builder("grpc.health.v1.Health")
+        .addMethod(HEALTH_CHECK, ServerCalls.asyncUnaryCall((request, response) -> {
+          response.onNext(new byte[] {9});
+          response.onCompleted();
+        }))
+        .build();
     Server server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
         .addService(ServerInterceptors.intercept(echo(), interceptor))
+        .addService(ServerInterceptors.intercept(health, interceptor))
         .build().start();
     ManagedChannel channel = NettyChannelBuilder.forAddress("127.0.0.1", server.getPort()).usePlaintext().build();
     try {
@@ -80,6 +92,8 @@ final class QuotaServerInterceptorTest {
       assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
       assertThat(e.getStatus().getDescription()).isEqualTo("ballast quota: 'db' is over its lease of 0.5 per second");
       assertThat(interceptor.rejected()).isEqualTo(1);
+      assertThat(ClientCalls.blockingUnaryCall(channel, HEALTH_CHECK, CallOptions.DEFAULT.withDeadlineAfter(10, TimeUnit.SECONDS), new byte[0]))
+          .as("health checks pass without a token").containsExactly(9);
       clock.advance(Duration.ofSeconds(2));
       assertThat(ClientCalls.blockingUnaryCall(channel, ECHO, CallOptions.DEFAULT.withDeadlineAfter(10, TimeUnit.SECONDS), new byte[] {2}))
           .containsExactly(2);
