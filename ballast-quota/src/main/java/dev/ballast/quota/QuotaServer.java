@@ -52,10 +52,15 @@ public final class QuotaServer implements AutoCloseable {
 
   /** Stops taking calls, lets those in flight finish for up to 5 seconds, then stops. */
   @Override
-  public void close() throws InterruptedException {
+  public void close() {
     server.shutdown();
-    if (!server.awaitTermination(5, TimeUnit.SECONDS)) {
-      server.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+    try {
+      if (!server.awaitTermination(5, TimeUnit.SECONDS)) {
+        server.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+      }
+    } catch (InterruptedException e) {
+      server.shutdownNow();
+      Thread.currentThread().interrupt();
     }
   }
 }

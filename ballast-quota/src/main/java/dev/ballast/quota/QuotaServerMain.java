@@ -62,13 +62,7 @@ public final class QuotaServerMain {
     QuotaService service = QuotaService.create(options.resources(), options.learn(), dev.ballast.health.NanoClock.system());
     QuotaServer server = QuotaServer.start(
         Grpc.newServerBuilderForPort(options.port(), InsecureServerCredentials.create()), service);
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-      try {
-        server.close();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }, "ballast-quota-shutdown"));
+    Runtime.getRuntime().addShutdownHook(new Thread(server::close, "ballast-quota-shutdown"));
     out.println(describe(options, server.port()));
     out.flush();
     server.awaitTermination();
