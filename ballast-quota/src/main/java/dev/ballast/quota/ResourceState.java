@@ -25,6 +25,14 @@ final class ResourceState {
   private final long leaseNanos;
   private final long learningUntilNanos;
   private final Map<String, ClientLease> clients = new HashMap<>();
+  /** The sum of the clients' leases, kept as they change and summed afresh at every expiry scan. */
+  private double totalHas;
+  /** No lease expires before this: an expiry scan before it would find nothing. */
+  private long noExpiryBeforeNanos;
+  /** The max-min water level of the current demands; NaN when a demand or the clients changed. */
+  private double level = Double.NaN;
+  private double[] wants = new double[16];
+  private double[] weights = new double[16];
 
   private static final class ClientLease {
     double wants;
@@ -37,6 +45,7 @@ final class ResourceState {
     this.config = config;
     this.leaseNanos = config.leaseLength().toNanos();
     this.learningUntilNanos = learn ? startNanos + leaseNanos : startNanos;
+    this.noExpiryBeforeNanos = startNanos;
   }
 
   ResourceConfig config() {
@@ -45,43 +54,59 @@ final class ResourceState {
 
   synchronized ResourceResponse request(String clientId, ResourceRequest request, long nowNanos) {
     expire(nowNanos);
-    ClientLease client = clients.computeIfAbsent(clientId, id -> new ClientLease());
-    client.wants = request.wants();
-    client.weight = request.weight();
+    ClientLease client = clients.get(clientId);
+    if (client == null) {
+      client = new ClientLease();
+      clients.put(clientId, client);
+      level = Double.NaN;
+    }
+    if (client.wants != request.wants() || client.weight != request.weight()) {
+      client.wants = request.wants();
+      client.weight = request.weight();
+      level = Double.NaN;
+    }
     double grant;
     if (learning(nowNanos)) {
       Lease has = request.has();
       double held = has != null && has.expiresInMillis() > 0 ? has.capacity() : config.safeCapacity();
       grant = Math.min(request.wants(), Math.min(held, config.capacity()));
     } else {
-      double othersHave = 0;
-      String[] ids = new String[clients.size()];
-      double[] wants = new double[ids.length];
-      double[] weights = new double[ids.length];
-      int self = -1;
-      int i = 0;
-      for (Map.Entry<String, ClientLease> entry : clients.entrySet()) {
-        ClientLease lease = entry.getValue();
-        if (lease == client) {
-          self = i;
-        } else {
-          othersHave += lease.has;
-        }
-        wants[i] = lease.wants;
-        weights[i] = lease.weight;
-        i++;
-      }
-      double share = WaterFilling.allocate(config.capacity(), wants, weights)[self];
+      double share = WaterFilling.share(client.wants, client.weight, level());
+      double othersHave = totalHas - client.has;
       grant = Math.max(0, Math.min(share, config.capacity() - othersHave));
     }
+    totalHas += grant - client.has;
     client.has = grant;
     client.expiresAtNanos = nowNanos + leaseNanos;
     return new ResourceResponse(config.name(),
         new Lease(grant, config.leaseLength().toMillis(), config.refreshInterval().toMillis()), config.safeCapacity());
   }
 
+  /** The water level, computed again only after demands changed: a steady fleet's refresh is O(1). */
+  private double level() {
+    if (Double.isNaN(level)) {
+      int n = clients.size();
+      if (wants.length < n) {
+        wants = new double[Math.max(n, 2 * wants.length)];
+        weights = new double[wants.length];
+      }
+      int i = 0;
+      for (ClientLease lease : clients.values()) {
+        wants[i] = lease.wants;
+        weights[i] = lease.weight;
+        i++;
+      }
+      level = WaterFilling.level(config.capacity(), wants, weights, n);
+    }
+    return level;
+  }
+
   synchronized void release(String clientId) {
-    clients.remove(clientId);
+    ClientLease gone = clients.remove(clientId);
+    if (gone != null) {
+      totalHas -= gone.has;
+      level = Double.NaN;
+    }
   }
 
   synchronized boolean learning(long nowNanos) {
@@ -99,12 +124,30 @@ final class ResourceState {
     return clients.size();
   }
 
-  /** A client whose lease ran out has gone (or cannot reach us): its demand no longer counts. */
+  /**
+   * A client whose lease ran out has gone (or cannot reach us): its demand no longer counts. Scans
+   * only when a lease may have expired; leases only ever get longer, so the earliest expiry seen
+   * at the last scan is a safe bound until then.
+   */
   private void expire(long nowNanos) {
+    if (nowNanos - noExpiryBeforeNanos < 0) {
+      return;
+    }
+    long earliest = nowNanos + leaseNanos;
+    double sum = 0;
     for (Iterator<ClientLease> it = clients.values().iterator(); it.hasNext(); ) {
-      if (nowNanos - it.next().expiresAtNanos >= 0) {
+      ClientLease lease = it.next();
+      if (nowNanos - lease.expiresAtNanos >= 0) {
         it.remove();
+        level = Double.NaN;
+      } else {
+        sum += lease.has;
+        if (lease.expiresAtNanos - earliest < 0) {
+          earliest = lease.expiresAtNanos;
+        }
       }
     }
+    totalHas = sum;
+    noExpiryBeforeNanos = earliest;
   }
 }

@@ -220,4 +220,39 @@ final class QuotaServiceTest {
       time.advance(Duration.ofMillis(gapsMillis.get(step)));
     }
   }
+
+  /**
+   * Whatever the demands and weights: once the last change has reached the server (a round in
+   * which the clients report their new demands), two rounds of refreshes bring every client's grant
+   * to its max-min share. After the first, no client holds more than its share; in the second,
+   * what the others hold leaves each client room for its own.
+   */
+  @Property(tries = 200)
+  void twoRoundsOfRefreshesAfterAnyChangeGrantTheMaxMinShares(
+      @ForAll @DoubleRange(min = 0, max = 1000) double capacity,
+      @ForAll @Size(min = 1, max = 30) List<@DoubleRange(min = 0, max = 200) Double> before,
+      @ForAll @Size(min = 30, max = 30) List<@DoubleRange(min = 0, max = 200) Double> after,
+      @ForAll @Size(min = 30, max = 30) List<@IntRange(min = 1, max = 3) Integer> weights) throws Exception {
+    int n = before.size();
+    QuotaService service = QuotaService.create(List.of(db(capacity)), false, clock);
+    double[] wants = new double[n];
+    double[] w = new double[n];
+    for (int phase = 0; phase < 2; phase++) {
+      for (int i = 0; i < n; i++) {
+        wants[i] = phase == 0 ? before.get(i) : (i % 2 == 0 ? after.get(i) : before.get(i));
+        w[i] = weights.get(i);
+      }
+      double[] grants = new double[n];
+      for (int round = 0; round < 3; round++) {
+        for (int i = 0; i < n; i++) {
+          grants[i] = service.getCapacity(new GetCapacityRequest("c" + i,
+              List.of(new ResourceRequest("db", wants[i], null, w[i])))).resources().get(0).lease().capacity();
+        }
+      }
+      double[] shares = MaxMinAllocator.allocate(capacity, wants, w);
+      for (int i = 0; i < n; i++) {
+        assertThat(grants[i]).as("client %s in phase %s", i, phase).isCloseTo(shares[i], within(1e-9));
+      }
+    }
+  }
 }
