@@ -25,7 +25,8 @@ import java.util.logging.Logger;
  * service can learn it. A failed call is retried with backoff. The lease's expiry counts from when
  * the request was sent, never later than the server's. When the lease has expired and no new one
  * came, the bucket falls back to the safe capacity: the service's, or until it has answered once,
- * the one set here (default 0: nothing is admitted before the first lease).
+ * the one set here (default 0: before the first lease, nothing beyond the bucket's burst, with
+ * which it starts full).
  */
 public final class ResourceQuota implements AutoCloseable {
   private static final Logger logger = Logger.getLogger(ResourceQuota.class.getName());
@@ -284,7 +285,7 @@ public final class ResourceQuota implements AutoCloseable {
       return this;
     }
 
-    /** The rate before the first lease arrives, until the service says its own (default 0; 0..1e12). */
+    /** The rate before the first lease arrives, until the service says its own (default 0; 0..1e12). The bucket starts full. */
     public Builder safeCapacity(double safeCapacity) {
       MaxMinAllocator.checkRate("safeCapacity", safeCapacity);
       this.safeCapacity = safeCapacity;
