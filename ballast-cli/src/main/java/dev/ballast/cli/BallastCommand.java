@@ -9,8 +9,8 @@ import picocli.CommandLine.Command;
     name = "ballast",
     mixinStandardHelpOptions = true,
     version = "ballast 0.1.0",
-    description = "Load balancing inside the datacenter: subsetting, health, policies, simulation.",
-    subcommands = {SubsetCommand.class, SimCommand.class})
+    description = "Load balancing inside the datacenter: subsetting, health, policies, simulation, quotas.",
+    subcommands = {SubsetCommand.class, SimCommand.class, QuotaServerCommand.class})
 public final class BallastCommand implements Runnable {
   /** Exit code for usage errors: bad options or values. */
   static final int USAGE_ERROR = 2;

@@ -1,0 +1,88 @@
+package dev.ballast.benchmarks;
+
+import dev.ballast.health.NanoClock;
+import dev.ballast.quota.QuotaService;
+import dev.ballast.quota.ResourceConfig;
+import dev.ballast.quota.v1.QuotaProto.GetCapacityRequest;
+import dev.ballast.quota.v1.QuotaProto.GetCapacityResponse;
+import dev.ballast.quota.v1.QuotaProto.ResourceRequest;
+import io.grpc.StatusException;
+import java.time.Duration;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * The quota server's work per request, without the transport: {@code QuotaService.getCapacity}
+ * for one resource shared by {@code clients} clients, the clients refreshing in turn. {@code
+ * sameDemand}: each reports the demand it reported last time (a steady fleet); {@code newDemand}:
+ * each reports a new one (every request moves the water level). The requests are built in the
+ * setup, so the figure is the service's alone. Run: {@code java -jar
+ * ballast-benchmarks/target/benchmarks.jar QuotaService -prof gc}.
+ */
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.MICROSECONDS)
+@Warmup(iterations = 2, time = 1)
+@Measurement(iterations = 3, time = 1)
+@Fork(1)
+@State(Scope.Benchmark)
+public class QuotaServiceBenchmark {
+  private static final int REQUESTS = 4096;
+
+  @Param({"100", "1000", "10000"})
+  public int clients;
+
+  private QuotaService service;
+  private GetCapacityRequest[] same;
+  private GetCapacityRequest[] changed;
+  private int next;
+
+  @Setup
+  public void setUp() throws StatusException {
+    ResourceConfig db = new ResourceConfig("db", 1e6, 0, Duration.ofHours(1), Duration.ofSeconds(5));
+    service = QuotaService.create(List.of(db), false, NanoClock.system());
+    SplittableRandom random = new SplittableRandom(1);
+    double[] demands = new double[clients];
+    for (int i = 0; i < clients; i++) {
+      demands[i] = random.nextDouble(0, 4e6 / clients);
+      service.getCapacity(request(i, demands[i]));
+    }
+    int n = Math.max(REQUESTS, clients);
+    same = new GetCapacityRequest[n];
+    changed = new GetCapacityRequest[n];
+    for (int k = 0; k < n; k++) {
+      int i = k % clients;
+      same[k] = request(i, demands[i]);
+      changed[k] = request(i, random.nextDouble(0, 4e6 / clients));
+    }
+  }
+
+  private static GetCapacityRequest request(int client, double wants) {
+    return new GetCapacityRequest("client-" + client, List.of(new ResourceRequest("db", wants)));
+  }
+
+  @Benchmark
+  public GetCapacityResponse sameDemand() throws StatusException {
+    GetCapacityRequest request = same[next];
+    next = next + 1 == same.length ? 0 : next + 1;
+    return service.getCapacity(request);
+  }
+
+  @Benchmark
+  public GetCapacityResponse newDemand() throws StatusException {
+    GetCapacityRequest request = changed[next];
+    next = next + 1 == changed.length ? 0 : next + 1;
+    return service.getCapacity(request);
+  }
+}

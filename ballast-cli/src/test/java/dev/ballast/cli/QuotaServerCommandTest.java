@@ -1,0 +1,38 @@
+package dev.ballast.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+final class QuotaServerCommandTest {
+
+  private static void assertUsageError(SimCommandTest.Result result, String message) {
+    assertThat(result.exitCode()).isEqualTo(2);
+    assertThat(result.err().lines()).hasSize(1);
+    assertThat(result.err()).isEqualTo("ballast: " + message + System.lineSeparator());
+    assertThat(result.out()).isEmpty();
+  }
+
+  @Test
+  void helpListsTheFlags() {
+    SimCommandTest.Result result = SimCommandTest.run("quota-server", "--help");
+    assertThat(result.exitCode()).isZero();
+    assertThat(result.out()).contains("--port", "--resource", "--lease", "--refresh", "--[no-]learning");
+  }
+
+  @Test
+  void badFlagsAreOneLineUsageErrorsNamingTheValue() {
+    assertUsageError(SimCommandTest.run("quota-server", "--resource", "db=-1"),
+        "--resource: 'db=-1': capacity: -1.0 (expected: 0..1e12)");
+    assertUsageError(SimCommandTest.run("quota-server", "--resource", "db"),
+        "--resource: 'db' (expected: NAME=CAPACITY[:safe=RATE], such as db=50000:safe=500)");
+    assertUsageError(SimCommandTest.run("quota-server"),
+        "--resource: none (expected: at least one NAME=CAPACITY[:safe=RATE])");
+    assertUsageError(SimCommandTest.run("quota-server", "--resource", "db=10", "--port", "http"),
+        "--port: 'http' (expected: 0..65535)");
+    assertUsageError(SimCommandTest.run("quota-server", "--resource", "db=10", "--lease", "1s", "--refresh", "2s"),
+        "--refresh: PT2S (expected: less than the lease length, PT1S)");
+    assertUsageError(SimCommandTest.run("quota-server", "--resource", "db=10", "--resource", "db=5"),
+        "--resource: 'db=5' (expected: each resource named once)");
+  }
+}

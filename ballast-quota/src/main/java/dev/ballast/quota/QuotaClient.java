@@ -1,0 +1,156 @@
+package dev.ballast.quota;
+
+import dev.ballast.health.NanoClock;
+import dev.ballast.health.Ranges;
+import dev.ballast.overload.Backoff;
+import io.grpc.Channel;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.SplittableRandom;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+
+/**
+ * A client of the quota service: one per process and service, handing out one {@link
+ * ResourceQuota} per resource.
+ *
+ * <pre>{@code
+ * QuotaClient quota = QuotaClient.builder(channel, "frontend-17").build();
+ * ResourceQuota db = quota.resource("db").wants(800).safeCapacity(50).start();
+ * if (db.tryAcquire()) { ... call the database ... }   // no network call: a local token bucket
+ * db.setWants(1200);                                      // asks the service again at once
+ * }</pre>
+ */
+public final class QuotaClient implements AutoCloseable {
+  private final String clientId;
+  private final QuotaTransport transport;
+  private final QuotaTimer timer;
+  private final ScheduledExecutorService ownExecutor; // null: the caller's
+  private final NanoClock clock;
+  private final Backoff backoff;
+  private final long rpcTimeoutNanos;
+  private final SplittableRandom random;
+  private final List<ResourceQuota> resources = new CopyOnWriteArrayList<>();
+
+  private QuotaClient(Builder b, QuotaTransport transport, QuotaTimer timer, ScheduledExecutorService ownExecutor) {
+    this.clientId = b.clientId;
+    this.transport = transport;
+    this.timer = timer;
+    this.ownExecutor = ownExecutor;
+    this.clock = b.clock;
+    this.backoff = b.backoff;
+    this.rpcTimeoutNanos = b.rpcTimeout.toNanos();
+    this.random = new SplittableRandom(b.seed);
+  }
+
+  /**
+   * @param channel to the quota service; the client does not own it
+   * @param clientId names this client across requests and server restarts: 1..256 characters,
+   *     unique among the service's clients (a task's name, host and port, ...)
+   */
+  public static Builder builder(Channel channel, String clientId) {
+    return new Builder(Objects.requireNonNull(channel, "channel"), clientId);
+  }
+
+  public String clientId() {
+    return clientId;
+  }
+
+  /** Settings of a resource's lease; {@link ResourceQuota.Builder#start()} starts keeping it. */
+  public ResourceQuota.Builder resource(String resourceId) {
+    return new ResourceQuota.Builder(this, resourceId);
+  }
+
+  ResourceQuota start(ResourceQuota.Builder settings) {
+    ResourceQuota quota = new ResourceQuota(settings, transport, timer, clock, backoff, rpcTimeoutNanos, random.split());
+    resources.add(quota);
+    quota.start();
+    return quota;
+  }
+
+  void forget(ResourceQuota quota) {
+    resources.remove(quota);
+  }
+
+  /** Closes every resource's quota (their leases are released) and the client's own thread, if any. */
+  @Override
+  public void close() {
+    for (ResourceQuota quota : new ArrayList<>(resources)) {
+      quota.close();
+    }
+    if (ownExecutor != null) {
+      ownExecutor.shutdown();
+    }
+  }
+
+  public static final class Builder {
+    private final Channel channel;
+    private final String clientId;
+    private ScheduledExecutorService executor;
+    private NanoClock clock = NanoClock.system();
+    private Backoff backoff = new Backoff(Duration.ofMillis(50), 2, Duration.ofSeconds(2));
+    private Duration rpcTimeout = Duration.ofSeconds(5);
+    private long seed = System.nanoTime();
+
+    private Builder(Channel channel, String clientId) {
+      if (clientId == null || clientId.isEmpty() || clientId.length() > 256) {
+        throw new IllegalArgumentException(
+            "clientId: " + (clientId == null ? "null" : "'" + clientId + "'") + " (expected: 1..256 characters)");
+      }
+      this.channel = channel;
+      this.clientId = clientId;
+    }
+
+    /** Runs refreshes and expiry checks (default: a daemon thread of the client's own, shut down by close). */
+    public Builder executor(ScheduledExecutorService executor) {
+      this.executor = Objects.requireNonNull(executor, "executor");
+      return this;
+    }
+
+    /** Times the leases (default: the system clock). */
+    public Builder clock(NanoClock clock) {
+      this.clock = Objects.requireNonNull(clock, "clock");
+      return this;
+    }
+
+    /** Spaces the retries of a failed refresh (default: 50 ms doubling up to 2 s, full jitter). */
+    public Builder backoff(Backoff backoff) {
+      this.backoff = Objects.requireNonNull(backoff, "backoff");
+      return this;
+    }
+
+    /** The deadline of each call to the service (default 5 s; 10 ms..1 min). */
+    public Builder rpcTimeout(Duration rpcTimeout) {
+      this.rpcTimeout = Ranges.checkDuration("rpcTimeout", rpcTimeout, Duration.ofMillis(10), Duration.ofMinutes(1));
+      return this;
+    }
+
+    /** Seeds the retries' jitter (default: from the clock). */
+    public Builder seed(long seed) {
+      this.seed = seed;
+      return this;
+    }
+
+    public QuotaClient build() {
+      ScheduledExecutorService own = null;
+      ScheduledExecutorService exec = executor;
+      if (exec == null) {
+        own = Executors.newSingleThreadScheduledExecutor(runnable -> {
+          Thread thread = new Thread(runnable, "ballast-quota-client-" + clientId);
+          thread.setDaemon(true);
+          return thread;
+        });
+        exec = own;
+      }
+      return new QuotaClient(this, new GrpcQuotaTransport(channel), QuotaTimer.of(exec), own);
+    }
+
+    /** For unit tests: any transport, manual time. */
+    QuotaClient build(QuotaTransport transport, QuotaTimer timer) {
+      return new QuotaClient(this, transport, timer, null);
+    }
+  }
+}

@@ -1,0 +1,18 @@
+package dev.ballast.quota;
+
+import dev.ballast.quota.v1.QuotaProto.GetCapacityRequest;
+import dev.ballast.quota.v1.QuotaProto.GetCapacityResponse;
+import dev.ballast.quota.v1.QuotaProto.ReleaseCapacityRequest;
+import java.util.function.BiConsumer;
+
+/** How a {@link ResourceQuota} reaches the service: gRPC in production, a fake in unit tests. */
+interface QuotaTransport {
+  /** Calls {@code done} exactly once, with the response or the failure, on any thread. */
+  void getCapacity(GetCapacityRequest request, long timeoutNanos, BiConsumer<GetCapacityResponse, Throwable> done);
+
+  /** Best effort, answer ignored. */
+  void releaseCapacity(ReleaseCapacityRequest request, long timeoutNanos);
+
+  /** Before a retry: lets the transport try to reconnect now rather than after its own backoff. */
+  void reconnectNow();
+}

@@ -1,0 +1,56 @@
+package dev.ballast.quota;
+
+import dev.ballast.health.Ranges;
+import java.time.Duration;
+
+/**
+ * A resource the quota service shares out: its global rate limit and the terms of its leases.
+ *
+ * @param name the resource's id in requests: 1 to 256 characters
+ * @param capacity the global limit, per second, shared among the clients: 0..1e12
+ * @param safeCapacity the rate a client falls back to once its lease has expired and it cannot
+ *     reach the service (default 0: fail closed); 0..capacity. While the service cannot be
+ *     reached, the global rate can exceed the capacity by at most the safe capacities of the
+ *     clients without a lease, so {@code capacity / expected clients} keeps the total near the
+ *     limit.
+ * @param leaseLength how long a grant holds (default 20 s; 100 ms..1 h). Also the learning
+ *     period of a restarted server: by then every lease of the previous one has been reported or
+ *     has expired.
+ * @param refreshInterval how often a client asks again (default 5 s; 10 ms up to less than the
+ *     lease length, so that a refresh that fails can be retried before the lease runs out)
+ */
+public record ResourceConfig(
+    String name, double capacity, double safeCapacity, Duration leaseLength, Duration refreshInterval) {
+  public static final Duration DEFAULT_LEASE = Duration.ofSeconds(20);
+  public static final Duration DEFAULT_REFRESH = Duration.ofSeconds(5);
+
+  public ResourceConfig {
+    if (name == null || name.isEmpty() || name.length() > 256) {
+      throw new IllegalArgumentException(
+          "name: " + (name == null ? "null" : "'" + name + "'") + " (expected: 1..256 characters)");
+    }
+    MaxMinAllocator.checkRate("capacity", capacity);
+    if (!(safeCapacity >= 0 && safeCapacity <= capacity)) {
+      throw new IllegalArgumentException("safeCapacity: " + safeCapacity + " (expected: 0.." + capacity + ", the capacity)");
+    }
+    Ranges.checkDuration("leaseLength", leaseLength, Duration.ofMillis(100), Duration.ofHours(1));
+    if (refreshInterval != null && refreshInterval.compareTo(leaseLength) >= 0) {
+      throw new IllegalArgumentException(
+          "refreshInterval: " + refreshInterval + " (expected: less than the lease length, " + leaseLength + ")");
+    }
+    Ranges.checkDuration("refreshInterval", refreshInterval, Duration.ofMillis(10), leaseLength);
+  }
+
+  /** A resource with the default lease terms and no safe capacity. */
+  public static ResourceConfig of(String name, double capacity) {
+    return new ResourceConfig(name, capacity, 0, DEFAULT_LEASE, DEFAULT_REFRESH);
+  }
+
+  public ResourceConfig withSafeCapacity(double safeCapacity) {
+    return new ResourceConfig(name, capacity, safeCapacity, leaseLength, refreshInterval);
+  }
+
+  public ResourceConfig withLease(Duration leaseLength, Duration refreshInterval) {
+    return new ResourceConfig(name, capacity, safeCapacity, leaseLength, refreshInterval);
+  }
+}

@@ -1,0 +1,299 @@
+package dev.ballast.quota;
+
+import dev.ballast.health.NanoClock;
+import dev.ballast.overload.Backoff;
+import dev.ballast.overload.TokenBucket;
+import dev.ballast.quota.v1.QuotaProto.GetCapacityRequest;
+import dev.ballast.quota.v1.QuotaProto.GetCapacityResponse;
+import dev.ballast.quota.v1.QuotaProto.Lease;
+import dev.ballast.quota.v1.QuotaProto.ReleaseCapacityRequest;
+import dev.ballast.quota.v1.QuotaProto.ResourceRequest;
+import dev.ballast.quota.v1.QuotaProto.ResourceResponse;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * One resource's lease, kept fresh in the background and enforced locally: {@link #tryAcquire()}
+ * takes a token from a {@link TokenBucket} whose rate is the lease's capacity, so the request path
+ * makes no network call and takes no lock of this class.
+ *
+ * <p>In the background it asks the service every refresh interval the service gives (and at once
+ * when {@link #setWants} changes the demand), reporting the lease it holds so that a restarted
+ * service can learn it. A failed call is retried with backoff. The lease's expiry counts from when
+ * the request was sent, never later than the server's. When the lease has expired and no new one
+ * came, the bucket falls back to the safe capacity: the service's, or until it has answered once,
+ * the one set here (default 0: before the first lease, nothing beyond the bucket's burst, with
+ * which it starts full).
+ */
+public final class ResourceQuota implements AutoCloseable {
+  private static final Logger logger = Logger.getLogger(ResourceQuota.class.getName());
+  private static final long DEFAULT_REFRESH_NANOS = TimeUnit.SECONDS.toNanos(5);
+  private static final double BUCKET_MAX_RATE = 1e9;
+
+  /** Where the rate being enforced comes from. */
+  public enum Source {
+    /** No lease yet: the safe capacity set on the builder. */
+    NO_LEASE_YET,
+    /** A lease from the service that has not expired. */
+    LEASE,
+    /** The lease expired and the service could not be reached: its safe capacity. */
+    SAFE_CAPACITY
+  }
+
+  private final QuotaClient client;
+  private final String resourceId;
+  private final double weight;
+  private final TokenBucket bucket;
+  private final QuotaTransport transport;
+  private final QuotaTimer timer;
+  private final NanoClock clock;
+  private final Backoff backoff;
+  private final long rpcTimeoutNanos;
+  private final SplittableRandom random;
+
+  // Guarded by this. The bucket is not: it is thread-safe, and the request path uses only it.
+  private double wants;
+  private double safeCapacity;
+  private double leaseCapacity;
+  private long leaseExpiresAtNanos;
+  private Source source = Source.NO_LEASE_YET;
+  private long refreshNanos = DEFAULT_REFRESH_NANOS;
+  private int failures;
+  private boolean inFlight;
+  private boolean askAgain;
+  private boolean closed;
+  private Runnable cancelRefresh = () -> {};
+  private Runnable cancelExpiry = () -> {};
+  private long leases;
+  private long failedCalls;
+
+  ResourceQuota(Builder settings, QuotaTransport transport, QuotaTimer timer, NanoClock clock, Backoff backoff,
+      long rpcTimeoutNanos, SplittableRandom random) {
+    this.client = settings.client;
+    this.resourceId = settings.resourceId;
+    this.weight = settings.weight;
+    this.wants = settings.wants;
+    this.safeCapacity = settings.safeCapacity;
+    this.transport = transport;
+    this.timer = timer;
+    this.clock = clock;
+    this.backoff = backoff;
+    this.rpcTimeoutNanos = rpcTimeoutNanos;
+    this.random = random;
+    this.bucket = TokenBucket.create(bucketRate(settings.safeCapacity), settings.burst, clock);
+  }
+
+  synchronized void start() {
+    send();
+  }
+
+  /** Takes one token: whether the lease admits one more request now. No network call, no lock of this class. */
+  public boolean tryAcquire() {
+    return bucket.tryAcquire();
+  }
+
+  /** Takes {@code n} tokens at once, or none; {@code n} is 1..burst. */
+  public boolean tryAcquire(long n) {
+    return bucket.tryAcquire(n);
+  }
+
+  /** Changes the demand reported to the service, and asks it again at once. */
+  public synchronized void setWants(double wants) {
+    MaxMinAllocator.checkRate("wants", wants);
+    this.wants = wants;
+    if (closed) {
+      return;
+    }
+    if (inFlight) {
+      askAgain = true;
+    } else {
+      cancelRefresh.run();
+      send();
+    }
+  }
+
+  public synchronized double wants() {
+    return wants;
+  }
+
+  public String resourceId() {
+    return resourceId;
+  }
+
+  /** The rate enforced now, per second. */
+  public double rate() {
+    return bucket.rate();
+  }
+
+  public synchronized Source source() {
+    return source;
+  }
+
+  /** Leases received so far. */
+  public synchronized long leases() {
+    return leases;
+  }
+
+  /** Calls to the service that failed so far. */
+  public synchronized long failedCalls() {
+    return failedCalls;
+  }
+
+  /** Stops refreshing and gives the lease back to the service (best effort); the bucket then admits nothing. */
+  @Override
+  public void close() {
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      cancelRefresh.run();
+      cancelExpiry.run();
+      bucket.setRate(0);
+    }
+    client.forget(this);
+    transport.releaseCapacity(new ReleaseCapacityRequest(client.clientId(), List.of(resourceId)), rpcTimeoutNanos);
+  }
+
+  private void send() {
+    inFlight = true;
+    askAgain = false;
+    long sentAt = clock.nanoTime();
+    long left = leaseExpiresAtNanos - sentAt;
+    Lease has = source == Source.LEASE && left > 0
+        ? new Lease(leaseCapacity, TimeUnit.NANOSECONDS.toMillis(left), 0)
+        : null;
+    GetCapacityRequest request = new GetCapacityRequest(
+        client.clientId(), List.of(new ResourceRequest(resourceId, wants, has, weight)));
+    transport.getCapacity(request, rpcTimeoutNanos, (response, error) -> answered(sentAt, response, error));
+  }
+
+  private synchronized void answered(long sentAt, GetCapacityResponse response, Throwable error) {
+    inFlight = false;
+    if (closed) {
+      return;
+    }
+    ResourceResponse mine = null;
+    if (response != null) {
+      for (ResourceResponse r : response.resources()) {
+        if (r.resourceId().equals(resourceId)) {
+          mine = r;
+        }
+      }
+      if (mine == null) {
+        error = new IllegalStateException("the service's answer has no lease for '" + resourceId + "'");
+      }
+    }
+    if (mine == null) {
+      failed(error);
+      return;
+    }
+    failures = 0;
+    leases++;
+    Lease lease = mine.lease();
+    safeCapacity = mine.safeCapacity();
+    leaseCapacity = lease.capacity();
+    leaseExpiresAtNanos = sentAt + TimeUnit.MILLISECONDS.toNanos(lease.expiresInMillis());
+    if (lease.refreshIntervalMillis() > 0) {
+      refreshNanos = TimeUnit.MILLISECONDS.toNanos(lease.refreshIntervalMillis());
+    }
+    source = Source.LEASE;
+    bucket.setRate(bucketRate(leaseCapacity));
+    cancelExpiry.run();
+    cancelExpiry = timer.schedule(this::checkExpiry, Math.max(0, leaseExpiresAtNanos - clock.nanoTime()));
+    if (askAgain) {
+      send();
+    } else {
+      cancelRefresh = timer.schedule(this::refresh, refreshNanos);
+    }
+  }
+
+  private void failed(Throwable error) {
+    failures++;
+    failedCalls++;
+    if (failures == 1) {
+      logger.log(Level.FINE, "ballast quota: refreshing the lease of '" + resourceId + "' failed, retrying", error);
+    }
+    checkExpiry();
+    // Retry sooner than the next refresh would come, to keep the lease if the service is back in time.
+    long delay = Math.min(backoff.delayNanos(failures, random), refreshNanos);
+    cancelRefresh = timer.schedule(() -> {
+      transport.reconnectNow();
+      refresh();
+    }, delay);
+  }
+
+  private synchronized void refresh() {
+    if (!closed && !inFlight) {
+      send();
+    }
+  }
+
+  private synchronized void checkExpiry() {
+    if (!closed && source == Source.LEASE && clock.nanoTime() - leaseExpiresAtNanos >= 0) {
+      source = Source.SAFE_CAPACITY;
+      bucket.setRate(bucketRate(safeCapacity));
+    }
+  }
+
+  /** The bucket counts up to 1e9 tokens a second; a lease beyond that is as good as unlimited. */
+  private static double bucketRate(double rate) {
+    return Math.min(rate, BUCKET_MAX_RATE);
+  }
+
+  /** A resource's settings; {@link #start()} asks for the first lease and returns at once. */
+  public static final class Builder {
+    private final QuotaClient client;
+    private final String resourceId;
+    private double wants;
+    private double weight = 1;
+    private long burst = 10;
+    private double safeCapacity;
+
+    Builder(QuotaClient client, String resourceId) {
+      if (resourceId == null || resourceId.isEmpty() || resourceId.length() > 256) {
+        throw new IllegalArgumentException(
+            "resourceId: " + (resourceId == null ? "null" : "'" + resourceId + "'") + " (expected: 1..256 characters)");
+      }
+      this.client = client;
+      this.resourceId = resourceId;
+    }
+
+    /** The demand to report, per second (default 0; 0..1e12); {@link ResourceQuota#setWants} changes it. */
+    public Builder wants(double wants) {
+      MaxMinAllocator.checkRate("wants", wants);
+      this.wants = wants;
+      return this;
+    }
+
+    /** The priority: hungry clients' shares are in proportion to weight (default 1; more than 0, at most 1e6). */
+    public Builder weight(double weight) {
+      MaxMinAllocator.checkWeight("weight", weight);
+      this.weight = weight;
+      return this;
+    }
+
+    /** The local bucket's burst: tokens kept for requests that come together (default 10; 1..1e9). */
+    public Builder burst(long burst) {
+      if (burst < 1 || burst > 1_000_000_000L) {
+        throw new IllegalArgumentException("burst: " + burst + " (expected: 1..1000000000)");
+      }
+      this.burst = burst;
+      return this;
+    }
+
+    /** The rate before the first lease arrives, until the service says its own (default 0; 0..1e12). The bucket starts full. */
+    public Builder safeCapacity(double safeCapacity) {
+      MaxMinAllocator.checkRate("safeCapacity", safeCapacity);
+      this.safeCapacity = safeCapacity;
+      return this;
+    }
+
+    public ResourceQuota start() {
+      return client.start(this);
+    }
+  }
+}

@@ -1,0 +1,56 @@
+package dev.ballast.quota;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+final class QuotaServerMainTest {
+
+  @Test
+  void parsesResourcesAndLeaseTerms() {
+    QuotaServerMain.Options options = QuotaServerMain.parse(new String[] {
+        "--port", "0", "--resource", "db=1000:safe=25", "--resource", "cache=5e4", "--lease", "3s", "--refresh", "1000ms", "--no-learning"});
+    assertThat(options.port()).isZero();
+    assertThat(options.learn()).isFalse();
+    assertThat(options.resources()).containsExactly(
+        new ResourceConfig("db", 1000, 25, Duration.ofSeconds(3), Duration.ofSeconds(1)),
+        new ResourceConfig("cache", 50_000, 0, Duration.ofSeconds(3), Duration.ofSeconds(1)));
+    assertThat(QuotaServerMain.describe(options, 8470)).startsWith("ballast quota server on port 8470:")
+        .contains("db: capacity 1000.0/s, safe capacity 25.0/s, lease PT3S, refresh PT1S");
+  }
+
+  @Test
+  void defaultsToTwentySecondLeasesRefreshedEveryFiveAndLearning() {
+    QuotaServerMain.Options options = QuotaServerMain.parse(new String[] {"--resource", "db=10"});
+    assertThat(options.port()).isEqualTo(QuotaServerMain.DEFAULT_PORT);
+    assertThat(options.learn()).isTrue();
+    assertThat(options.resources().get(0).leaseLength()).isEqualTo(Duration.ofSeconds(20));
+    assertThat(options.resources().get(0).refreshInterval()).isEqualTo(Duration.ofSeconds(5));
+  }
+
+  @Test
+  void badFlagsAreOneLineErrorsNamingTheValue() {
+    assertThatThrownBy(() -> QuotaServerMain.parse(new String[] {"--resource", "db=-5"}))
+        .hasMessage("--resource: 'db=-5': capacity: -5.0 (expected: 0..1e12)");
+    assertThatThrownBy(() -> QuotaServerMain.parse(new String[] {"--resource", "db=ten"}))
+        .hasMessage("--resource: 'db=ten': 'ten' is not a number (expected: 0..1e12)");
+    assertThatThrownBy(() -> QuotaServerMain.parse(new String[] {"--resource", "db"}))
+        .hasMessage("--resource: 'db' (expected: NAME=CAPACITY[:safe=RATE], such as db=50000:safe=500)");
+    assertThatThrownBy(() -> QuotaServerMain.parse(new String[] {"--resource", "db=10:safe=20"}))
+        .hasMessage("--resource: 'db=10:safe=20': safeCapacity: 20.0 (expected: 0..10.0, the capacity)");
+    assertThatThrownBy(() -> QuotaServerMain.parse(new String[] {"--resource", "db=10", "--resource", "db=20"}))
+        .hasMessage("--resource: 'db=20' (expected: each resource named once)");
+    assertThatThrownBy(() -> QuotaServerMain.parse(new String[] {"--resource", "db=10", "--lease", "soon"}))
+        .hasMessage("--lease: 'soon' (expected: a duration such as 500ms, 20s, 2m or 1h)");
+    assertThatThrownBy(() -> QuotaServerMain.parse(new String[] {"--resource", "db=10", "--lease", "2s", "--refresh", "5s"}))
+        .hasMessage("--refresh: PT5S (expected: less than the lease length, PT2S)");
+    assertThatThrownBy(() -> QuotaServerMain.parse(new String[] {"--resource", "db=10", "--port", "70000"}))
+        .hasMessage("--port: '70000' (expected: 0..65535)");
+    assertThatThrownBy(() -> QuotaServerMain.parse(new String[] {}))
+        .hasMessage("--resource: none (expected: at least one NAME=CAPACITY[:safe=RATE])");
+    assertThatThrownBy(() -> QuotaServerMain.parse(new String[] {"--resource"})).hasMessageStartingWith("--resource: missing value (usage:");
+    assertThatThrownBy(() -> QuotaServerMain.parse(new String[] {"--verbose"})).hasMessageStartingWith("unknown option: '--verbose' (usage:");
+  }
+}

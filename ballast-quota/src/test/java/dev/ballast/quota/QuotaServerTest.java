@@ -1,0 +1,107 @@
+package dev.ballast.quota;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import dev.ballast.quota.v1.QuotaGrpc;
+import dev.ballast.quota.v1.QuotaProto.GetCapacityRequest;
+import dev.ballast.quota.v1.QuotaProto.GetCapacityResponse;
+import dev.ballast.quota.v1.QuotaProto.ResourceRequest;
+import io.grpc.CallOptions;
+import io.grpc.ManagedChannel;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.stub.ClientCalls;
+import java.io.ByteArrayOutputStream;
+import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The service on a real loopback server: bad requests get clear errors and the server carries on. */
+final class QuotaServerTest {
+  private QuotaServer server;
+  private ManagedChannel channel;
+
+  @BeforeEach
+  void start() throws Exception {
+    server = QuotaServer.start(NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0)),
+        QuotaService.create(List.of(ResourceConfig.of("db", 100)), false, new FakeClock()));
+    channel = NettyChannelBuilder.forAddress("127.0.0.1", server.port()).usePlaintext().build();
+  }
+
+  @AfterEach
+  void stop() throws Exception {
+    channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+    server.close();
+  }
+
+  private Status rawCall(byte[] request) {
+    StatusRuntimeException e = catchThrowableOfType(StatusRuntimeException.class, () -> ClientCalls.blockingUnaryCall(
+        channel, QuotaGrpc.withRawRequest(QuotaGrpc.GET_CAPACITY), CallOptions.DEFAULT.withDeadlineAfter(10, TimeUnit.SECONDS), request));
+    assertThat(e).as("an error").isNotNull();
+    return e.getStatus();
+  }
+
+  private GetCapacityResponse call(GetCapacityRequest request) {
+    return ClientCalls.blockingUnaryCall(
+        channel, QuotaGrpc.GET_CAPACITY, CallOptions.DEFAULT.withDeadlineAfter(10, TimeUnit.SECONDS), request);
+  }
+
+  /** A request with one resource, written field by field so that any value can be sent. */
+  private static byte[] request(String clientId, String resourceId, double wants) throws Exception {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    var out = com.google.protobuf.CodedOutputStream.newInstance(bytes);
+    var resource = new ByteArrayOutputStream();
+    var inner = com.google.protobuf.CodedOutputStream.newInstance(resource);
+    inner.writeString(1, resourceId);
+    inner.writeDouble(2, wants);
+    inner.flush();
+    if (!clientId.isEmpty()) {
+      out.writeString(1, clientId);
+    }
+    out.writeByteArray(2, resource.toByteArray());
+    out.flush();
+    return bytes.toByteArray();
+  }
+
+  @Test
+  void grantsALease() {
+    GetCapacityResponse response = call(new GetCapacityRequest("a", List.of(new ResourceRequest("db", 30))));
+    assertThat(response.resources().get(0).lease().capacity()).isEqualTo(30);
+  }
+
+  @Test
+  void garbageIsInvalidArgument() {
+    Status status = rawCall(new byte[] {(byte) 0xff, (byte) 0xff, (byte) 0xff, 0x7f, 0x00});
+    assertThat(status.getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+    assertThat(status.getDescription()).startsWith("ballast quota: malformed GetCapacityRequest: ");
+    assertThat(call(new GetCapacityRequest("a", List.of(new ResourceRequest("db", 1)))).resources()).hasSize(1);
+  }
+
+  @Test
+  void nanDemandIsInvalidArgumentNamingIt() throws Exception {
+    Status status = rawCall(request("a", "db", Double.NaN));
+    assertThat(status.getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+    assertThat(status.getDescription()).isEqualTo("ballast quota: malformed GetCapacityRequest: wants: NaN (expected: 0..1e12)");
+  }
+
+  @Test
+  void emptyClientIdIsInvalidArgument() throws Exception {
+    Status status = rawCall(request("", "db", 1));
+    assertThat(status.getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+    assertThat(status.getDescription()).isEqualTo(
+        "ballast quota: malformed GetCapacityRequest: client_id: '' (expected: 1..256 characters)");
+  }
+
+  @Test
+  void unknownResourceIsNotFound() throws Exception {
+    Status status = rawCall(request("a", "cache", 1));
+    assertThat(status.getCode()).isEqualTo(Status.Code.NOT_FOUND);
+    assertThat(status.getDescription()).isEqualTo("ballast quota: resource_id: 'cache' (expected: one of [db])");
+  }
+}

@@ -1,0 +1,258 @@
+package dev.ballast.quota;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
+
+import dev.ballast.quota.v1.QuotaProto.GetCapacityRequest;
+import dev.ballast.quota.v1.QuotaProto.Lease;
+import dev.ballast.quota.v1.QuotaProto.ReleaseCapacityRequest;
+import dev.ballast.quota.v1.QuotaProto.ResourceRequest;
+import dev.ballast.quota.v1.QuotaProto.ResourceResponse;
+import io.grpc.Status;
+import io.grpc.StatusException;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.constraints.DoubleRange;
+import net.jqwik.api.constraints.IntRange;
+import net.jqwik.api.constraints.Size;
+import org.junit.jupiter.api.Test;
+
+final class QuotaServiceTest {
+  private static final Duration LEASE = Duration.ofSeconds(20);
+  private static final Duration REFRESH = Duration.ofSeconds(5);
+  private final FakeClock clock = new FakeClock();
+
+  private static ResourceConfig db(double capacity) {
+    return ResourceConfig.of("db", capacity).withLease(LEASE, REFRESH).withSafeCapacity(capacity / 10);
+  }
+
+  private static ResourceResponse ask(QuotaService service, String client, double wants) throws StatusException {
+    return ask(service, client, wants, null);
+  }
+
+  private static ResourceResponse ask(QuotaService service, String client, double wants, Lease has) throws StatusException {
+    return service.getCapacity(new GetCapacityRequest(client, List.of(new ResourceRequest("db", wants, has, 1))))
+        .resources().get(0);
+  }
+
+  @Test
+  void givesTheDocsExampleItsMaxMinSharesOnceEveryoneHasRefreshedTwice() throws Exception {
+    QuotaService service = QuotaService.create(List.of(db(10)), false, clock);
+    double[] wants = {2, 2.6, 4, 5};
+    double[] grants = new double[4];
+    for (int round = 0; round < 2; round++) {
+      for (int i = 0; i < 4; i++) {
+        grants[i] = ask(service, "c" + i, wants[i]).lease().capacity();
+      }
+    }
+    assertThat(grants[0]).isCloseTo(2, within(1e-9));
+    assertThat(grants[1]).isCloseTo(2.6, within(1e-9));
+    assertThat(grants[2]).isCloseTo(2.7, within(1e-9));
+    assertThat(grants[3]).isCloseTo(2.7, within(1e-9));
+    assertThat(service.granted("db")).isCloseTo(10, within(1e-9));
+  }
+
+  @Test
+  void aLeaseCarriesTheResourcesTerms() throws Exception {
+    QuotaService service = QuotaService.create(List.of(db(100)), false, clock);
+    ResourceResponse response = ask(service, "a", 30);
+    assertThat(response.resourceId()).isEqualTo("db");
+    assertThat(response.lease()).isEqualTo(new Lease(30, 20_000, 5_000));
+    assertThat(response.safeCapacity()).isEqualTo(10);
+  }
+
+  @Test
+  void aGrowingShareWaitsForTheOthersToShrinkSoTheLeasesNeverAddUpToMore() throws Exception {
+    QuotaService service = QuotaService.create(List.of(db(100)), false, clock);
+    assertThat(ask(service, "a", 10).lease().capacity()).isEqualTo(10);
+    assertThat(ask(service, "b", 200).lease().capacity()).isEqualTo(90);
+    // a now wants more: its fair share is 50, but b holds 90 until it refreshes.
+    assertThat(ask(service, "a", 200).lease().capacity()).isEqualTo(10);
+    assertThat(service.granted("db")).isEqualTo(100);
+    assertThat(ask(service, "b", 200).lease().capacity()).isEqualTo(50);
+    assertThat(ask(service, "a", 200).lease().capacity()).isEqualTo(50);
+  }
+
+  @Test
+  void aVanishedClientsShareReturnsToTheOthersWhenItsLeaseExpires() throws Exception {
+    QuotaService service = QuotaService.create(List.of(db(100)), false, clock);
+    ask(service, "a", 100);
+    ask(service, "b", 100);
+    assertThat(ask(service, "a", 100).lease().capacity()).isEqualTo(50);
+    clock.advance(LEASE.minusMillis(1));
+    assertThat(ask(service, "a", 100).lease().capacity()).as("b's lease still runs").isEqualTo(50);
+    clock.advance(Duration.ofMillis(1));
+    assertThat(service.clients("db")).isEqualTo(1);
+    assertThat(ask(service, "a", 100).lease().capacity()).isEqualTo(100);
+  }
+
+  @Test
+  void aReleasedLeaseReturnsAtOnce() throws Exception {
+    QuotaService service = QuotaService.create(List.of(db(100)), false, clock);
+    ask(service, "a", 100);
+    ask(service, "b", 100);
+    service.releaseCapacity(new ReleaseCapacityRequest("b", List.of()));
+    assertThat(ask(service, "a", 100).lease().capacity()).isEqualTo(100);
+  }
+
+  @Test
+  void whileLearningARestartedServerGrantsWhatEachClientHoldsOrItsSafeCapacity() throws Exception {
+    QuotaService service = QuotaService.create(List.of(db(100)), true, clock);
+    assertThat(service.learning("db")).isTrue();
+    assertThat(ask(service, "a", 80, new Lease(70, 15_000, 0)).lease().capacity()).isEqualTo(70);
+    assertThat(ask(service, "b", 20, new Lease(30, 15_000, 0)).lease().capacity()).as("no more than it wants").isEqualTo(20);
+    assertThat(ask(service, "c", 50).lease().capacity()).as("no lease: the safe capacity").isEqualTo(10);
+    assertThat(ask(service, "d", 50, new Lease(40, 0, 0)).lease().capacity()).as("an expired lease is none").isEqualTo(10);
+    clock.advance(LEASE.minusMillis(1));
+    assertThat(service.learning("db")).isTrue();
+    clock.advance(Duration.ofMillis(1));
+    assertThat(service.learning("db")).isFalse();
+    // Learning is over, but the leases granted while learning hold until each client refreshes.
+    for (int round = 0; round < 2; round++) {
+      for (String client : List.of("a", "b", "c", "d")) {
+        ask(service, client, Map.of("a", 80.0, "b", 20.0, "c", 50.0, "d", 50.0).get(client));
+      }
+    }
+    assertThat(ask(service, "a", 80).lease().capacity()).isCloseTo(80.0 / 3, within(1e-9));
+    assertThat(service.granted("db")).isCloseTo(100, within(1e-9));
+  }
+
+  @Test
+  void unknownResourceIsNotFoundNamingIt() {
+    QuotaService service = QuotaService.create(List.of(db(100)), false, clock);
+    assertThatThrownBy(() -> service.getCapacity(new GetCapacityRequest("a", List.of(new ResourceRequest("dbx", 1)))))
+        .isInstanceOfSatisfying(StatusException.class, e -> {
+          assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.NOT_FOUND);
+          assertThat(e.getStatus().getDescription()).isEqualTo("ballast quota: resource_id: 'dbx' (expected: one of [db])");
+        });
+  }
+
+  @Test
+  void configurationIsValidatedNamingTheValue() {
+    assertThatThrownBy(() -> ResourceConfig.of("db", -1)).hasMessage("capacity: -1.0 (expected: 0..1e12)");
+    assertThatThrownBy(() -> ResourceConfig.of("db", 10).withSafeCapacity(11))
+        .hasMessage("safeCapacity: 11.0 (expected: 0..10.0, the capacity)");
+    assertThatThrownBy(() -> ResourceConfig.of("db", 10).withLease(Duration.ofSeconds(5), Duration.ofSeconds(5)))
+        .hasMessage("refreshInterval: PT5S (expected: less than the lease length, PT5S)");
+    assertThatThrownBy(() -> QuotaService.create(List.of(db(1), db(2)), false, clock))
+        .hasMessage("resources: 'db' twice (expected: each name at most once)");
+  }
+
+  /**
+   * Outside learning, whatever the order of requests, demands and lease expiries, the leases
+   * outstanding never add up to more than the capacity.
+   */
+  @Property(tries = 300)
+  void leasesOutstandingNeverExceedTheCapacity(
+      @ForAll @DoubleRange(min = 0, max = 1000) double capacity,
+      @ForAll @Size(min = 1, max = 200) List<@IntRange(min = 0, max = 9) Integer> clients,
+      @ForAll @Size(min = 200, max = 200) List<@DoubleRange(min = 0, max = 500) Double> demands,
+      @ForAll @Size(min = 200, max = 200) List<@IntRange(min = 0, max = 8000) Integer> gapsMillis) throws Exception {
+    FakeClock time = new FakeClock();
+    QuotaService service = QuotaService.create(List.of(db(capacity)), false, time);
+    Map<String, Double> leases = new HashMap<>();
+    for (int i = 0; i < clients.size(); i++) {
+      String client = "c" + clients.get(i);
+      ResourceResponse response = ask(service, client, demands.get(i));
+      assertThat(response.lease().capacity()).isLessThanOrEqualTo(demands.get(i));
+      leases.put(client, response.lease().capacity());
+      assertThat(service.granted("db")).isLessThanOrEqualTo(capacity * (1 + 1e-12));
+      time.advance(Duration.ofMillis(gapsMillis.get(i)));
+    }
+  }
+
+  /**
+   * A restart: the old server's clients hold leases adding up to at most the capacity, some have
+   * lost theirs during the outage. While the new server learns and after, the leases in force (the
+   * new server's, and the old ones not yet replaced) never add up to more than the capacity plus
+   * the safe capacities granted, while learning, to clients that held no lease.
+   */
+  @Property(tries = 200)
+  void aRestartedServerKeepsTheLeasesInForceWithinTheDocumentedBound(
+      @ForAll @Size(min = 1, max = 12) List<@DoubleRange(min = 0, max = 300) Double> wants,
+      @ForAll @Size(min = 12, max = 12) List<Boolean> lostLease,
+      @ForAll @Size(min = 120, max = 120) List<@IntRange(min = 0, max = 11) Integer> order,
+      @ForAll @Size(min = 120, max = 120) List<@IntRange(min = 0, max = 900) Integer> gapsMillis) throws Exception {
+    double capacity = 500;
+    int n = wants.size();
+    FakeClock time = new FakeClock();
+    QuotaService old = QuotaService.create(List.of(db(capacity)), false, time);
+    double[] held = new double[n];
+    long[] expiresAt = new long[n];
+    boolean[] replaced = new boolean[n];
+    for (int round = 0; round < 2; round++) {
+      for (int i = 0; i < n; i++) {
+        held[i] = ask(old, "c" + i, wants.get(i)).lease().capacity();
+        expiresAt[i] = time.nanoTime() + LEASE.toNanos();
+      }
+    }
+    time.advance(Duration.ofSeconds(3));
+    QuotaService restarted = QuotaService.create(List.of(db(capacity)), true, time);
+    double[] safeGrantedWhileLearning = new double[n];
+    for (int i = 0; i < n; i++) {
+      if (lostLease.get(i)) {
+        expiresAt[i] = time.nanoTime();
+      }
+    }
+    for (int step = 0; step < order.size(); step++) {
+      int i = order.get(step) % n;
+      long left = expiresAt[i] - time.nanoTime();
+      Lease has = left > 0 ? new Lease(held[i], Duration.ofNanos(left).toMillis(), 0) : null;
+      boolean learning = restarted.learning("db");
+      held[i] = ask(restarted, "c" + i, wants.get(i), has).lease().capacity();
+      expiresAt[i] = time.nanoTime() + LEASE.toNanos();
+      if (learning && has == null) {
+        safeGrantedWhileLearning[i] = held[i];
+      }
+      replaced[i] = true;
+      double inForce = restarted.granted("db");
+      for (int j = 0; j < n; j++) {
+        if (!replaced[j] && expiresAt[j] - time.nanoTime() > 0) {
+          inForce += held[j];
+        }
+      }
+      assertThat(inForce).isLessThanOrEqualTo(capacity + java.util.Arrays.stream(safeGrantedWhileLearning).sum() + 1e-9);
+      time.advance(Duration.ofMillis(gapsMillis.get(step)));
+    }
+  }
+
+  /**
+   * Whatever the demands and weights: once the last change has reached the server (a round in
+   * which the clients report their new demands), two rounds of refreshes bring every client's grant
+   * to its max-min share. After the first, no client holds more than its share; in the second,
+   * what the others hold leaves each client room for its own.
+   */
+  @Property(tries = 200)
+  void twoRoundsOfRefreshesAfterAnyChangeGrantTheMaxMinShares(
+      @ForAll @DoubleRange(min = 0, max = 1000) double capacity,
+      @ForAll @Size(min = 1, max = 30) List<@DoubleRange(min = 0, max = 200) Double> before,
+      @ForAll @Size(min = 30, max = 30) List<@DoubleRange(min = 0, max = 200) Double> after,
+      @ForAll @Size(min = 30, max = 30) List<@IntRange(min = 1, max = 3) Integer> weights) throws Exception {
+    int n = before.size();
+    QuotaService service = QuotaService.create(List.of(db(capacity)), false, clock);
+    double[] wants = new double[n];
+    double[] w = new double[n];
+    for (int phase = 0; phase < 2; phase++) {
+      for (int i = 0; i < n; i++) {
+        wants[i] = phase == 0 ? before.get(i) : (i % 2 == 0 ? after.get(i) : before.get(i));
+        w[i] = weights.get(i);
+      }
+      double[] grants = new double[n];
+      for (int round = 0; round < 3; round++) {
+        for (int i = 0; i < n; i++) {
+          grants[i] = service.getCapacity(new GetCapacityRequest("c" + i,
+              List.of(new ResourceRequest("db", wants[i], null, w[i])))).resources().get(0).lease().capacity();
+        }
+      }
+      double[] shares = MaxMinAllocator.allocate(capacity, wants, w);
+      for (int i = 0; i < n; i++) {
+        assertThat(grants[i]).as("client %s in phase %s", i, phase).isCloseTo(shares[i], within(1e-9));
+      }
+    }
+  }
+}
