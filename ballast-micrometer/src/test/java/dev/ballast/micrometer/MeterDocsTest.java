@@ -62,6 +62,10 @@ final class MeterDocsTest {
         .adaptiveLimiter(LimiterConfig.builder().build())
         .build(NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0)));
     BallastGrpcMeters.bind(server, registry, Tags.of("task", "s"));
+    dev.ballast.quota.QuotaService quotaService =
+        dev.ballast.quota.QuotaService.create(List.of(dev.ballast.quota.ResourceConfig.of("db", 100)));
+    BallastQuotaMeters.bind(quotaService, registry, Tags.empty());
+    bound.add(quotaService);
     bound.add(throttle);
     bound.add(budget);
     bound.add(server);
@@ -73,9 +77,17 @@ final class MeterDocsTest {
       String base = id.getName().replace('.', '_') + ("seconds".equals(id.getBaseUnit()) ? "_seconds" : "");
       prometheusNames.add(id.getType() == Meter.Type.COUNTER ? base + "_total" : base);
     }
-    // The gRPC-only gauge registered per channel by bindClients.
-    names.add("ballast.subset.replacements");
-    prometheusNames.add("ballast_subset_replacements");
+    // Registered by binders that need a running client: the gRPC gauge bindClients adds per
+    // channel, and a quota client's lease (QuotaMetersTest registers them for real).
+    for (String name : List.of("ballast.subset.replacements", "ballast.quota.rate", "ballast.quota.wants",
+        "ballast.quota.source")) {
+      names.add(name);
+      prometheusNames.add(name.replace('.', '_'));
+    }
+    for (String name : List.of("ballast.quota.leases", "ballast.quota.calls.failed", "ballast.quota.rejected")) {
+      names.add(name);
+      prometheusNames.add(name.replace('.', '_') + "_total");
+    }
 
     String doc = Files.readString(DOCS.resolve("metrics.md"));
     for (String name : names) {
