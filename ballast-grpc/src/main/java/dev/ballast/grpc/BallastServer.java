@@ -2,7 +2,9 @@ package dev.ballast.grpc;
 
 import dev.ballast.overload.AdmissionLimiter;
 import dev.ballast.overload.LimiterConfig;
+import dev.ballast.overload.TokenBucket;
 import dev.ballast.health.NanoClock;
+import dev.ballast.health.Ranges;
 import dev.ballast.probe.ProbeResponder;
 import io.grpc.Server;
 import io.grpc.ServerBuilder;
@@ -51,6 +53,8 @@ public final class BallastServer {
   private final List<String> serviceNames;
   private final LoadReportingInterceptor loadReports;
   private final OverloadInterceptor overload;
+  /** Null unless the builder set a per-caller rate limit. */
+  private final CallerRateLimitInterceptor callerLimit;
   private final ProbeResponder probes = ProbeResponder.create();
   private final LongAdder probesAnswered = new LongAdder();
   private final Duration drainInterval;
@@ -75,17 +79,22 @@ public final class BallastServer {
         ? null
         : AdmissionLimiter.create(settings.limiter, settings.cpuUtilization, NanoClock.system());
     this.overload = new OverloadInterceptor(limiter, settings.minDeadline.toNanos(), NanoClock.system());
+    this.callerLimit = settings.callerKey == null
+        ? null
+        : new CallerRateLimitInterceptor(
+            settings.callerRate, settings.callerBurst, settings.callerKey, settings.maxCallers, settings.callerClock);
     setHealth(lameDuck ? ServingStatus.NOT_SERVING : ServingStatus.SERVING);
-    // The last interceptor added runs first: load reports see every answer, sheds included; the
-    // probes' load sees only the calls that run.
-    this.server =
-        serverBuilder
-            .addService(health.getHealthService())
-            .addService(ProbeRpc.service(probes, probesAnswered))
-            .intercept(new ProbeLoadInterceptor(probes, NanoClock.system()))
-            .intercept(overload)
-            .intercept(loadReports)
-            .build();
+    // The last interceptor added runs first: load reports see every answer, sheds included; a
+    // caller over its rate never reaches the limiter; the probes' load sees only the calls that run.
+    serverBuilder
+        .addService(health.getHealthService())
+        .addService(ProbeRpc.service(probes, probesAnswered))
+        .intercept(new ProbeLoadInterceptor(probes, NanoClock.system()))
+        .intercept(overload);
+    if (callerLimit != null) {
+      serverBuilder.intercept(callerLimit);
+    }
+    this.server = serverBuilder.intercept(loadReports).build();
   }
 
   public static Builder builder() {
@@ -151,6 +160,11 @@ public final class BallastServer {
   /** Calls whose {@code ballast-criticality} header named no criticality (taken as CRITICAL). */
   public long badCriticalityHeaders() {
     return overload.badCriticality();
+  }
+
+  /** Calls refused because their caller was over its rate limit (0 without a per-caller limit). */
+  public long callsOverCallerRate() {
+    return callerLimit == null ? 0 : callerLimit.rejected();
   }
 
   public boolean isLameDuck() {
@@ -255,8 +269,45 @@ public final class BallastServer {
     private final List<String> serviceNames = new ArrayList<>();
     private LimiterConfig limiter;
     private Duration minDeadline = Duration.ofMillis(1);
+    private CallerKey callerKey;
+    private double callerRate;
+    private long callerBurst;
+    private int maxCallers = 10_000;
+    private NanoClock callerClock = NanoClock.system();
 
     private Builder() {}
+
+    /**
+     * Caps each caller at {@code ratePerSecond} calls per second on this server, with bursts of
+     * {@code burst}: a token bucket per caller ({@code TokenBucket}), before the admission
+     * limiter. A call over its caller's rate is answered RESOURCE_EXHAUSTED at once with {@code
+     * ballast-overload: shed}, without running. Health checks and probes are never limited. Off by
+     * default; rate 0..10^9, burst 1..10^9.
+     *
+     * @param callers who is calling: {@link CallerKey#header} or {@link CallerKey#remoteHost}
+     */
+    public Builder callerRateLimit(double ratePerSecond, long burst, CallerKey callers) {
+      TokenBucket.create(ratePerSecond, burst); // validates both, naming the value
+      this.callerRate = ratePerSecond;
+      this.callerBurst = burst;
+      this.callerKey = Objects.requireNonNull(callers, "callers");
+      return this;
+    }
+
+    /**
+     * How many callers keep a bucket of their own at once (default 10,000; 1..10^7); beyond that,
+     * idle callers' buckets are dropped, and callers still without room share one bucket.
+     */
+    public Builder maxCallers(int maxCallers) {
+      this.maxCallers = Ranges.checkInt("maxCallers", maxCallers, 1, 10_000_000);
+      return this;
+    }
+
+    /** The per-caller buckets' clock (tests); {@link NanoClock#system()} by default. */
+    Builder callerClock(NanoClock clock) {
+      this.callerClock = Objects.requireNonNull(clock, "clock");
+      return this;
+    }
 
     /**
      * Sheds calls the server cannot serve in time with an adaptive admission limiter (see

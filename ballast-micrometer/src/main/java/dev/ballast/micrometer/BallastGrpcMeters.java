@@ -120,6 +120,8 @@ public final class BallastGrpcMeters {
         .description("Calls shed by the admission limiter without running").tags(common).register(registry));
     binding.add(FunctionCounter.builder(PREFIX + "server.calls.refused", server, BallastServer::callsRefusedForDeadline)
         .description("Calls refused unstarted, by reason").tags(common).tag("reason", "deadline").register(registry));
+    binding.add(FunctionCounter.builder(PREFIX + "server.calls.refused", server, BallastServer::callsOverCallerRate)
+        .description("Calls refused unstarted, by reason").tags(common).tag("reason", "caller_rate").register(registry));
     binding.add(FunctionCounter.builder(PREFIX + "server.calls.dont.retry", server, BallastServer::callsMarkedDontRetry)
         .description("Calls answered overloaded, don't retry").tags(common).register(registry));
     binding.add(FunctionCounter.builder(PREFIX + "server.criticality.headers.invalid", server,

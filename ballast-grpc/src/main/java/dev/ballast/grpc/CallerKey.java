@@ -1,0 +1,37 @@
+package dev.ballast.grpc;
+
+import io.grpc.Grpc;
+import io.grpc.Metadata;
+import io.grpc.ServerCall;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.util.Objects;
+
+/**
+ * Who is calling, for a server's per-caller rate limit ({@link
+ * BallastServer.Builder#callerRateLimit}): a string per call, the same for every call of one
+ * caller. A call whose caller cannot be told returns {@code null} and shares one bucket with the
+ * other such calls.
+ */
+@FunctionalInterface
+public interface CallerKey {
+
+  String of(ServerCall<?, ?> call, Metadata headers);
+
+  /** The value of the request header {@code name}, such as a client's job name the clients set. */
+  static CallerKey header(String name) {
+    Metadata.Key<String> key = Metadata.Key.of(Objects.requireNonNull(name, "name"), Metadata.ASCII_STRING_MARSHALLER);
+    return (call, headers) -> headers.get(key);
+  }
+
+  /** The peer's IP address (without the port: one caller per host). */
+  static CallerKey remoteHost() {
+    return (call, headers) -> {
+      SocketAddress address = call.getAttributes().get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR);
+      if (address instanceof InetSocketAddress inet) {
+        return inet.getAddress() != null ? inet.getAddress().getHostAddress() : inet.getHostString();
+      }
+      return address == null ? null : address.toString();
+    };
+  }
+}

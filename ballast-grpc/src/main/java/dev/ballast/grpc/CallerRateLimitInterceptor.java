@@ -1,0 +1,101 @@
+package dev.ballast.grpc;
+
+import dev.ballast.health.NanoClock;
+import dev.ballast.overload.TokenBucket;
+import io.grpc.Metadata;
+import io.grpc.ServerCall;
+import io.grpc.ServerCallHandler;
+import io.grpc.Status;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * A token bucket per caller in front of the server's limiter: a caller over its rate is answered
+ * RESOURCE_EXHAUSTED at once, marked {@code ballast-overload: shed} (another task of the service
+ * keeps buckets of its own and may take the call), without reaching the limiter, so the limiter's
+ * latency statistics see only calls that ran.
+ *
+ * <p>The buckets live in a map bounded at {@code maxCallers}: when it is full, buckets that have
+ * refilled completely (callers idle for at least burst / rate) are dropped, since a new one starts
+ * full too and nothing is lost; callers that still find no room share one overflow bucket, and are
+ * counted.
+ */
+final class CallerRateLimitInterceptor extends ApplicationCallInterceptor {
+  static final String UNKNOWN_CALLER = "";
+
+  private final double rate;
+  private final long burst;
+  private final CallerKey key;
+  private final int maxCallers;
+  private final NanoClock clock;
+  private final Map<String, TokenBucket> buckets = new ConcurrentHashMap<>();
+  private final TokenBucket overflow;
+  private final LongAdder rejected = new LongAdder();
+  private final LongAdder overflowCalls = new LongAdder();
+
+  CallerRateLimitInterceptor(double rate, long burst, CallerKey key, int maxCallers, NanoClock clock) {
+    this.rate = rate;
+    this.burst = burst;
+    this.key = key;
+    this.maxCallers = maxCallers;
+    this.clock = clock;
+    this.overflow = TokenBucket.create(rate, burst, clock);
+  }
+
+  @Override
+  <ReqT, RespT> ServerCall.Listener<ReqT> interceptApplicationCall(
+      ServerCall<ReqT, RespT> call, Metadata headers, ServerCallHandler<ReqT, RespT> next) {
+    String caller = key.of(call, headers);
+    if (caller == null) {
+      caller = UNKNOWN_CALLER;
+    }
+    if (bucket(caller).tryAcquire()) {
+      return next.startCall(call, headers);
+    }
+    rejected.increment();
+    Metadata trailers = new Metadata();
+    trailers.put(OverloadSignal.TRAILER, OverloadSignal.SHED);
+    call.close(Status.RESOURCE_EXHAUSTED.withDescription("ballast: caller '" + caller + "' is over its rate limit of "
+        + rate + " calls per second (burst " + burst + ") on this server"), trailers);
+    return new ServerCall.Listener<>() {};
+  }
+
+  private TokenBucket bucket(String caller) {
+    TokenBucket bucket = buckets.get(caller);
+    if (bucket != null) {
+      return bucket;
+    }
+    if (buckets.size() >= maxCallers && !dropIdle()) {
+      overflowCalls.increment();
+      return overflow;
+    }
+    return buckets.computeIfAbsent(caller, c -> TokenBucket.create(rate, burst, clock));
+  }
+
+  /** Drops the buckets that are full again; whether that made room. */
+  private synchronized boolean dropIdle() {
+    for (Iterator<TokenBucket> it = buckets.values().iterator(); it.hasNext(); ) {
+      if (it.next().available() >= burst) {
+        it.remove();
+      }
+    }
+    return buckets.size() < maxCallers;
+  }
+
+  /** Calls refused for their caller's rate. */
+  long rejected() {
+    return rejected.sum();
+  }
+
+  /** Calls whose caller found no room for a bucket of its own and used the shared one. */
+  long overflowCalls() {
+    return overflowCalls.sum();
+  }
+
+  /** Callers with a bucket now. */
+  int callers() {
+    return buckets.size();
+  }
+}
