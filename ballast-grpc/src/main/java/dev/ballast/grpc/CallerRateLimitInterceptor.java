@@ -19,8 +19,8 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <p>The buckets live in a map bounded at {@code maxCallers}: when it is full, buckets that have
  * refilled completely (callers idle for at least burst / rate) are dropped, since a new one starts
- * full too and nothing is lost; callers that still find no room share one overflow bucket, and are
- * counted.
+ * full too and nothing is lost (at most one scan a second); callers that still find no room share
+ * one overflow bucket, and are counted.
  */
 final class CallerRateLimitInterceptor extends ApplicationCallInterceptor {
   static final String UNKNOWN_CALLER = "";
@@ -34,6 +34,8 @@ final class CallerRateLimitInterceptor extends ApplicationCallInterceptor {
   private final TokenBucket overflow;
   private final LongAdder rejected = new LongAdder();
   private final LongAdder overflowCalls = new LongAdder();
+  /** No scan for idle buckets before this time: with the map full of busy callers, one scan a second, not one a call. */
+  private volatile long nextScanNanos = Long.MIN_VALUE;
 
   CallerRateLimitInterceptor(double rate, long burst, CallerKey key, int maxCallers, NanoClock clock) {
     this.rate = rate;
@@ -74,8 +76,13 @@ final class CallerRateLimitInterceptor extends ApplicationCallInterceptor {
     return buckets.computeIfAbsent(caller, c -> TokenBucket.create(rate, burst, clock));
   }
 
-  /** Drops the buckets that are full again; whether that made room. */
+  /** Drops the buckets that are full again (at most once a second); whether that made room. */
   private synchronized boolean dropIdle() {
+    long now = clock.nanoTime();
+    if (now - nextScanNanos < 0 && nextScanNanos != Long.MIN_VALUE) {
+      return buckets.size() < maxCallers;
+    }
+    nextScanNanos = now + 1_000_000_000L;
     for (Iterator<TokenBucket> it = buckets.values().iterator(); it.hasNext(); ) {
       if (it.next().available() >= burst) {
         it.remove();
