@@ -6,36 +6,44 @@ package dev.ballast.pick;
  */
 public enum PolicyStatistic {
   /** The policy keeps no per-backend number beyond in-flight counts (round robin, least loaded). */
-  NONE("", ""),
+  NONE("", "", ""),
   /**
    * Weighted round robin: the backend's weight from its latest load report (queries per second
    * over utilization), 0 while it has none in force (before its first report, during the
    * blackout, after the report expired), when the picker gives it the mean of the others.
    */
-  WEIGHT("weight", ""),
+  WEIGHT("weight", "", "Weighted round robin: the backend's weight from its load reports (0 while none is in force)"),
   /**
    * Power of two choices: the cost of sending the backend one more request now (its latency
    * estimate over its success rate, times in-flight requests plus one, times its reported load
    * factor), in seconds; lower is picked.
    */
-  COST("cost", "seconds"),
+  COST("cost", "seconds", "Power of two choices: the cost of one more request to the backend"),
   /**
    * Fair share: how long from now until one more request sent to the backend would be predicted
    * to end, in seconds; the earliest is picked.
    */
-  PREDICTED_END("predicted.end", "seconds");
+  PREDICTED_END(
+      "predicted.end", "seconds", "Fair share: time until one more request to the backend is predicted to end");
 
   private final String metricName;
   private final String unit;
+  private final String description;
 
-  PolicyStatistic(String metricName, String unit) {
+  PolicyStatistic(String metricName, String unit, String description) {
     this.metricName = metricName;
     this.unit = unit;
+    this.description = description;
   }
 
   /** The metric name's suffix, e.g. {@code weight}; empty for {@link #NONE}. */
   public String metricName() {
     return metricName;
+  }
+
+  /** One line saying what the value is, for a metric's description; empty for {@link #NONE}. */
+  public String description() {
+    return description;
   }
 
   /** The value's unit ({@code seconds}), empty when it has none. */

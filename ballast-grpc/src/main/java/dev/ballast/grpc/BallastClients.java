@@ -148,11 +148,4 @@ public final class BallastClients {
       }
     }
   }
-
-  /** The open balancers, for tests in this package. */
-  static int openCount() {
-    synchronized (open) {
-      return open.size();
-    }
-  }
 }

@@ -20,9 +20,10 @@ import java.util.concurrent.atomic.LongAdder;
  * <p>The buckets live in a map bounded at {@code maxCallers}: when it is full, buckets that have
  * refilled completely (callers idle for at least burst / rate) are dropped, since a new one starts
  * full too and nothing is lost (at most one scan a second); callers that still find no room share
- * one overflow bucket, and are counted.
+ * one overflow bucket.
  */
 final class CallerRateLimitInterceptor extends ApplicationCallInterceptor {
+  /** The key of calls whose caller cannot be told: they share one bucket. */
   static final String UNKNOWN_CALLER = "";
 
   private final double rate;
@@ -33,9 +34,8 @@ final class CallerRateLimitInterceptor extends ApplicationCallInterceptor {
   private final Map<String, TokenBucket> buckets = new ConcurrentHashMap<>();
   private final TokenBucket overflow;
   private final LongAdder rejected = new LongAdder();
-  private final LongAdder overflowCalls = new LongAdder();
   /** No scan for idle buckets before this time: with the map full of busy callers, one scan a second, not one a call. */
-  private volatile long nextScanNanos = Long.MIN_VALUE;
+  private long nextScanNanos;
 
   CallerRateLimitInterceptor(double rate, long burst, CallerKey key, int maxCallers, NanoClock clock) {
     this.rate = rate;
@@ -44,6 +44,7 @@ final class CallerRateLimitInterceptor extends ApplicationCallInterceptor {
     this.maxCallers = maxCallers;
     this.clock = clock;
     this.overflow = TokenBucket.create(rate, burst, clock);
+    this.nextScanNanos = clock.nanoTime();
   }
 
   @Override
@@ -70,7 +71,6 @@ final class CallerRateLimitInterceptor extends ApplicationCallInterceptor {
       return bucket;
     }
     if (buckets.size() >= maxCallers && !dropIdle()) {
-      overflowCalls.increment();
       return overflow;
     }
     return buckets.computeIfAbsent(caller, c -> TokenBucket.create(rate, burst, clock));
@@ -79,7 +79,7 @@ final class CallerRateLimitInterceptor extends ApplicationCallInterceptor {
   /** Drops the buckets that are full again (at most once a second); whether that made room. */
   private synchronized boolean dropIdle() {
     long now = clock.nanoTime();
-    if (now - nextScanNanos < 0 && nextScanNanos != Long.MIN_VALUE) {
+    if (now - nextScanNanos < 0) {
       return buckets.size() < maxCallers;
     }
     nextScanNanos = now + 1_000_000_000L;
@@ -94,15 +94,5 @@ final class CallerRateLimitInterceptor extends ApplicationCallInterceptor {
   /** Calls refused for their caller's rate. */
   long rejected() {
     return rejected.sum();
-  }
-
-  /** Calls whose caller found no room for a bucket of its own and used the shared one. */
-  long overflowCalls() {
-    return overflowCalls.sum();
-  }
-
-  /** Callers with a bucket now. */
-  int callers() {
-    return buckets.size();
   }
 }

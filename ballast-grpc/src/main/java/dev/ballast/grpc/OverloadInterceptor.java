@@ -42,8 +42,6 @@ final class OverloadInterceptor extends ApplicationCallInterceptor {
   private final LongAdder refusedForDeadline = new LongAdder();
   private final LongAdder badCriticality = new LongAdder();
   private final LongAdder markedDontRetry = new LongAdder();
-  private final LongAdder admittedCalls = new LongAdder();
-  private final LongAdder endedCalls = new LongAdder();
 
   OverloadInterceptor(AdmissionLimiter limiter, long minDeadlineNanos, NanoClock clock) {
     this.limiter = limiter;
@@ -98,7 +96,6 @@ final class OverloadInterceptor extends ApplicationCallInterceptor {
 
     Admitted(ServerCall<ReqT, RespT> call) {
       super(call);
-      admittedCalls.increment();
     }
 
     @Override
@@ -121,7 +118,6 @@ final class OverloadInterceptor extends ApplicationCallInterceptor {
 
     @Override
     void onEnd(boolean answered) {
-      endedCalls.increment();
       if (limiter != null) {
         // The server cannot tell its own queueing from the handler's work: all of it is service.
         limiter.onComplete(0, clock.nanoTime() - startNanos);
@@ -133,12 +129,6 @@ final class OverloadInterceptor extends ApplicationCallInterceptor {
     return limiter;
   }
 
-  /** Admitted calls that have not ended yet (health checks not counted). */
-  long inFlight() {
-    // Ended first: a call that ends between the two reads is then never counted as ended only.
-    long ended = endedCalls.sum();
-    return Math.max(0, admittedCalls.sum() - ended);
-  }
 
   /** Calls shed by the limiter. */
   long shed() {

@@ -1,12 +1,8 @@
 package dev.ballast.micrometer;
 
-import static dev.ballast.micrometer.BallastMeters.PREFIX;
-
 import dev.ballast.grpc.BallastClients;
 import dev.ballast.grpc.BallastServer;
 import dev.ballast.grpc.LoadReportingInterceptor;
-import io.micrometer.core.instrument.FunctionCounter;
-import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Tags;
@@ -66,9 +62,9 @@ public final class BallastGrpcMeters {
       if (client.rateLimit() != null) {
         binding.adopt(BallastMeters.bind(client.rateLimit(), registry, tags.and("limit", "rate_limit")));
       }
-      binding.add(Gauge.builder(PREFIX + "subset.replacements", client, BallastClients.Client::replacementsInUse)
-          .description("Stand-ins connected in place of unavailable subset members")
-          .tags(tags).tag("policy", client.balancer().policy().name()).register(registry));
+      binding.gauge("subset.replacements", client, BallastClients.Client::replacementsInUse,
+          "Stand-ins connected in place of unavailable subset members",
+          tags.and("policy", client.balancer().policy().name()));
       bound.put(client, binding);
       parent.adopt(binding);
     }
@@ -93,47 +89,38 @@ public final class BallastGrpcMeters {
     MeterBinding binding = new MeterBinding(registry, server);
     Tags common = Tags.of(tags);
     LoadReportingInterceptor reports = server.loadReports();
-    binding.add(Gauge.builder(PREFIX + "server.utilization", reports, LoadReportingInterceptor::cpuUtilization)
-        .description("Utilization the server reports to clients (1.0 is fully used)")
-        .tags(common).tag("kind", "cpu").register(registry));
-    binding.add(Gauge.builder(PREFIX + "server.utilization", reports, LoadReportingInterceptor::applicationUtilization)
-        .description("Utilization the server reports to clients (1.0 is fully used)")
-        .tags(common).tag("kind", "application").register(registry));
-    binding.add(Gauge.builder(PREFIX + "server.requests.rate", reports, LoadReportingInterceptor::requestsPerSecond)
-        .description("Calls answered per second over the last second, as reported (qps)")
-        .tags(common).register(registry));
-    binding.add(Gauge.builder(PREFIX + "server.errors.rate", reports, LoadReportingInterceptor::errorsPerSecond)
-        .description("Calls per second that ended in a backend failure, as reported (eps)")
-        .tags(common).register(registry));
-    binding.add(FunctionCounter.builder(PREFIX + "server.utilization.readings.invalid", reports,
-            LoadReportingInterceptor::badUtilizationReadings)
-        .description("Utilization readings that failed or were not a finite non-negative number")
-        .tags(common).register(registry));
-    binding.add(Gauge.builder(PREFIX + "server.lame.duck", server, s -> s.isLameDuck() ? 1 : 0)
-        .description("1 while the server tells clients it is in lame duck").tags(common).register(registry));
-    binding.add(Gauge.builder(PREFIX + "server.draining", server, s -> s.isDraining() ? 1 : 0)
-        .description("1 once the server drains towards shutdown").tags(common).register(registry));
-    binding.add(Gauge.builder(PREFIX + "server.calls.in.flight", server, BallastServer::callsInFlight)
-        .description("Calls admitted and not yet ended (during a drain: what is left)").tags(common)
-        .register(registry));
-    binding.add(FunctionCounter.builder(PREFIX + "server.calls.shed", server, BallastServer::shedCalls)
-        .description("Calls shed by the admission limiter without running").tags(common).register(registry));
-    binding.add(FunctionCounter.builder(PREFIX + "server.calls.refused", server, BallastServer::callsRefusedForDeadline)
-        .description("Calls refused unstarted, by reason").tags(common).tag("reason", "deadline").register(registry));
-    binding.add(FunctionCounter.builder(PREFIX + "server.calls.refused", server, BallastServer::callsOverCallerRate)
-        .description("Calls refused unstarted, by reason").tags(common).tag("reason", "caller_rate").register(registry));
-    binding.add(FunctionCounter.builder(PREFIX + "server.calls.dont.retry", server, BallastServer::callsMarkedDontRetry)
-        .description("Calls answered overloaded, don't retry").tags(common).register(registry));
-    binding.add(FunctionCounter.builder(PREFIX + "server.criticality.headers.invalid", server,
-            BallastServer::badCriticalityHeaders)
-        .description("Calls whose criticality header was not a criticality (taken as the default)")
-        .tags(common).register(registry));
-    binding.add(FunctionCounter.builder(PREFIX + "server.probes.answered", server, BallastServer::probesAnswered)
-        .description("Probes answered for prequal_probing clients").tags(common).register(registry));
-    binding.add(Gauge.builder(PREFIX + "server.probe.latency", server,
-            s -> s.probeResponder().latencyEstimateNanos() / 1e9)
-        .description("The latency estimate a probe answers now, at the calls in flight now")
-        .baseUnit("seconds").tags(common).register(registry));
+    String utilization = "Utilization the server reports to clients (1.0 is fully used)";
+    binding.gauge("server.utilization", reports, LoadReportingInterceptor::cpuUtilization, utilization,
+        common.and("kind", "cpu"));
+    binding.gauge("server.utilization", reports, LoadReportingInterceptor::applicationUtilization, utilization,
+        common.and("kind", "application"));
+    binding.gauge("server.requests.rate", reports, LoadReportingInterceptor::requestsPerSecond,
+        "Calls answered per second over the last second, as reported (qps)", common);
+    binding.gauge("server.errors.rate", reports, LoadReportingInterceptor::errorsPerSecond,
+        "Calls per second that ended in a backend failure, as reported (eps)", common);
+    binding.counter("server.utilization.readings.invalid", reports, LoadReportingInterceptor::badUtilizationReadings,
+        "Utilization readings that failed or were not a finite non-negative number", common);
+    binding.gauge("server.lame.duck", server, s -> s.isLameDuck() ? 1 : 0,
+        "1 while the server tells clients it is in lame duck", common);
+    binding.gauge("server.draining", server, s -> s.isDraining() ? 1 : 0,
+        "1 once the server drains towards shutdown", common);
+    binding.gauge("server.calls.in.flight", server, BallastServer::callsInFlight,
+        "Calls admitted and not yet ended (during a drain: what is left)", common);
+    binding.counter("server.calls.shed", server, BallastServer::shedCalls,
+        "Calls shed by the admission limiter without running", common);
+    String refused = "Calls refused unstarted, by reason";
+    binding.counter("server.calls.refused", server, BallastServer::callsRefusedForDeadline, refused,
+        common.and("reason", "deadline"));
+    binding.counter("server.calls.refused", server, BallastServer::callsOverCallerRate, refused,
+        common.and("reason", "caller_rate"));
+    binding.counter("server.calls.dont.retry", server, BallastServer::callsMarkedDontRetry,
+        "Calls answered overloaded, don't retry", common);
+    binding.counter("server.criticality.headers.invalid", server, BallastServer::badCriticalityHeaders,
+        "Calls whose criticality header was not a criticality (taken as the default)", common);
+    binding.counter("server.probes.answered", server, BallastServer::probesAnswered,
+        "Probes answered for prequal_probing clients", common);
+    binding.gauge("server.probe.latency", "seconds", server, s -> s.probeResponder().latencyEstimateNanos() / 1e9,
+        "The latency estimate a probe answers now, at the calls in flight now", common);
     if (server.limiter() != null) {
       binding.adopt(BallastMeters.bind(server.limiter(), registry, common));
     }

@@ -11,8 +11,6 @@ import dev.ballast.overload.TokenBucket;
 import dev.ballast.pick.Balancer;
 import dev.ballast.pick.PickStatus;
 import dev.ballast.pick.PolicyStatistic;
-import io.micrometer.core.instrument.FunctionCounter;
-import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
@@ -54,30 +52,20 @@ public final class BallastMeters {
     MeterBinding binding = new MeterBinding(registry, balancer);
     for (PickStatus status : PickStatus.values()) {
       if (status != PickStatus.PICKED) {
-        binding.add(FunctionCounter.builder(PREFIX + "picks.failed", balancer, b -> b.failedPicks(status))
-            .description("Picks that found no backend, by reason")
-            .tags(common).tag("reason", lower(status))
-            .register(registry));
+        binding.counter("picks.failed", balancer, b -> b.failedPicks(status),
+            "Picks that found no backend, by reason", common.and("reason", lower(status)));
       }
     }
-    binding.add(Gauge.builder(PREFIX + "subset.size", balancer, b -> b.health().backends().size())
-        .description("Backends in the balancer's subset")
-        .tags(common).register(registry));
-    binding.add(FunctionCounter.builder(PREFIX + "subset.changes", balancer, Balancer::subsetAdditions)
-        .description("Backends that joined or left the subset (connection churn)")
-        .tags(common).tag("change", "joined").register(registry));
-    binding.add(FunctionCounter.builder(PREFIX + "subset.changes", balancer, Balancer::subsetRemovals)
-        .description("Backends that joined or left the subset (connection churn)")
-        .tags(common).tag("change", "left").register(registry));
-    binding.add(FunctionCounter.builder(PREFIX + "load.reports.rejected", balancer, Balancer::rejectedLoadReports)
-        .description("Load reports rejected for a negative, NaN or infinite field")
-        .tags(common).register(registry));
-    binding.add(FunctionCounter.builder(PREFIX + "latencies.negative", balancer, Balancer::negativeLatencies)
-        .description("Outcomes reported with a negative latency, counted as zero")
-        .tags(common).register(registry));
-    binding.add(FunctionCounter.builder(PREFIX + "probes.lost", balancer, Balancer::lostProbeAnswers)
-        .description("Probe answers the probe pool could not store")
-        .tags(common).register(registry));
+    binding.gauge("subset.size", balancer, b -> b.health().backends().size(), "Backends in the balancer's subset", common);
+    String churn = "Backends that joined or left the subset (connection churn)";
+    binding.counter("subset.changes", balancer, Balancer::subsetAdditions, churn, common.and("change", "joined"));
+    binding.counter("subset.changes", balancer, Balancer::subsetRemovals, churn, common.and("change", "left"));
+    binding.counter("load.reports.rejected", balancer, Balancer::rejectedLoadReports,
+        "Load reports rejected for a negative, NaN or infinite field", common);
+    binding.counter("latencies.negative", balancer, Balancer::negativeLatencies,
+        "Outcomes reported with a negative latency, counted as zero", common);
+    binding.counter("probes.lost", balancer, Balancer::lostProbeAnswers, "Probe answers the probe pool could not store",
+        common);
 
     BackendMeters perBackend = new BackendMeters(binding, balancer, common);
     // The balancer holds the listener; the binding holds both weakly, so neither keeps the other alive.
@@ -127,61 +115,46 @@ public final class BallastMeters {
     }
 
     private List<Meter> register(Backend backend) {
-      MeterRegistry registry = binding.registry();
       Tags tags = common.and("backend", backend.key());
       List<Meter> meters = new ArrayList<>();
-      meters.add(FunctionCounter.builder(PREFIX + "picks", backend, Backend::requestsStarted)
-          .description("Requests the balancer sent to the backend").tags(tags).register(registry));
-      meters.add(Gauge.builder(PREFIX + "requests.in.flight", backend, Backend::activeRequests)
-          .description("Requests in flight to the backend").tags(tags).register(registry));
+      meters.add(binding.counter("picks", backend, Backend::requestsStarted, "Requests the balancer sent to the backend",
+          tags));
+      meters.add(binding.gauge("requests.in.flight", backend, Backend::activeRequests, "Requests in flight to the backend",
+          tags));
       for (RequestOutcome outcome : RequestOutcome.values()) {
-        meters.add(FunctionCounter.builder(PREFIX + "requests.ended", backend, b -> b.requestsEnded(outcome))
-            .description("Requests that ended, by outcome").tags(tags).tag("outcome", lower(outcome))
-            .register(registry));
+        meters.add(binding.counter("requests.ended", backend, b -> b.requestsEnded(outcome),
+            "Requests that ended, by outcome", tags.and("outcome", lower(outcome))));
       }
-      meters.add(FunctionCounter.builder(PREFIX + "requests.unmatched.ends", backend, Backend::unmatchedEnds)
-          .description("Ends reported while nothing was in flight (a request ended twice)").tags(tags)
-          .register(registry));
+      meters.add(binding.counter("requests.unmatched.ends", backend, Backend::unmatchedEnds,
+          "Ends reported while nothing was in flight (a request ended twice)", tags));
       for (BackendState state : BackendState.values()) {
-        meters.add(Gauge.builder(PREFIX + "backend.state", backend, b -> b.state() == state ? 1 : 0)
-            .description("1 for the backend's current state, 0 for the others").tags(tags)
-            .tag("state", lower(state)).register(registry));
-        meters.add(FunctionCounter.builder(PREFIX + "backend.transitions", backend, b -> b.transitionsTo(state))
-            .description("Moves of the backend into each state").tags(tags).tag("state", lower(state))
-            .register(registry));
+        Tags stateTags = tags.and("state", lower(state));
+        meters.add(binding.gauge("backend.state", backend, b -> b.state() == state ? 1 : 0,
+            "1 for the backend's current state, 0 for the others", stateTags));
+        meters.add(binding.counter("backend.transitions", backend, b -> b.transitionsTo(state),
+            "Moves of the backend into each state", stateTags));
       }
       Balancer owner = balancer.get();
       if (statistic != PolicyStatistic.NONE && owner != null) {
         String key = backend.key();
-        meters.add(Gauge.builder(PREFIX + "policy." + statistic.metricName(), owner, b -> b.policyStatistic(key))
-            .description(statisticDescription(statistic)).baseUnit(statistic.unit().isEmpty() ? null : statistic.unit())
-            .tags(tags).register(registry));
+        meters.add(binding.gauge("policy." + statistic.metricName(), statistic.unit().isEmpty() ? null : statistic.unit(),
+            owner, b -> b.policyStatistic(key), statistic.description(), tags));
       }
-      meters.forEach(binding::add);
       return meters;
     }
   }
 
-  private static String statisticDescription(PolicyStatistic statistic) {
-    return switch (statistic) {
-      case WEIGHT -> "Weighted round robin: the backend's weight from its load reports (0 while none is in force)";
-      case COST -> "Power of two choices: the cost of one more request to the backend";
-      case PREDICTED_END -> "Fair share: time until one more request to the backend is predicted to end";
-      case NONE -> "";
-    };
-  }
 
   /** An adaptive throttle's meters: rejection probability and local rejections per criticality. */
   public static MeterBinding bind(AdaptiveThrottle throttle, MeterRegistry registry, Iterable<Tag> tags) {
     Objects.requireNonNull(throttle, "throttle");
     MeterBinding binding = new MeterBinding(registry, throttle);
-    Tags common = Tags.of(tags);
     for (Criticality c : Criticality.values()) {
-      Tags t = common.and("criticality", lower(c));
-      binding.add(Gauge.builder(PREFIX + "throttle.probability", throttle, th -> th.rejectionProbability(c))
-          .description("Probability that the client rejects a new request locally").tags(t).register(registry));
-      binding.add(FunctionCounter.builder(PREFIX + "throttle.rejected", throttle, th -> th.rejected(c))
-          .description("Requests rejected locally by the adaptive throttle").tags(t).register(registry));
+      Tags t = Tags.of(tags).and("criticality", lower(c));
+      binding.gauge("throttle.probability", throttle, th -> th.rejectionProbability(c),
+          "Probability that the client rejects a new request locally", t);
+      binding.counter("throttle.rejected", throttle, th -> th.rejected(c),
+          "Requests rejected locally by the adaptive throttle", t);
     }
     return binding;
   }
@@ -191,17 +164,13 @@ public final class BallastMeters {
     Objects.requireNonNull(limiter, "limiter");
     MeterBinding binding = new MeterBinding(registry, limiter);
     Tags common = Tags.of(tags).and("kind", lower(limiter.config().kind()));
-    binding.add(Gauge.builder(PREFIX + "limiter.limit", limiter, AdmissionLimiter::limit)
-        .description("Requests the limiter admits at once now").tags(common).register(registry));
-    binding.add(Gauge.builder(PREFIX + "limiter.in.flight", limiter, AdmissionLimiter::inFlight)
-        .description("Admitted requests not yet complete").tags(common).register(registry));
-    binding.add(Gauge.builder(PREFIX + "limiter.enforcing", limiter, l -> l.isEnforcing() ? 1 : 0)
-        .description("1 while the limiter sheds above its limit (CPU limiter: CPU above threshold)").tags(common)
-        .register(registry));
+    binding.gauge("limiter.limit", limiter, AdmissionLimiter::limit, "Requests the limiter admits at once now", common);
+    binding.gauge("limiter.in.flight", limiter, AdmissionLimiter::inFlight, "Admitted requests not yet complete", common);
+    binding.gauge("limiter.enforcing", limiter, l -> l.isEnforcing() ? 1 : 0,
+        "1 while the limiter sheds above its limit (CPU limiter: CPU above threshold)", common);
     for (Criticality c : Criticality.values()) {
-      binding.add(FunctionCounter.builder(PREFIX + "limiter.shed", limiter, l -> l.shed(c))
-          .description("Requests shed without running, by criticality").tags(common).tag("criticality", lower(c))
-          .register(registry));
+      binding.counter("limiter.shed", limiter, l -> l.shed(c), "Requests shed without running, by criticality",
+          common.and("criticality", lower(c)));
     }
     return binding;
   }
@@ -211,14 +180,10 @@ public final class BallastMeters {
     Objects.requireNonNull(budget, "budget");
     MeterBinding binding = new MeterBinding(registry, budget);
     Tags common = Tags.of(tags);
-    binding.add(FunctionCounter.builder(PREFIX + "retries", budget, RetryBudget::retriesTaken)
-        .description("Retries the budget allowed or refused").tags(common).tag("result", "allowed")
-        .register(registry));
-    binding.add(FunctionCounter.builder(PREFIX + "retries", budget, RetryBudget::retriesDenied)
-        .description("Retries the budget allowed or refused").tags(common).tag("result", "denied")
-        .register(registry));
-    binding.add(Gauge.builder(PREFIX + "retry.budget.remaining", budget, RetryBudget::remaining)
-        .description("Retries the budget allows now").tags(common).register(registry));
+    String retries = "Retries the budget allowed or refused";
+    binding.counter("retries", budget, RetryBudget::retriesTaken, retries, common.and("result", "allowed"));
+    binding.counter("retries", budget, RetryBudget::retriesDenied, retries, common.and("result", "denied"));
+    binding.gauge("retry.budget.remaining", budget, RetryBudget::remaining, "Retries the budget allows now", common);
     return binding;
   }
 
@@ -227,11 +192,10 @@ public final class BallastMeters {
     Objects.requireNonNull(bucket, "bucket");
     MeterBinding binding = new MeterBinding(registry, bucket);
     Tags common = Tags.of(tags);
-    binding.add(Gauge.builder(PREFIX + "token.bucket.rate", bucket, TokenBucket::rate)
-        .description("Tokens the bucket adds per second (a quota lease's granted rate)").tags(common)
-        .register(registry));
-    binding.add(Gauge.builder(PREFIX + "token.bucket.available", bucket, TokenBucket::available)
-        .description("Tokens the bucket holds now (at most its burst)").tags(common).register(registry));
+    binding.gauge("token.bucket.rate", bucket, TokenBucket::rate,
+        "Tokens the bucket adds per second (a quota lease's granted rate)", common);
+    binding.gauge("token.bucket.available", bucket, TokenBucket::available,
+        "Tokens the bucket holds now (at most its burst)", common);
     return binding;
   }
 

@@ -1,13 +1,10 @@
 package dev.ballast.micrometer;
 
-import static dev.ballast.micrometer.BallastMeters.PREFIX;
 import static dev.ballast.micrometer.BallastMeters.lower;
 
 import dev.ballast.quota.QuotaServerInterceptor;
 import dev.ballast.quota.QuotaService;
 import dev.ballast.quota.ResourceQuota;
-import io.micrometer.core.instrument.FunctionCounter;
-import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Tags;
@@ -29,20 +26,17 @@ public final class BallastQuotaMeters {
     Objects.requireNonNull(quota, "quota");
     MeterBinding binding = new MeterBinding(registry, quota);
     Tags common = Tags.of(tags).and("resource", quota.resourceId());
-    binding.add(Gauge.builder(PREFIX + "quota.rate", quota, ResourceQuota::rate)
-        .description("The rate the client enforces now, per second: its lease, or the safe capacity")
-        .tags(common).register(registry));
-    binding.add(Gauge.builder(PREFIX + "quota.wants", quota, ResourceQuota::wants)
-        .description("The rate the client asks the quota service for, per second").tags(common).register(registry));
+    binding.gauge("quota.rate", quota, ResourceQuota::rate,
+        "The rate the client enforces now, per second: its lease, or the safe capacity", common);
+    binding.gauge("quota.wants", quota, ResourceQuota::wants, "The rate the client asks the quota service for, per second",
+        common);
     for (ResourceQuota.Source source : ResourceQuota.Source.values()) {
-      binding.add(Gauge.builder(PREFIX + "quota.source", quota, q -> q.source() == source ? 1 : 0)
-          .description("1 for where the enforced rate comes from now, 0 for the others")
-          .tags(common).tag("source", lower(source)).register(registry));
+      binding.gauge("quota.source", quota, q -> q.source() == source ? 1 : 0,
+          "1 for where the enforced rate comes from now, 0 for the others", common.and("source", lower(source)));
     }
-    binding.add(FunctionCounter.builder(PREFIX + "quota.leases", quota, ResourceQuota::leases)
-        .description("Leases received from the quota service").tags(common).register(registry));
-    binding.add(FunctionCounter.builder(PREFIX + "quota.calls.failed", quota, ResourceQuota::failedCalls)
-        .description("Calls to the quota service that failed").tags(common).register(registry));
+    binding.counter("quota.leases", quota, ResourceQuota::leases, "Leases received from the quota service", common);
+    binding.counter("quota.calls.failed", quota, ResourceQuota::failedCalls, "Calls to the quota service that failed",
+        common);
     return binding;
   }
 
@@ -56,13 +50,11 @@ public final class BallastQuotaMeters {
     Tags common = Tags.of(tags);
     for (String resource : service.resourceNames()) {
       Tags t = common.and("resource", resource);
-      binding.add(Gauge.builder(PREFIX + "quota.server.granted", service, s -> s.granted(resource))
-          .description("The sum of the leases outstanding now, per second").tags(t).register(registry));
-      binding.add(Gauge.builder(PREFIX + "quota.server.clients", service, s -> s.clients(resource))
-          .description("Clients holding a lease now").tags(t).register(registry));
-      binding.add(Gauge.builder(PREFIX + "quota.server.learning", service, s -> s.learning(resource) ? 1 : 0)
-          .description("1 while the resource is in its learning period after the server started")
-          .tags(t).register(registry));
+      binding.gauge("quota.server.granted", service, q -> q.granted(resource),
+          "The sum of the leases outstanding now, per second", t);
+      binding.gauge("quota.server.clients", service, q -> q.clients(resource), "Clients holding a lease now", t);
+      binding.gauge("quota.server.learning", service, q -> q.learning(resource) ? 1 : 0,
+          "1 while the resource is in its learning period after the server started", t);
     }
     return binding;
   }
@@ -71,9 +63,8 @@ public final class BallastQuotaMeters {
   public static MeterBinding bind(QuotaServerInterceptor interceptor, MeterRegistry registry, Iterable<Tag> tags) {
     Objects.requireNonNull(interceptor, "interceptor");
     MeterBinding binding = new MeterBinding(registry, interceptor);
-    binding.add(FunctionCounter.builder(PREFIX + "quota.rejected", interceptor, QuotaServerInterceptor::rejected)
-        .description("Calls refused without running because the resource's lease was spent")
-        .tags(Tags.of(tags)).register(registry));
+    binding.counter("quota.rejected", interceptor, QuotaServerInterceptor::rejected,
+        "Calls refused without running because the resource's lease was spent", Tags.of(tags));
     return binding;
   }
 }

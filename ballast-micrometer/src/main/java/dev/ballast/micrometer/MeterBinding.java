@@ -1,13 +1,17 @@
 package dev.ballast.micrometer;
 
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
 import java.lang.ref.Cleaner;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.ToDoubleFunction;
 
 /**
  * The meters one call of {@link BallastMeters} or {@link BallastGrpcMeters} registered, removed
@@ -40,6 +44,23 @@ public final class MeterBinding implements AutoCloseable {
   <M extends Meter> M add(M meter) {
     meters.live.add(meter);
     return meter;
+  }
+
+  /** Registers a gauge reading {@code value} of {@code obj} (held weakly) as this binding's. */
+  <T> Meter gauge(String name, T obj, ToDoubleFunction<T> value, String description, Tags tags) {
+    return gauge(name, null, obj, value, description, tags);
+  }
+
+  /** {@link #gauge(String, Object, ToDoubleFunction, String, Tags)} with a base unit ({@code null}: none). */
+  <T> Meter gauge(String name, String baseUnit, T obj, ToDoubleFunction<T> value, String description, Tags tags) {
+    return add(Gauge.builder(BallastMeters.PREFIX + name, obj, value)
+        .description(description).baseUnit(baseUnit).tags(tags).register(meters.registry));
+  }
+
+  /** Registers a counter reading the monotonic count {@code count} of {@code obj} (held weakly) as this binding's. */
+  <T> Meter counter(String name, T obj, ToDoubleFunction<T> count, String description, Tags tags) {
+    return add(FunctionCounter.builder(BallastMeters.PREFIX + name, obj, count)
+        .description(description).tags(tags).register(meters.registry));
   }
 
   /** Removes {@code meter} from the registry now (a backend that left the subset). */

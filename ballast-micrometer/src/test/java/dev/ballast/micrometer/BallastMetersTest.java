@@ -1,5 +1,6 @@
 package dev.ballast.micrometer;
 
+import static dev.ballast.micrometer.Readings.with;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ballast.health.HealthConfig;
@@ -41,10 +42,8 @@ final class BallastMetersTest {
     return Balancer.create(policy, HealthConfig.defaults(), clock, new SplittableRandom(7));
   }
 
-  /** The value of the one meter named {@code name} with {@code tags}: a gauge's value or a counter's count. */
   private double value(String name, String... tags) {
-    Meter meter = registry.get(name).tags(tags).meter();
-    return meter.measure().iterator().next().getValue();
+    return Readings.value(registry, name, tags);
   }
 
   @Test
@@ -263,10 +262,4 @@ final class BallastMetersTest {
     return new WeakReference<>(balancer);
   }
 
-  private static String[] with(String[] tags, String key, String value) {
-    String[] out = java.util.Arrays.copyOf(tags, tags.length + 2);
-    out[tags.length] = key;
-    out[tags.length + 1] = value;
-    return out;
-  }
 }

@@ -1,5 +1,7 @@
 package dev.ballast.micrometer;
 
+import static dev.ballast.micrometer.Readings.until;
+import static dev.ballast.micrometer.Readings.with;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ballast.grpc.BallastServer;
@@ -25,8 +27,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -116,16 +116,9 @@ final class GrpcMetersTest {
   }
 
   private double value(String name, String... tags) {
-    Meter meter = registry.get(name).tags(tags).meter();
-    return meter.measure().iterator().next().getValue();
+    return Readings.value(registry, name, tags);
   }
 
-  private static String[] with(String[] tags, String key, String value) {
-    String[] out = java.util.Arrays.copyOf(tags, tags.length + 2);
-    out[tags.length] = key;
-    out[tags.length + 1] = value;
-    return out;
-  }
 
   private void awaitRelease() {
     try {
@@ -135,14 +128,6 @@ final class GrpcMetersTest {
     }
   }
 
-  /** Checks every millisecond for at most 20 s: the bound turns a hang into a failure; nothing is timed. */
-  private static void until(String what, BooleanSupplier condition) {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-    while (!condition.getAsBoolean()) {
-      assertThat(System.nanoTime() - deadline).as("still waiting: %s", what).isNegative();
-      LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
-    }
-  }
 
   private static final class Bytes implements MethodDescriptor.Marshaller<byte[]> {
     @Override

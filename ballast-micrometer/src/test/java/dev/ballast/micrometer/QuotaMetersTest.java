@@ -1,5 +1,6 @@
 package dev.ballast.micrometer;
 
+import static dev.ballast.micrometer.Readings.until;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ballast.health.NanoClock;
@@ -19,7 +20,6 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 
 /** The quota binders against a real quota server on loopback and a client holding a lease. */
@@ -39,11 +39,7 @@ final class QuotaMetersTest {
       MeterBinding serverMeters = BallastQuotaMeters.bind(service, registry, Tags.of("app", "quota"));
       QuotaServerInterceptor interceptor = QuotaServerInterceptor.of(quota);
       MeterBinding interceptorMeters = BallastQuotaMeters.bind(interceptor, registry, Tags.of("app", "backend"));
-      // Bounded wait for the first lease (a real server on its own threads); nothing is timed.
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-      while (quota.source() != ResourceQuota.Source.LEASE && System.nanoTime() < deadline) {
-        LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
-      }
+      until("the first lease", () -> quota.source() == ResourceQuota.Source.LEASE);
 
       assertThat(value("ballast.quota.rate", "app", "test", "resource", "db")).isEqualTo(30);
       assertThat(value("ballast.quota.wants", "app", "test")).isEqualTo(30);
@@ -69,6 +65,6 @@ final class QuotaMetersTest {
   }
 
   private double value(String name, String... tags) {
-    return registry.get(name).tags(tags).meter().measure().iterator().next().getValue();
+    return Readings.value(registry, name, tags);
   }
 }
