@@ -13,9 +13,9 @@ import java.time.Duration;
  *     one, else an empty or expired place, else the oldest (default 16; 1..64)
  * @param maxAge an answer older than this is dropped from the pool (default 500 ms; 1 ms..1 h)
  * @param reuseBudget how many picks one answer may serve before it leaves the pool; each pick also
- *     counts one more request in flight on it (default 2; 1..1000)
+ *     counts one more request in flight on it (default 1: an answer serves one pick; 1..1000)
  * @param probesPerPick probes sent per pick, on average: the whole part always, the fraction with
- *     that probability (default 2.0; 0..16)
+ *     that probability (default 3.0; 0..16)
  * @param idleProbeInterval the balancer's refresh sends one probe this often, so that a pool stays
  *     fresh when picks are rare; also the balancer's refresh interval (default 100 ms; 1 ms..1 h)
  * @param hotQuantile the quantile of the pool's requests in flight above which an entry is hot
@@ -50,8 +50,8 @@ public record PrequalProbingConfig(
   public static final class Builder {
     private int poolSize = 16;
     private Duration maxAge = Duration.ofMillis(500);
-    private int reuseBudget = 2;
-    private double probesPerPick = 2.0;
+    private int reuseBudget = 1;
+    private double probesPerPick = 3.0;
     private Duration idleProbeInterval = Duration.ofMillis(100);
     private double hotQuantile = 0.5;
 

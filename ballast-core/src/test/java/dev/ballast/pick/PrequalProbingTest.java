@@ -197,7 +197,8 @@ final class PrequalProbingTest {
     FakeClock clock = new FakeClock();
     HeldProbes probes = new HeldProbes();
     Balancer balancer =
-        balancer(clock, probes, PrequalProbingConfig.builder().maxAge(Duration.ofMillis(50)).probesPerPick(0).build(), 2);
+        balancer(clock, probes,
+            PrequalProbingConfig.builder().maxAge(Duration.ofMillis(50)).reuseBudget(10).probesPerPick(0).build(), 2);
     PrequalProbingPolicy.ProbingPicker picker = (PrequalProbingPolicy.ProbingPicker) balancer.picker();
     for (int i = 0; i < 40 && probes.backends.stream().noneMatch(b -> b.key().equals("b0")); i++) {
       picker.sendProbes(1);
@@ -210,6 +211,8 @@ final class PrequalProbingTest {
     Pick fresh = balancer.pick();
     assertThat(fresh.backend().key()).isEqualTo("b0");
     fresh.onSuccess(MS);
+    // Used once of its 10, the answer stays in the pool until it ages out.
+    assertThat(picker.pool().size(clock.nanoTime())).isEqualTo(1);
     clock.advance(Duration.ofMillis(51));
     // Too old: the fallback sees b0's 3 requests in flight and takes b1.
     Pick stale = balancer.pick();
@@ -241,6 +244,10 @@ final class PrequalProbingTest {
     PrequalProbingConfig d = PrequalProbingConfig.defaults();
     assertThat(d.poolSize()).isEqualTo(16);
     assertThat(d.hotQuantile()).isEqualTo(0.5);
+    assertThat(d.reuseBudget()).isEqualTo(1);
+    assertThat(d.probesPerPick()).isEqualTo(3.0);
+    assertThat(d.maxAge()).isEqualTo(Duration.ofMillis(500));
+    assertThat(d.idleProbeInterval()).isEqualTo(Duration.ofMillis(100));
     assertThat(Policy.byName("prequal_probing").name()).isEqualTo("prequal_probing");
   }
 }
