@@ -1,0 +1,119 @@
+package dev.ballast.sim;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The lowest p99 any balancer could reach in {@code probing-heterogeneous}, the figure that
+ * docs/simulation.md sets against the probing bars. A balancer does not know a query's cost before
+ * it runs, so all it chooses is the share of requests each backend gets; a request on a backend of
+ * effective speed s (machine speed times one minus its antagonist) takes cost / s. The floor
+ * assumes no queueing at all and lets backends run at 100% CPU: the fastest backends are filled
+ * first, which minimizes the share of requests slower than t for every t at once (a fractional
+ * knapsack whose order does not depend on t), so it minimizes every percentile. A second floor
+ * keeps every backend at the same CPU utilization (requests in proportion to capacity), the
+ * allocation that a CPU max/mean of 1.0 requires.
+ */
+final class LatencyFloorTest {
+  private static final int ANTAGONIST_STEPS = 1000;
+
+  /** One kind of backend: its effective speed, and its share of the capacity or of the requests. */
+  private record Cell(double speed, double share) {}
+
+  private final Scenario scenario = ScenarioReader.readBuiltIn("probing-heterogeneous");
+  private final QueryCost cost =
+      new QueryCost(scenario.cost().meanNanos(), scenario.cost().maxNanos(), scenario.cost().ratio());
+
+  @Test
+  void noBalancerCanBringP99UnderTheseFloorsInTheProbingScenario() {
+    double rttMs = scenario.rttNanos() / 1e6;
+    assertThat(p99Ms(fastestFirst(0.80)) + rttMs).isCloseTo(63.0, within(0.5));
+    assertThat(p99Ms(fastestFirst(0.90)) + rttMs).isCloseTo(74.4, within(0.5));
+    assertThat(p99Ms(fastestFirst(0.95)) + rttMs).isCloseTo(80.0, within(0.5));
+    // Equal CPU everywhere: the same allocation at every load.
+    assertThat(p99Ms(cells()) + rttMs).isCloseTo(85.5, within(0.5));
+  }
+
+  @Test
+  void atLowLoadTheFloorIsTheCostsOwnP99OnTheFastestMachines() {
+    // 1% of capacity fits on fast machines whose antagonists take under 0.5%: the floor is the
+    // query cost's own p99, 46.4 ms for the chapter's costs.
+    double costP99Ms = (cost.low() / Math.pow(1 - 0.99 * (1 - Math.pow(cost.low() / cost.high(), cost.shape())),
+        1 / cost.shape())) / 1e6;
+    assertThat(costP99Ms).isCloseTo(46.4, within(0.05));
+    assertThat(p99Ms(fastestFirst(0.01))).isCloseTo(costP99Ms, within(0.3));
+  }
+
+  /** Every (machine, antagonist) kind with its share of capacity, requests in proportion to it. */
+  private List<Cell> cells() {
+    Scenario.Fleet fleet = scenario.fleet();
+    double shares = fleet.machines().stream().mapToDouble(Scenario.Machine::share).sum();
+    List<Cell> cells = new ArrayList<>();
+    double total = 0;
+    for (Scenario.Machine machine : fleet.machines()) {
+      for (int i = 0; i < ANTAGONIST_STEPS; i++) {
+        double antagonist = (i + 0.5) / ANTAGONIST_STEPS * fleet.antagonistMax();
+        double speed = machine.speed() * (1 - antagonist);
+        double capacity = machine.share() / shares / ANTAGONIST_STEPS * speed;
+        cells.add(new Cell(speed, capacity));
+        total += capacity;
+      }
+    }
+    List<Cell> normalized = new ArrayList<>();
+    for (Cell cell : cells) {
+      normalized.add(new Cell(cell.speed, cell.share / total));
+    }
+    return normalized;
+  }
+
+  /** Requests placed on the fastest cells first, each up to 100% CPU, at {@code load} of capacity. */
+  private List<Cell> fastestFirst(double load) {
+    List<Cell> sorted = new ArrayList<>(cells());
+    sorted.sort(Comparator.comparingDouble(Cell::speed).reversed());
+    List<Cell> placed = new ArrayList<>();
+    double left = load;
+    for (Cell cell : sorted) {
+      double take = Math.min(left, cell.share);
+      if (take > 0) {
+        placed.add(new Cell(cell.speed, take / load));
+      }
+      left -= take;
+    }
+    assertThat(left).isLessThan(1e-9);
+    return placed;
+  }
+
+  /** The p99 of cost / speed when each cell takes its {@code share} of the requests. */
+  private double p99Ms(List<Cell> requestShares) {
+    double lo = 0;
+    double hi = cost.high() / 1e6 * 100;
+    for (int i = 0; i < 100; i++) {
+      double t = (lo + hi) / 2;
+      if (slowerThan(requestShares, t * 1e6) > 0.01) {
+        lo = t;
+      } else {
+        hi = t;
+      }
+    }
+    return hi;
+  }
+
+  private double slowerThan(List<Cell> requestShares, double nanos) {
+    double low = cost.low();
+    double high = cost.high();
+    double alpha = cost.shape();
+    double mass = 1 - Math.pow(low / high, alpha);
+    double share = 0;
+    for (Cell cell : requestShares) {
+      double x = nanos * cell.speed;
+      double exceed = x <= low ? 1 : x >= high ? 0 : (Math.pow(low / x, alpha) - Math.pow(low / high, alpha)) / mass;
+      share += cell.share * exceed;
+    }
+    return share;
+  }
+}
