@@ -1,5 +1,10 @@
 package dev.ballast.quota;
 
+import static dev.ballast.quota.v1.QuotaProto.checkRate;
+import static dev.ballast.quota.v1.QuotaProto.checkWeight;
+
+import dev.ballast.quota.v1.QuotaProto;
+
 /**
  * Shares a capacity among clients with max-min fairness (water-filling), optionally weighted.
  *
@@ -20,10 +25,16 @@ package dev.ballast.quota;
  * 2.7. Sums are exact up to floating-point rounding (a relative error of about 1e-15 per client).
  */
 public final class MaxMinAllocator {
-  /** The largest capacity or demand accepted: well beyond any real rate, small enough to add up exactly enough. */
-  public static final double MAX_RATE = 1e12;
-  /** The largest weight accepted; weights are relative, so the range only keeps the sums meaningful. */
-  public static final double MAX_WEIGHT = 1e6;
+  /**
+   * The largest capacity or demand accepted, the same as on the wire ({@link QuotaProto#MAX_RATE}):
+   * well beyond any real rate, small enough to add up exactly enough.
+   */
+  public static final double MAX_RATE = QuotaProto.MAX_RATE;
+  /**
+   * The largest weight accepted, the same as on the wire ({@link QuotaProto#MAX_WEIGHT}); weights
+   * are relative, so the range only keeps the sums meaningful.
+   */
+  public static final double MAX_WEIGHT = QuotaProto.MAX_WEIGHT;
 
   private MaxMinAllocator() {}
 
@@ -53,17 +64,5 @@ public final class MaxMinAllocator {
       checkWeight("weights[" + i + "]", weights[i]);
     }
     return WaterFilling.allocate(capacity, demands, weights);
-  }
-
-  static void checkRate(String name, double value) {
-    if (!(value >= 0 && value <= MAX_RATE)) {
-      throw new IllegalArgumentException(name + ": " + value + " (expected: 0..1e12)");
-    }
-  }
-
-  static void checkWeight(String name, double value) {
-    if (!(value > 0 && value <= MAX_WEIGHT)) {
-      throw new IllegalArgumentException(name + ": " + value + " (expected: more than 0, at most 1e6)");
-    }
   }
 }

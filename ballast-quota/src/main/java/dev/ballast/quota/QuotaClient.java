@@ -2,6 +2,7 @@ package dev.ballast.quota;
 
 import dev.ballast.health.NanoClock;
 import dev.ballast.health.Ranges;
+import dev.ballast.quota.v1.QuotaProto;
 import dev.ballast.overload.Backoff;
 import io.grpc.Channel;
 import java.time.Duration;
@@ -96,10 +97,7 @@ public final class QuotaClient implements AutoCloseable {
     private long seed = System.nanoTime();
 
     private Builder(Channel channel, String clientId) {
-      if (clientId == null || clientId.isEmpty() || clientId.length() > 256) {
-        throw new IllegalArgumentException(
-            "clientId: " + (clientId == null ? "null" : "'" + clientId + "'") + " (expected: 1..256 characters)");
-      }
+      QuotaProto.checkId("clientId", clientId);
       this.channel = channel;
       this.clientId = clientId;
     }

@@ -1,6 +1,7 @@
 package dev.ballast.quota;
 
 import dev.ballast.health.Ranges;
+import dev.ballast.quota.v1.QuotaProto;
 import java.time.Duration;
 
 /**
@@ -25,11 +26,8 @@ public record ResourceConfig(
   public static final Duration DEFAULT_REFRESH = Duration.ofSeconds(5);
 
   public ResourceConfig {
-    if (name == null || name.isEmpty() || name.length() > 256) {
-      throw new IllegalArgumentException(
-          "name: " + (name == null ? "null" : "'" + name + "'") + " (expected: 1..256 characters)");
-    }
-    MaxMinAllocator.checkRate("capacity", capacity);
+    QuotaProto.checkId("name", name);
+    QuotaProto.checkRate("capacity", capacity);
     if (!(safeCapacity >= 0 && safeCapacity <= capacity)) {
       throw new IllegalArgumentException("safeCapacity: " + safeCapacity + " (expected: 0.." + capacity + ", the capacity)");
     }

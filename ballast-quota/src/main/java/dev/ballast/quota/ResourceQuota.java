@@ -3,6 +3,7 @@ package dev.ballast.quota;
 import dev.ballast.health.NanoClock;
 import dev.ballast.overload.Backoff;
 import dev.ballast.overload.TokenBucket;
+import dev.ballast.quota.v1.QuotaProto;
 import dev.ballast.quota.v1.QuotaProto.GetCapacityRequest;
 import dev.ballast.quota.v1.QuotaProto.GetCapacityResponse;
 import dev.ballast.quota.v1.QuotaProto.Lease;
@@ -102,7 +103,7 @@ public final class ResourceQuota implements AutoCloseable {
 
   /** Changes the demand reported to the service, and asks it again at once. */
   public synchronized void setWants(double wants) {
-    MaxMinAllocator.checkRate("wants", wants);
+    QuotaProto.checkRate("wants", wants);
     this.wants = wants;
     if (closed) {
       return;
@@ -254,24 +255,21 @@ public final class ResourceQuota implements AutoCloseable {
     private double safeCapacity;
 
     Builder(QuotaClient client, String resourceId) {
-      if (resourceId == null || resourceId.isEmpty() || resourceId.length() > 256) {
-        throw new IllegalArgumentException(
-            "resourceId: " + (resourceId == null ? "null" : "'" + resourceId + "'") + " (expected: 1..256 characters)");
-      }
+      QuotaProto.checkId("resourceId", resourceId);
       this.client = client;
       this.resourceId = resourceId;
     }
 
     /** The demand to report, per second (default 0; 0..1e12); {@link ResourceQuota#setWants} changes it. */
     public Builder wants(double wants) {
-      MaxMinAllocator.checkRate("wants", wants);
+      QuotaProto.checkRate("wants", wants);
       this.wants = wants;
       return this;
     }
 
     /** The priority: hungry clients' shares are in proportion to weight (default 1; more than 0, at most 1e6). */
     public Builder weight(double weight) {
-      MaxMinAllocator.checkWeight("weight", weight);
+      QuotaProto.checkWeight("weight", weight);
       this.weight = weight;
       return this;
     }
@@ -287,7 +285,7 @@ public final class ResourceQuota implements AutoCloseable {
 
     /** The rate before the first lease arrives, until the service says its own (default 0; 0..1e12). The bucket starts full. */
     public Builder safeCapacity(double safeCapacity) {
-      MaxMinAllocator.checkRate("safeCapacity", safeCapacity);
+      QuotaProto.checkRate("safeCapacity", safeCapacity);
       this.safeCapacity = safeCapacity;
       return this;
     }

@@ -33,7 +33,7 @@ public final class QuotaGrpc {
    * leaves the answer to the transport).
    */
   public static <ReqT, RespT> MethodDescriptor<byte[], RespT> withRawRequest(MethodDescriptor<ReqT, RespT> method) {
-    return method.toBuilder(new Bytes(), method.getResponseMarshaller()).build();
+    return method.toBuilder(new Codec<byte[]>(bytes -> bytes, bytes -> bytes), method.getResponseMarshaller()).build();
   }
 
   private static <ReqT, RespT> MethodDescriptor<ReqT, RespT> unary(
@@ -72,22 +72,6 @@ public final class QuotaGrpc {
       } catch (InvalidProtocolBufferException e) {
         throw Status.INTERNAL.withDescription("ballast quota: malformed message: " + e.getMessage())
             .withCause(e).asRuntimeException();
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-    }
-  }
-
-  private static final class Bytes implements MethodDescriptor.Marshaller<byte[]> {
-    @Override
-    public InputStream stream(byte[] value) {
-      return new ByteArrayInputStream(value);
-    }
-
-    @Override
-    public byte[] parse(InputStream stream) {
-      try {
-        return stream.readAllBytes();
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }

@@ -64,9 +64,7 @@ public final class QuotaProto {
     public ResourceRequest {
       checkId("resource_id", resourceId);
       checkRate("wants", wants);
-      if (!(weight > 0 && weight <= MAX_WEIGHT)) {
-        throw new IllegalArgumentException("weight: " + weight + " (expected: more than 0, at most 1e6)");
-      }
+      checkWeight("weight", weight);
     }
 
     public ResourceRequest(String resourceId, double wants) {
@@ -142,16 +140,25 @@ public final class QuotaProto {
     }
   }
 
-  private static void checkId(String name, String id) {
+  /** Throws, naming {@code name} and the value, unless {@code id} is 1 to {@value #MAX_ID_LENGTH} characters. */
+  public static void checkId(String name, String id) {
     if (id == null || id.isEmpty() || id.length() > MAX_ID_LENGTH) {
       throw new IllegalArgumentException(
           name + ": " + (id == null ? "null" : "'" + id + "'") + " (expected: 1.." + MAX_ID_LENGTH + " characters)");
     }
   }
 
-  private static void checkRate(String name, double rate) {
+  /** Throws, naming {@code name} and the value, unless {@code rate} is 0 to {@link #MAX_RATE}. */
+  public static void checkRate(String name, double rate) {
     if (!(rate >= 0 && rate <= MAX_RATE)) {
       throw new IllegalArgumentException(name + ": " + rate + " (expected: 0..1e12)");
+    }
+  }
+
+  /** Throws, naming {@code name} and the value, unless {@code weight} is more than 0 and at most {@link #MAX_WEIGHT}. */
+  public static void checkWeight(String name, double weight) {
+    if (!(weight > 0 && weight <= MAX_WEIGHT)) {
+      throw new IllegalArgumentException(name + ": " + weight + " (expected: more than 0, at most 1e6)");
     }
   }
 
