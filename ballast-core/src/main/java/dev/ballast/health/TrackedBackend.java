@@ -38,10 +38,8 @@ final class TrackedBackend implements Backend {
   private static final int ACTIVE_BITS = 20;
   private static final long ACTIVE_MASK = (1L << ACTIVE_BITS) - 1;
   private static final long ONE_STARTED = 1L << ACTIVE_BITS;
-  private final LongAdder backendFailures = new LongAdder();
-  private final LongAdder networkFailures = new LongAdder();
-  private final LongAdder cancelled = new LongAdder();
-  private final LongAdder overloaded = new LongAdder();
+  /** Ends by outcome ordinal; success's stays 0, as successes are derived from the flow word. */
+  private final LongAdder[] ends = newAdders(RequestOutcome.values().length);
   /** Moves into each state, by ordinal: written on the control plane, and when a pick wakes an idle backend. */
   private final LongAdder[] entries = newAdders(BackendState.values().length);
   private final LongAdder unmatchedEnds = new LongAdder();
@@ -195,7 +193,7 @@ final class TrackedBackend implements Backend {
       return;
     }
     if (outcome != RequestOutcome.SUCCESS) {
-      countEnd(outcome);
+      ends[outcome.ordinal()].increment();
     }
     gate.signal();
   }
@@ -222,26 +220,6 @@ final class TrackedBackend implements Backend {
     return unmatchedEnds.sum();
   }
 
-  /** Counts an outcome other than success (successes are derived from the flow word). */
-  private void countEnd(RequestOutcome outcome) {
-    switch (outcome) {
-      case BACKEND_FAILURE:
-        backendFailures.increment();
-        break;
-      case NETWORK_FAILURE:
-        networkFailures.increment();
-        break;
-      case CANCELLED:
-        cancelled.increment();
-        break;
-      case OVERLOADED:
-        overloaded.increment();
-        break;
-      default:
-        throw new AssertionError(outcome);
-    }
-  }
-
   @Override
   public long requestsStarted() {
     return flow >>> ACTIVE_BITS;
@@ -250,26 +228,16 @@ final class TrackedBackend implements Backend {
   /** Started, minus in flight, minus every other outcome: exact whenever no request is in transit. */
   private long successes() {
     long f = flow;
-    return (f >>> ACTIVE_BITS) - (f & ACTIVE_MASK)
-        - backendFailures.sum() - networkFailures.sum() - cancelled.sum() - overloaded.sum();
+    long successes = (f >>> ACTIVE_BITS) - (f & ACTIVE_MASK);
+    for (LongAdder end : ends) {
+      successes -= end.sum();
+    }
+    return successes;
   }
 
   @Override
   public long requestsEnded(RequestOutcome outcome) {
-    switch (outcome) {
-      case SUCCESS:
-        return successes();
-      case BACKEND_FAILURE:
-        return backendFailures.sum();
-      case NETWORK_FAILURE:
-        return networkFailures.sum();
-      case CANCELLED:
-        return cancelled.sum();
-      case OVERLOADED:
-        return overloaded.sum();
-      default:
-        throw new AssertionError(outcome);
-    }
+    return outcome == RequestOutcome.SUCCESS ? successes() : ends[outcome.ordinal()].sum();
   }
 
   @Override
