@@ -42,8 +42,23 @@ final class QueryCost {
 
   /** Inverse-CDF sampling: one uniform draw and one power per query. */
   long sample(RandomGenerator random) {
-    double u = random.nextDouble();
-    return (long) (low / Math.pow(1 - u * tailMass, inverseAlpha));
+    return (long) quantileNanos(random.nextDouble());
+  }
+
+  /** The cost that a share {@code p} of queries stay at or under (the inverse of the CDF). */
+  double quantileNanos(double p) {
+    return low / Math.pow(1 - p * tailMass, inverseAlpha);
+  }
+
+  /** The share of queries that cost more than {@code nanos}. */
+  double fractionAbove(double nanos) {
+    if (nanos <= low) {
+      return 1;
+    }
+    if (nanos >= high) {
+      return 0;
+    }
+    return (Math.pow(low / nanos, alpha) - (1 - tailMass)) / tailMass;
   }
 
   static double mean(double low, double high, double alpha) {

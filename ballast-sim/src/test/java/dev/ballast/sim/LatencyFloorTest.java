@@ -43,8 +43,7 @@ final class LatencyFloorTest {
   void atLowLoadTheFloorIsTheCostsOwnP99OnTheFastestMachines() {
     // 1% of capacity fits on fast machines whose antagonists take under 0.5%: the floor is the
     // query cost's own p99, 46.4 ms for the chapter's costs.
-    double costP99Ms = (cost.low() / Math.pow(1 - 0.99 * (1 - Math.pow(cost.low() / cost.high(), cost.shape())),
-        1 / cost.shape())) / 1e6;
+    double costP99Ms = cost.quantileNanos(0.99) / 1e6;
     assertThat(costP99Ms).isCloseTo(46.4, within(0.05));
     assertThat(p99Ms(fastestFirst(0.01))).isCloseTo(costP99Ms, within(0.3));
   }
@@ -104,15 +103,9 @@ final class LatencyFloorTest {
   }
 
   private double slowerThan(List<Cell> requestShares, double nanos) {
-    double low = cost.low();
-    double high = cost.high();
-    double alpha = cost.shape();
-    double mass = 1 - Math.pow(low / high, alpha);
     double share = 0;
     for (Cell cell : requestShares) {
-      double x = nanos * cell.speed;
-      double exceed = x <= low ? 1 : x >= high ? 0 : (Math.pow(low / x, alpha) - Math.pow(low / high, alpha)) / mass;
-      share += cell.share * exceed;
+      share += cell.share * cost.fractionAbove(nanos * cell.speed);
     }
     return share;
   }

@@ -31,6 +31,30 @@ final class QueryCostTest {
   }
 
   @Test
+  void theQuantileAndTheTailShareInvertEachOther() {
+    QueryCost cost = new QueryCost(15 * MS, 10_000 * MS, 1000);
+    assertThat(cost.quantileNanos(0)).isCloseTo(10 * MS, within(1.0));
+    assertThat(cost.quantileNanos(1)).isCloseTo(10_000 * MS, within(1e3));
+    for (double p : new double[] {0.1, 0.5, 0.9, 0.99, 0.999}) {
+      assertThat(cost.fractionAbove(cost.quantileNanos(p))).isCloseTo(1 - p, within(1e-9));
+    }
+    assertThat(cost.fractionAbove(5 * MS)).isEqualTo(1);
+    assertThat(cost.fractionAbove(20_000 * MS)).isZero();
+    // Sampled costs agree with the tail share: 2,000,000 draws, above the median and above the p99.
+    SplittableRandom random = new SplittableRandom(11);
+    int n = 2_000_000;
+    int aboveMedian = 0;
+    int aboveP99 = 0;
+    for (int i = 0; i < n; i++) {
+      long sample = cost.sample(random);
+      aboveMedian += sample > cost.quantileNanos(0.5) ? 1 : 0;
+      aboveP99 += sample > cost.quantileNanos(0.99) ? 1 : 0;
+    }
+    assertThat((double) aboveMedian / n).isCloseTo(0.5, within(0.002));
+    assertThat((double) aboveP99 / n).isCloseTo(0.01, within(0.0005));
+  }
+
+  @Test
   void aWiderRangeGivesAHeavierTail() {
     QueryCost narrow = new QueryCost(15 * MS, 10_000 * MS, 1000);
     QueryCost wide = new QueryCost(15 * MS, 10_000 * MS, 10_000);
