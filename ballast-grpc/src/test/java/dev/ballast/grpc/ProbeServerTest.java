@@ -69,7 +69,10 @@ final class ProbeServerTest {
         for (int i = 0; i < 3; i++) {
           calls.add(hold(channel));
         }
-        Poll.until("three calls running", () -> backend.ballast.probeResponder().requestsInFlight() == 3);
+        // Counted at the call's start, before its handler holds the response: wait for both, or
+        // answerHeld could run before the last handler and leave that call unanswered.
+        Poll.until("three calls running and held",
+            () -> backend.ballast.probeResponder().requestsInFlight() == 3 && held.size() == 3);
         HealthGrpc.newBlockingStub(channel).withDeadlineAfter(10, TimeUnit.SECONDS)
             .check(HealthCheckRequest.getDefaultInstance());
 
@@ -101,7 +104,7 @@ final class ProbeServerTest {
       ManagedChannel channel = direct(backend);
       try {
         Future<String> call = hold(channel);
-        Poll.until("the held call running", () -> backend.ballast.callsInFlight() == 1);
+        Poll.until("the held call running and held", () -> backend.ballast.callsInFlight() == 1 && held.size() == 1);
 
         for (int i = 0; i < 20; i++) {
           assertThat(probe(channel).requestsInFlight()).isEqualTo(1);
