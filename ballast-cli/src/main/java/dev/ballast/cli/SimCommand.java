@@ -2,6 +2,7 @@ package dev.ballast.cli;
 
 import dev.ballast.sim.ChapterSuite;
 import dev.ballast.sim.PolicyRegistry;
+import dev.ballast.sim.Progress;
 import dev.ballast.sim.ReportWriter;
 import dev.ballast.sim.RunResult;
 import dev.ballast.sim.Scenario;
@@ -31,7 +32,8 @@ import picocli.CommandLine.Option;
     mixinStandardHelpOptions = true,
     description = {
       "Simulates a datacenter in virtual time with ballast-core's own subsetting, health and policies.",
-      "Without --scenario, runs the chapter suite and writes the report to " + SimCommand.DEFAULT_OUT + "."
+      "Without --scenario, runs the suite (the chapter's scenarios and the overload scenarios, one seed each;",
+      "--full: every seed) and writes the report to " + SimCommand.DEFAULT_OUT + "."
     })
 final class SimCommand implements Callable<Integer> {
   static final String DEFAULT_OUT = "ballast-sim-report";
@@ -64,6 +66,24 @@ final class SimCommand implements Callable<Integer> {
   @Option(names = "--list", description = "List the built-in scenarios and policies.")
   boolean list;
 
+  @Option(names = "--full", description = "Run the suite with every scenario's own seeds (3 for the overload scenarios) instead of one seed each.")
+  boolean full;
+
+  @Option(names = "--wide", description = "Print every column in one table (summary.csv always has them all).")
+  boolean wide;
+
+  /** Lines of --list wrap here. */
+  static final int LIST_WIDTH = 100;
+
+  /**
+   * What the start-up estimate assumes a run simulates per CPU-second: below what the suite
+   * measures (docs/benchmarks.md), so that the estimate errs long.
+   */
+  static final double ASSUMED_REQUESTS_PER_CPU_SECOND = 1e6;
+
+  /** Runs expected to take longer than this say so before they start. */
+  static final double LONG_RUN_SECONDS = 60;
+
   static final class PolicyNames extends ArrayList<String> {
     private static final long serialVersionUID = 1L;
 
@@ -76,9 +96,8 @@ final class SimCommand implements Callable<Integer> {
   public Integer call() {
     PrintWriter stdout = spec.commandLine().getOut();
     if (list) {
-      stdout.println("scenarios (chapter suite): " + String.join(", ", ChapterSuite.NAMES));
-      stdout.println("scenarios (extra): " + String.join(", ", ChapterSuite.EXTRA));
-      stdout.println("policies: " + String.join(", ", PolicyRegistry.names()));
+      stdout.print(listing());
+      stdout.flush();
       return 0;
     }
     for (int i = 0; i < policies.size(); i++) {
@@ -100,7 +119,7 @@ final class SimCommand implements Callable<Integer> {
     List<Scenario> toRun = new ArrayList<>();
     try {
       if (scenarios.isEmpty()) {
-        toRun.addAll(ChapterSuite.load());
+        toRun.addAll(full ? ChapterSuite.load() : ChapterSuite.load().stream().map(scenario -> scenario.withSeeds(1)).toList());
       } else {
         for (String scenario : scenarios) {
           Scenario loaded = load(scenario);
@@ -127,24 +146,24 @@ final class SimCommand implements Callable<Integer> {
       requireWritableDirectory(target);
     }
 
-    Simulator.Progress progress = new Simulator.Progress();
-    ScheduledExecutorService bar = startProgressBar(progress);
-    List<Simulator.ScenarioResult> results;
+    warnIfLong(adjusted, workers);
+    Progress progress = new Progress();
     long start = System.nanoTime();
+    ScheduledExecutorService line = startProgressLine(progress, start);
+    List<Simulator.ScenarioResult> results;
     try {
       results = Simulator.runAll(adjusted, workers, progress);
     } finally {
-      bar.shutdownNow();
-      clearProgress();
+      line.shutdownNow();
+      endProgressLine();
     }
     double seconds = (System.nanoTime() - start) / 1e9;
     List<RunResult> runs = results.stream().flatMap(r -> r.policies().stream()).flatMap(p -> p.runs().stream()).toList();
     long requests = runs.stream().mapToLong(RunResult::requestsIssued).sum();
     double cpuSeconds = runs.stream().mapToLong(RunResult::cpuNanos).sum() / 1e9;
-    stdout.print(SummaryTable.render(results));
-    stdout.printf(Locale.ROOT,
-        "%d runs, %,d simulated requests in %.1f s on %d threads: %.2f million requests/s, %.2f million per CPU-second of the runs%n",
-        progress.runs(), requests, seconds, workers, requests / seconds / 1e6, requests / cpuSeconds / 1e6);
+    stdout.print(wide ? SummaryTable.renderWide(results) : SummaryTable.render(results));
+    stdout.printf(Locale.ROOT, "%d runs: %,d simulated requests in %.1f s on %d threads (%.2f million/s; %.2f million per CPU-second)%n",
+        runs.size(), requests, seconds, workers, requests / seconds / 1e6, requests / cpuSeconds / 1e6);
     if (target != null) {
       ReportWriter.write(target, results);
       stdout.println("report: " + target.resolve("index.html"));
@@ -183,29 +202,122 @@ final class SimCommand implements Callable<Integer> {
     return new CommandLine.ParameterException(spec.commandLine(), message);
   }
 
-  /** A bar on the terminal's stderr once the runs have taken more than a second; nothing when piped. */
-  private ScheduledExecutorService startProgressBar(Simulator.Progress progress) {
+  /** Built-in scenarios with their titles, and the policies, wrapped at {@value #LIST_WIDTH} columns. */
+  static String listing() {
+    StringBuilder out = new StringBuilder("Scenarios of the suite (ballast sim):\n");
+    listScenarios(out, ChapterSuite.NAMES);
+    out.append("Built-in scenarios outside the suite (ballast sim --scenario NAME):\n");
+    listScenarios(out, ChapterSuite.EXTRA);
+    out.append("Policies (--policy):\n");
+    wrapList(out, String.join(", ", PolicyRegistry.names()), "  ");
+    return out.toString();
+  }
+
+  private static void listScenarios(StringBuilder out, List<String> names) {
+    int width = names.stream().mapToInt(String::length).max().orElse(0);
+    String indent = " ".repeat(2 + width + 2);
+    for (String name : names) {
+      String title = ScenarioReader.readBuiltIn(name).title();
+      wrapList(out, "  " + name + " ".repeat(width - name.length()) + "  " + title, indent);
+    }
+  }
+
+  /** Appends {@code text} broken at spaces into lines of at most {@value #LIST_WIDTH} characters. */
+  private static void wrapList(StringBuilder out, String text, String indent) {
+    String rest = text.startsWith(" ") ? text : indent + text;
+    while (rest.length() > LIST_WIDTH) {
+      int cut = rest.lastIndexOf(' ', LIST_WIDTH);
+      if (cut <= indent.length()) {
+        cut = LIST_WIDTH;
+      }
+      out.append(rest, 0, cut).append('\n');
+      rest = indent + rest.substring(cut).stripLeading();
+    }
+    out.append(rest).append('\n');
+  }
+
+  /**
+   * Says before the runs start when they will take long (a fleet of a million backends, say):
+   * how many requests, and about how long at a conservative speed per core.
+   */
+  private void warnIfLong(List<Scenario> toRun, int workers) {
+    double requests = 0;
+    int runs = 0;
+    long backends = 0;
+    for (Scenario scenario : toRun) {
+      int n = scenario.policies().size() * scenario.seeds();
+      runs += n;
+      requests += n * scenario.expectedRequests();
+      backends = Math.max(backends, scenario.fleet().backends());
+    }
+    double seconds = requests / ASSUMED_REQUESTS_PER_CPU_SECOND / Math.min(workers, runs);
+    if (seconds > LONG_RUN_SECONDS) {
+      PrintWriter err = spec.commandLine().getErr();
+      err.printf(Locale.ROOT, "ballast sim: %d run%s of about %s requests in all (up to %,d backends); this may take %s%n",
+          runs, runs == 1 ? "" : "s", millions(requests), backends, roughly(seconds));
+      err.flush();
+    }
+  }
+
+  /** Seconds for a person: "42 s", "3 min 5 s", "2 h 10 min". */
+  static String roughly(double seconds) {
+    long s = Math.round(seconds);
+    if (s < 60) {
+      return s + " s";
+    }
+    if (s < 3600) {
+      return s / 60 + " min" + (s % 60 == 0 ? "" : " " + s % 60 + " s");
+    }
+    return s / 3600 + " h" + (s % 3600 / 60 == 0 ? "" : " " + s % 3600 / 60 + " min");
+  }
+
+  private static String millions(double n) {
+    return n >= 1e6 ? String.format(Locale.ROOT, "%.1f million", n / 1e6) : String.format(Locale.ROOT, "%,.0f", n);
+  }
+
+  /**
+   * Progress on stderr from the first second: on a terminal one line that updates in place every
+   * second, otherwise a line every {@value #PROGRESS_LINE_SECONDS} seconds, for logs.
+   */
+  private ScheduledExecutorService startProgressLine(Progress progress, long startNanos) {
     ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(runnable -> {
       Thread thread = new Thread(runnable, "ballast-sim-progress");
       thread.setDaemon(true);
       return thread;
     });
-    if (System.console() != null) {
-      timer.scheduleAtFixedRate(() -> {
-        double fraction = progress.fraction();
-        int filled = (int) (fraction * 40);
-        System.err.printf(Locale.ROOT, "\r[%s%s] %3.0f%%  %d/%d runs", "#".repeat(filled), " ".repeat(40 - filled),
-            100 * fraction, progress.finishedRuns(), progress.runs());
-        System.err.flush();
-      }, 1, 1, TimeUnit.SECONDS);
-    }
+    PrintWriter err = spec.commandLine().getErr();
+    boolean terminal = System.console() != null;
+    long period = terminal ? 1 : PROGRESS_LINE_SECONDS;
+    timer.scheduleAtFixedRate(() -> {
+      String text = progressText(progress.snapshot(), (System.nanoTime() - startNanos) / 1e9);
+      if (terminal) {
+        err.print("\r" + text + " ".repeat(Math.max(0, lastLength - text.length())));
+        lastLength = text.length();
+      } else {
+        err.println(text);
+      }
+      err.flush();
+    }, terminal ? 500 : 1000, period * 1000, TimeUnit.MILLISECONDS);
+    this.terminalLine = terminal;
     return timer;
   }
 
-  private static void clearProgress() {
-    if (System.console() != null) {
-      System.err.print("\r" + " ".repeat(70) + "\r");
-      System.err.flush();
+  static final int PROGRESS_LINE_SECONDS = 5;
+  private volatile int lastLength;
+  private boolean terminalLine;
+
+  static String progressText(Progress.Snapshot snapshot, double elapsed) {
+    double remaining = snapshot.remainingSeconds(elapsed);
+    return String.format(Locale.ROOT, "ballast sim: %d/%d runs done, %s requests simulated, %s elapsed, %s",
+        snapshot.finishedRuns(), snapshot.runs(), millions(snapshot.requests()), roughly(elapsed),
+        Double.isNaN(remaining) ? "estimating the rest" : "about " + roughly(remaining) + " left");
+  }
+
+  private void endProgressLine() {
+    if (terminalLine && lastLength > 0) {
+      PrintWriter err = spec.commandLine().getErr();
+      err.print("\r" + " ".repeat(lastLength) + "\r");
+      err.flush();
     }
   }
 }

@@ -397,6 +397,9 @@ final class Clients {
     if (outcome == Requests.PENDING) {
       throw new AssertionError("answered without an outcome: " + r);
     }
+    if (outcome == Requests.NETWORK_ERROR) {
+      result.brokenAttempt(start);
+    }
     if (throttles != null) {
       // Only an overload rejection is a non-accept: the backend took every other request.
       if (outcome == Requests.OVERLOADED) {

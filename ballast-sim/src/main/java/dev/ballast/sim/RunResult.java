@@ -24,11 +24,14 @@ public final class RunResult {
   private final long[] answeredPerSample;
   private final long[] errorsPerSample;
   private final long[] successesPerSampleCopy;
+  private final long[] issuedPerSample;
+  private final double capacityRps;
   private final long measuredRequests;
   private final long successes;
   private final long failures;
   private final long rejected;
   private final long deadlineMisses;
+  private final long brokenAttempts;
   private final Overload overload;
   // Per switch window (0: before the switch, 1: a warm-up after it): requests, errors, misses.
   private final long[][] windowCounts;
@@ -50,11 +53,14 @@ public final class RunResult {
     this.answeredPerSample = Arrays.copyOf(b.answeredPerSample, b.samples.size());
     this.errorsPerSample = Arrays.copyOf(b.errorsPerSample, b.samples.size());
     this.successesPerSampleCopy = Arrays.copyOf(b.successesPerSample, b.samples.size());
+    this.issuedPerSample = Arrays.copyOf(b.issuedPerSample, b.samples.size());
+    this.capacityRps = b.capacityRps;
     this.measuredRequests = b.successes + b.failures + b.rejected + b.throttled + b.deadlineMisses;
     this.successes = b.successes;
     this.failures = b.failures;
     this.rejected = b.rejected;
     this.deadlineMisses = b.deadlineMisses;
+    this.brokenAttempts = b.brokenAttempts;
     this.windowCounts = new long[][] {b.windowCounts[0].clone(), b.windowCounts[1].clone()};
     this.requestsIssued = b.requestsIssued;
     this.overload = b.overload();
@@ -125,6 +131,16 @@ public final class RunResult {
     return deadlineMisses;
   }
 
+  /** The fleet's capacity in requests per second: its cores after the mean antagonist, over the mean query cost. */
+  public double capacityRps() {
+    return capacityRps;
+  }
+
+  /** New requests the clients issued (offered, before any throttle), per sample interval. */
+  public long[] issuedPerSample() {
+    return issuedPerSample.clone();
+  }
+
   /** Requests that succeeded within their deadline, per sample interval (by the time of the answer). */
   public long[] successesPerSample() {
     return successesPerSampleCopy.clone();
@@ -193,6 +209,7 @@ public final class RunResult {
         errors,
         measuredRequests == 0 ? 0 : (double) errors / measuredRequests,
         deadlineMisses,
+        brokenAttempts,
         connectionStats[0],
         connectionStats[1],
         connectionStats[2],
@@ -352,6 +369,7 @@ public final class RunResult {
       long errors,
       double errorRate,
       long deadlineMisses,
+      long brokenAttempts,
       double minConnections,
       double meanConnections,
       double maxConnections,
@@ -380,6 +398,7 @@ public final class RunResult {
           runs.stream().mapToLong(Summary::errors).sum(),
           runs.stream().mapToDouble(Summary::errorRate).sum() / n,
           runs.stream().mapToLong(Summary::deadlineMisses).sum(),
+          runs.stream().mapToLong(Summary::brokenAttempts).sum(),
           runs.stream().mapToDouble(Summary::minConnections).sum() / n,
           runs.stream().mapToDouble(Summary::meanConnections).sum() / n,
           runs.stream().mapToDouble(Summary::maxConnections).sum() / n,
@@ -421,6 +440,7 @@ public final class RunResult {
     private long failures;
     private long rejected;
     private long deadlineMisses;
+    private long brokenAttempts;
     private final long[][] windowCounts = new long[2][3];
     private long[] successesPerSample;
     private long[] issuedPerSample;
@@ -497,6 +517,16 @@ public final class RunResult {
     void probe(long now) {
       if (measured(now)) {
         probes++;
+      }
+    }
+
+    /**
+     * An attempt of a request that started at {@code start} failed because its connection broke:
+     * the backend was down or died while holding it. A retry may still save the request.
+     */
+    void brokenAttempt(long start) {
+      if (measured(start)) {
+        brokenAttempts++;
       }
     }
 
@@ -608,6 +638,11 @@ public final class RunResult {
       } else if (start >= settledAt) {
         latencyAfter.record(latencyNanos);
       }
+    }
+
+    /** Requests issued so far, warm-up included. */
+    long requestsIssued() {
+      return requestsIssued;
     }
 
     RunResult build(long wallNanos, long cpuNanos) {

@@ -11,7 +11,7 @@ public record Scenario(
     String name,
     String source,
     String title,
-    String claim,
+    Claim claim,
     long seed,
     int seeds,
     long durationNanos,
@@ -49,6 +49,29 @@ public record Scenario(
     return new Scenario(name, source, title, claim, seed, count, durationNanos, warmupNanos, sampleIntervalNanos,
         policies, clients, fleet, load, cost, rttNanos, deadlineNanos, activeRequestLimit, reports, restart, faults,
         policySwitch, policySettings, overload);
+  }
+
+  /**
+   * About how many requests one run issues: the offered load over the fleet's mean capacity, over
+   * the run's duration (the spike included). Runs of a fleet whose machines were drawn differently
+   * issue a little more or less; this is for progress and time estimates, not for results.
+   */
+  public double expectedRequests() {
+    double shares = 0;
+    double speed = 0;
+    for (Machine machine : fleet.machines()) {
+      shares += machine.share();
+      speed += machine.share() * machine.speed();
+    }
+    double capacityCores = fleet.backends() * (double) fleet.cores() * (speed / shares) * (1 - fleet.antagonistMax() / 2);
+    double perNanoAtFullLoad = capacityCores / cost.meanNanos();
+    double requests = load.utilization() * perNanoAtFullLoad * durationNanos;
+    Spike spike = load.spike();
+    if (spike.enabled()) {
+      long inside = Math.max(0, Math.min(durationNanos, spike.endNanos()) - spike.atNanos());
+      requests += (spike.utilization() - load.utilization()) * perNanoAtFullLoad * inside;
+    }
+    return requests;
   }
 
   public record Clients(int count, int subsetSize, String subsetting, double rateSpread) {}

@@ -307,7 +307,7 @@ public final class ScenarioReader {
         name,
         file,
         string("title"),
-        string("claim"),
+        claim(),
         longInteger("seed"),
         integer("seeds", 1, 1000),
         duration,
@@ -327,6 +327,44 @@ public final class ScenarioReader {
         policySwitch,
         settings,
         overload());
+  }
+
+  /** The claim and how it is judged; checks may name any policy, so that --policy leaves them readable. */
+  private Claim claim() {
+    String sourceKey = string("source");
+    Claim.Source source = Claim.Source.byKey(sourceKey);
+    if (source == null) {
+      throw fail("source", sourceKey, "one of " + String.join(", ", Claim.Source.keys()) + ", or \"\" for none");
+    }
+    List<String> texts = stringList("checks", "a list of checks, each \"" + Check.GRAMMAR + "\"");
+    List<Check> checks = new ArrayList<>();
+    for (int i = 0; i < texts.size(); i++) {
+      try {
+        checks.add(Check.parse(texts.get(i), PolicyRegistry.names()));
+      } catch (IllegalArgumentException e) {
+        throw new ScenarioException(file + ": checks[" + i + "]: " + e.getMessage());
+      }
+    }
+    String bestBy = string("best-by");
+    Metric metric = bestBy.isEmpty() ? null : Metric.byKey(bestBy);
+    if (!bestBy.isEmpty() && metric == null) {
+      throw fail("best-by", bestBy, "one of " + String.join(", ", Metric.keys()) + ", or \"\" for none");
+    }
+    List<String> figures = stringList("figures", "a list of the chapter's figure numbers, e.g. [20-1, 20-2]");
+    for (String figure : figures) {
+      if (!Claim.CHAPTER_FIGURES.contains(figure)) {
+        throw fail("figures", figure, "one of " + String.join(", ", Claim.CHAPTER_FIGURES));
+      }
+    }
+    return new Claim(source, string("claim"), checks, metric, figures, string("goodput-curve"));
+  }
+
+  private List<String> stringList(String key, String expected) {
+    try {
+      return config.getStringList(key);
+    } catch (ConfigException.WrongType e) {
+      throw fail(key, render(key), expected);
+    }
   }
 
   /** The share of each criticality in the load, which must sum to 1. */

@@ -4,7 +4,6 @@ import dev.ballast.pick.Balancer;
 import dev.ballast.subset.BackendSet;
 import java.util.List;
 import java.util.SplittableRandom;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * One run: a scenario, a policy and a seed, simulated single-threaded in virtual time. The model
@@ -42,12 +41,16 @@ final class Simulation {
   static final int RETRY = 19;
   static final int PROBE_AT_BACKEND = 20;
   static final int PROBE_ANSWER = 21;
+  static final int PROGRESS = 22;
+
+  /** How often, in simulated time, a run tells its progress: often enough for a line that moves every second. */
+  private static final long PROGRESS_INTERVAL_NANOS = 100_000_000L;
 
   private final Scenario scenario;
   private final SplittableRandom random;
   private final VirtualClock clock = new VirtualClock();
   private final EventQueue events;
-  private final AtomicLong progressNanos;
+  private final Progress.Run progress;
   private final long end;
   private final long sampleInterval;
   private final Requests requests = new Requests();
@@ -58,10 +61,10 @@ final class Simulation {
   private final RunResult.Builder result;
   private long nextArrivalAt = Long.MAX_VALUE;
 
-  Simulation(Scenario scenario, String policyName, long seed, AtomicLong progressNanos) {
+  Simulation(Scenario scenario, String policyName, long seed, Progress.Run progress) {
     this.scenario = scenario;
     this.random = new SplittableRandom(seed);
-    this.progressNanos = progressNanos;
+    this.progress = progress;
     this.end = scenario.durationNanos();
     this.sampleInterval = scenario.sampleIntervalNanos();
     int backends = scenario.fleet().backends();
@@ -106,6 +109,7 @@ final class Simulation {
       events.schedule(1 + (long) (random.nextDouble() * reportPeriod), REPORT, b);
     }
     events.schedule(sampleInterval, SAMPLE, 0);
+    events.schedule(PROGRESS_INTERVAL_NANOS, PROGRESS, 0);
     events.schedule(scenario.fleet().antagonistPeriodNanos(), ANTAGONISTS, 0);
     List<Scenario.Fault> faults = scenario.faults();
     for (int f = 0; f < faults.size(); f++) {
@@ -149,7 +153,14 @@ final class Simulation {
         case REPORT -> fleet.report(argument, now);
         case DELIVER_REPORT -> clients.deliverReport(argument);
         case REFRESH -> clients.refresh(argument, now);
-        case SAMPLE -> sample(now);
+        case SAMPLE -> {
+          result.sample(fleet.sample(now, sampleInterval));
+          events.schedule(now + sampleInterval, SAMPLE, 0);
+        }
+        case PROGRESS -> {
+          progress.advance(now, result.requestsIssued());
+          events.schedule(now + PROGRESS_INTERVAL_NANOS, PROGRESS, 0);
+        }
         case ANTAGONISTS -> fleet.antagonists(now);
         case FAULT_START -> fleet.faultStart(faults.get(argument), now);
         case FAULT_END -> fleet.faultEnd(faults.get(argument));
@@ -165,14 +176,8 @@ final class Simulation {
     }
     clock.advanceTo(end);
     clients.finish(end);
-    progressNanos.set(end);
+    progress.finish(result.requestsIssued());
     return result.build(System.nanoTime() - wallStart, threadCpuNanos() - cpuStart);
-  }
-
-  private void sample(long now) {
-    result.sample(fleet.sample(now, sampleInterval));
-    progressNanos.set(now);
-    events.schedule(now + sampleInterval, SAMPLE, 0);
   }
 
   /** CPU time of this thread: the simulator's speed per core, whatever else shares the machine. */

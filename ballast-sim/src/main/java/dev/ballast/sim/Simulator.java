@@ -6,7 +6,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Runs scenarios: every (scenario, policy, seed) is an independent single-threaded simulation, and
@@ -21,42 +20,9 @@ public final class Simulator {
 
   public record ScenarioResult(Scenario scenario, List<PolicyResult> policies) {}
 
-  /** Where a set of runs is, for a progress bar: simulated nanoseconds done out of the total. */
-  public static final class Progress {
-    private final List<AtomicLong> done = new ArrayList<>();
-    private long total;
-    private final AtomicLong finishedRuns = new AtomicLong();
-    private int runs;
-
-    AtomicLong register(long durationNanos) {
-      AtomicLong counter = new AtomicLong();
-      done.add(counter);
-      total += durationNanos;
-      runs++;
-      return counter;
-    }
-
-    /** 0..1. */
-    public double fraction() {
-      long sum = 0;
-      for (AtomicLong counter : done) {
-        sum += counter.get();
-      }
-      return total == 0 ? 1 : (double) sum / total;
-    }
-
-    public long finishedRuns() {
-      return finishedRuns.get();
-    }
-
-    public int runs() {
-      return runs;
-    }
-  }
-
   /** One run, on the calling thread. */
   public static RunResult run(Scenario scenario, String policy, long seed) {
-    return new Simulation(scenario, policy, seed, new AtomicLong()).run();
+    return new Simulation(scenario, policy, seed, Progress.untracked(scenario)).run();
   }
 
   public static List<ScenarioResult> runAll(List<Scenario> scenarios, int threads) {
@@ -78,12 +44,8 @@ public final class Simulator {
           List<Future<RunResult>> perSeed = new ArrayList<>();
           for (int s = 0; s < scenario.seeds(); s++) {
             long seed = scenario.seed() + s;
-            AtomicLong counter = progress.register(scenario.durationNanos());
-            perSeed.add(pool.submit(() -> {
-              RunResult result = new Simulation(scenario, policy, seed, counter).run();
-              progress.finishedRuns.incrementAndGet();
-              return result;
-            }));
+            Progress.Run run = progress.register(scenario);
+            perSeed.add(pool.submit(() -> new Simulation(scenario, policy, seed, run).run()));
           }
           perPolicy.add(perSeed);
         }

@@ -4,36 +4,149 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
-/** The scenario x policy table printed on stdout and shown in {@code index.html}. */
+/**
+ * The scenario x policy tables printed on stdout and shown in {@code index.html}: by default, per
+ * scenario its claim's verdict and the columns that decide a policy, within {@value #WIDTH}
+ * columns; {@code --wide}, every column in one table.
+ */
 public final class SummaryTable {
+  /** The widest line of the default table, for an 80-to-120-column terminal. */
+  public static final int WIDTH = 120;
+
   static final List<String> HEADERS =
       List.of("scenario", "policy", "cpu max/mean", "cpu max/min", "wasted", "p50 ms", "p99 ms", "p99.9 ms",
           "errors", "deadline misses", "conn min/mean/max", "goodput", "local rej", "sheds", "retries", "ampl", "probes/req",
-          "ok by criticality");
+          "ok by criticality", "verdict");
+
+  /** The default table's columns after the policy: the figures that decide between policies. */
+  static final List<String> COMPACT_HEADERS = List.of("policy", "cpu max/mean", "p99 ms", "errors", "misses", "goodput", "");
 
   private SummaryTable() {}
 
+  /** Every column per policy (two rows with a policy switch: each window its own), then the scenario's verdict. */
   static List<List<String>> rows(List<Simulator.ScenarioResult> results) {
     List<List<String>> rows = new ArrayList<>();
     for (Simulator.ScenarioResult scenario : results) {
-      for (Simulator.PolicyResult policy : scenario.policies()) {
-        RunResult.Summary s = policy.summary();
-        String name = policy.policy();
-        if (s.afterSwitch() != null) {
-          // Each row shows its own window's requests, not the whole run's.
-          rows.add(row(scenario.scenario().name(), name + " (before switch)", s.spreadBeforeSwitch(), s.beforeSwitch().p50Millis(),
-              s.p99BeforeSwitchMillis(), s.beforeSwitch().p999Millis(), s.beforeSwitch().errors(), s.beforeSwitch().errorRate(),
-              s.beforeSwitch().deadlineMisses(), s));
-          rows.add(row(scenario.scenario().name(), scenario.scenario().policySwitch().policy() + " (after switch)",
-              s.spreadAfterSwitch(), s.afterSwitch().p50Millis(), s.p99AfterSwitchMillis(), s.afterSwitch().p999Millis(),
-              s.afterSwitch().errors(), s.afterSwitch().errorRate(), s.afterSwitch().deadlineMisses(), s));
-        } else {
-          rows.add(row(scenario.scenario().name(), name, s.spread(), s.p50Millis(), s.p99Millis(), s.p999Millis(), s.errors(),
-              s.errorRate(), s.deadlineMisses(), s));
-        }
+      Verdict verdict = Verdict.of(scenario);
+      int first = rows.size();
+      for (List<String> row : policyRows(scenario)) {
+        List<String> withVerdict = new ArrayList<>(row);
+        withVerdict.add(verdict.best().contains(basePolicy(row.get(1))) ? "best" : "");
+        rows.add(withVerdict);
+      }
+      List<String> head = rows.get(first);
+      String mark = head.get(head.size() - 1);
+      head.set(head.size() - 1, verdict.word() + (mark.isEmpty() ? "" : ", " + mark));
+    }
+    return rows;
+  }
+
+  /** The policy a row's label names: "weighted_round_robin (after switch)" is weighted_round_robin's. */
+  private static String basePolicy(String label) {
+    int space = label.indexOf(' ');
+    return space < 0 ? label : label.substring(0, space);
+  }
+
+  private static List<List<String>> policyRows(Simulator.ScenarioResult scenario) {
+    List<List<String>> rows = new ArrayList<>();
+    for (Simulator.PolicyResult policy : scenario.policies()) {
+      RunResult.Summary s = policy.summary();
+      String name = policy.policy();
+      if (s.afterSwitch() != null) {
+        // Each row shows its own window's requests, not the whole run's.
+        rows.add(row(scenario.scenario().name(), name + " (before switch)", s.spreadBeforeSwitch(), s.beforeSwitch().p50Millis(),
+            s.p99BeforeSwitchMillis(), s.beforeSwitch().p999Millis(), s.beforeSwitch().errors(), s.beforeSwitch().errorRate(),
+            s.beforeSwitch().deadlineMisses(), s));
+        rows.add(row(scenario.scenario().name(), scenario.scenario().policySwitch().policy() + " (after switch)",
+            s.spreadAfterSwitch(), s.afterSwitch().p50Millis(), s.p99AfterSwitchMillis(), s.afterSwitch().p999Millis(),
+            s.afterSwitch().errors(), s.afterSwitch().errorRate(), s.afterSwitch().deadlineMisses(), s));
+      } else {
+        rows.add(row(scenario.scenario().name(), name, s.spread(), s.p50Millis(), s.p99Millis(), s.p999Millis(), s.errors(),
+            s.errorRate(), s.deadlineMisses(), s));
       }
     }
     return rows;
+  }
+
+  /**
+   * The default table: per scenario a heading, its claim's verdict with the figures it rests on,
+   * and the deciding columns, each line at most {@value #WIDTH} characters.
+   */
+  public static String render(List<Simulator.ScenarioResult> results) {
+    StringBuilder out = new StringBuilder();
+    for (Simulator.ScenarioResult scenario : results) {
+      Verdict verdict = Verdict.of(scenario);
+      Scenario sc = scenario.scenario();
+      out.append(fit(sc.name() + (sc.title().isEmpty() ? "" : ": " + sc.title()), WIDTH)).append('\n');
+      StringBuilder line = new StringBuilder("  ");
+      Claim claim = sc.claim();
+      if (!claim.checks().isEmpty()) {
+        line.append("claim ").append(verdict.word())
+            .append(claim.source() == Claim.Source.NONE ? "" : " (" + claim.source().key() + ")").append(": ");
+        List<String> parts = new ArrayList<>();
+        for (Check.Result r : verdict.results()) {
+          parts.add(r.describe() + (r.outcome() == Check.Outcome.FAILS ? " [fails]" : ""));
+        }
+        line.append(String.join("; ", parts));
+        wrap(out, line.toString(), "    ");
+      }
+      if (!verdict.best().isEmpty()) {
+        wrap(out, "  best by " + claim.bestBy().label() + ": " + String.join(", ", verdict.best()), "    ");
+      }
+      List<List<String>> rows = new ArrayList<>();
+      rows.add(COMPACT_HEADERS);
+      for (Simulator.PolicyResult policy : scenario.policies()) {
+        RunResult.Summary s = policy.summary();
+        boolean best = verdict.best().contains(policy.policy());
+        if (s.afterSwitch() != null) {
+          rows.add(compact(policy.policy() + " (before switch)", s.spreadBeforeSwitch(), s.p99BeforeSwitchMillis(),
+              s.beforeSwitch().errorRate(), s.beforeSwitch().deadlineMisses(), s, false));
+          rows.add(compact(sc.policySwitch().policy() + " (after switch)", s.spreadAfterSwitch(), s.p99AfterSwitchMillis(),
+              s.afterSwitch().errorRate(), s.afterSwitch().deadlineMisses(), s, false));
+        } else {
+          rows.add(compact(policy.policy(), s.spread(), s.p99Millis(), s.errorRate(), s.deadlineMisses(), s, best));
+        }
+      }
+      out.append(aligned(rows, 1, "  "));
+      out.append('\n');
+    }
+    return out.append(claimsLine(results)).toString();
+  }
+
+  /** How the scenarios' claims came out, in one line. */
+  static String claimsLine(List<Simulator.ScenarioResult> results) {
+    int[] counts = new int[Check.Outcome.values().length];
+    for (Simulator.ScenarioResult scenario : results) {
+      counts[Verdict.of(scenario).outcome().ordinal()]++;
+    }
+    return String.format(Locale.ROOT, "claims: %d hold, %d fail, %d not judged, of %d scenarios%n",
+        counts[Check.Outcome.HOLDS.ordinal()], counts[Check.Outcome.FAILS.ordinal()],
+        counts[Check.Outcome.NOT_JUDGED.ordinal()], results.size());
+  }
+
+  private static List<String> compact(String policy, RunResult.Spread spread, double p99, double errorRate,
+      long misses, RunResult.Summary s, boolean best) {
+    return List.of(policy, fixed(spread.maxOverMean(), 2), p99 == 0 && s.overload().goodputRps() == 0 ? "-" : fixed(p99, 1),
+        Metric.percent(errorRate), String.format(Locale.ROOT, "%,d", misses), Metric.percent(s.overload().goodputShare()),
+        best ? "best" : "");
+  }
+
+  /** Appends {@code text} broken at spaces into lines of at most {@value #WIDTH}, continuing with {@code indent}. */
+  static void wrap(StringBuilder out, String text, String indent) {
+    String rest = text;
+    while (rest.length() > WIDTH) {
+      int cut = rest.lastIndexOf(' ', WIDTH);
+      if (cut <= indent.length()) {
+        cut = WIDTH;
+      }
+      out.append(rest, 0, cut).append('\n');
+      rest = indent + rest.substring(cut).stripLeading();
+    }
+    out.append(rest).append('\n');
+  }
+
+  private static String fit(String text, int width) {
+    return text.length() <= width ? text : text.substring(0, width - 3) + "...";
   }
 
   private static List<String> row(String scenario, String policy, RunResult.Spread spread, double p50, double p99, double p999,
@@ -79,47 +192,51 @@ public final class SummaryTable {
     return String.format(Locale.ROOT, "%." + decimals + "f", value);
   }
 
-  /** A plain-text table with aligned columns. */
-  public static String render(List<Simulator.ScenarioResult> results) {
-    List<List<String>> rows = rows(results);
-    int[] widths = new int[HEADERS.size()];
-    for (int i = 0; i < widths.length; i++) {
-      widths[i] = HEADERS.get(i).length();
-      for (List<String> row : rows) {
-        widths[i] = Math.max(widths[i], row.get(i).length());
-      }
-    }
-    StringBuilder out = new StringBuilder();
-    appendRow(out, HEADERS, widths);
+  /** Every column in one table ({@code --wide}), with a rule under the header, as {@code summary.csv} has them. */
+  public static String renderWide(List<Simulator.ScenarioResult> results) {
+    List<List<String>> rows = new ArrayList<>();
+    rows.add(HEADERS);
+    rows.addAll(rows(results));
+    String table = aligned(rows, 2, "");
+    int firstLine = table.indexOf('\n');
     StringBuilder rule = new StringBuilder();
+    int[] widths = widths(rows);
     for (int i = 0; i < widths.length; i++) {
       rule.append(i == 0 ? "" : "  ").append("-".repeat(widths[i]));
     }
-    out.append(rule).append('\n');
-    for (List<String> row : rows) {
-      appendRow(out, row, widths);
-    }
-    return out.toString();
+    return table.substring(0, firstLine + 1) + rule.toString().stripTrailing() + "\n" + table.substring(firstLine + 1)
+        + claimsLine(results);
   }
 
-  private static void appendRow(StringBuilder out, List<String> cells, int[] widths) {
-    for (int i = 0; i < cells.size(); i++) {
-      String cell = cells.get(i);
-      if (i > 0) {
-        out.append("  ");
-      }
-      // Text left, numbers right.
-      if (i < 2) {
-        out.append(cell).append(" ".repeat(widths[i] - cell.length()));
-      } else {
-        out.append(" ".repeat(widths[i] - cell.length())).append(cell);
+  private static int[] widths(List<List<String>> rows) {
+    int[] widths = new int[rows.get(0).size()];
+    for (List<String> row : rows) {
+      for (int i = 0; i < widths.length; i++) {
+        widths[i] = Math.max(widths[i], row.get(i).length());
       }
     }
-    int end = out.length();
-    while (end > 0 && out.charAt(end - 1) == ' ') {
-      end--;
+    return widths;
+  }
+
+  /** Aligned columns: the first {@code textColumns} left, numbers right; each line after {@code indent}. */
+  private static String aligned(List<List<String>> rows, int textColumns, String indent) {
+    int[] widths = widths(rows);
+    StringBuilder out = new StringBuilder();
+    for (List<String> cells : rows) {
+      StringBuilder line = new StringBuilder(indent);
+      for (int i = 0; i < cells.size(); i++) {
+        String cell = cells.get(i);
+        if (i > 0) {
+          line.append("  ");
+        }
+        if (i < textColumns || i == cells.size() - 1) {
+          line.append(cell).append(" ".repeat(widths[i] - cell.length()));
+        } else {
+          line.append(" ".repeat(widths[i] - cell.length())).append(cell);
+        }
+      }
+      out.append(line.toString().stripTrailing()).append('\n');
     }
-    out.setLength(end);
-    out.append('\n');
+    return out.toString();
   }
 }

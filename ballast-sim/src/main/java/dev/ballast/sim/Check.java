@@ -1,0 +1,160 @@
+package dev.ballast.sim;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * One condition a scenario's claim stands on, over the measured summaries of its policies, as a
+ * scenario file writes it:
+ *
+ * <pre>
+ *   SUBJECT METRIC OP NUMBER                  round_robin cpu-max-over-min &gt;= 1.5
+ *   SUBJECT METRIC OP NUMBER x POLICY [METRIC] weighted_round_robin cpu-max-over-min &lt;= 0.5 x round_robin
+ * </pre>
+ *
+ * SUBJECT is a policy name or {@code every} (each policy the scenario ran); OP is one of {@code <=
+ * >= < > ==}. The second form compares with a factor times another policy's figure (the same
+ * metric unless named).
+ */
+public record Check(String text, String subject, Metric metric, Op op, double number, String otherPolicy, Metric otherMetric) {
+
+  /** Each policy the scenario ran. */
+  static final String EVERY = "every";
+
+  public enum Op {
+    LE("<="), GE(">="), LT("<"), GT(">"), EQ("==");
+
+    private final String symbol;
+
+    Op(String symbol) {
+      this.symbol = symbol;
+    }
+
+    boolean test(double a, double b) {
+      return switch (this) {
+        case LE -> a <= b;
+        case GE -> a >= b;
+        case LT -> a < b;
+        case GT -> a > b;
+        case EQ -> a == b;
+      };
+    }
+
+    static Op of(String symbol) {
+      for (Op op : values()) {
+        if (op.symbol.equals(symbol)) {
+          return op;
+        }
+      }
+      return null;
+    }
+
+    @Override
+    public String toString() {
+      return symbol;
+    }
+  }
+
+  static final String GRAMMAR = "POLICY|every METRIC <=|>=|<|>|== NUMBER [x POLICY [METRIC]]";
+
+  /**
+   * Parses a check; {@code policies} are the names a check may use.
+   *
+   * @throws IllegalArgumentException naming the part that is wrong and what was expected
+   */
+  static Check parse(String text, List<String> policies) {
+    String[] words = text.trim().split("\\s+");
+    if (words.length != 4 && words.length != 6 && words.length != 7) {
+      throw new IllegalArgumentException("'" + text + "' (expected: " + GRAMMAR + ")");
+    }
+    String subject = words[0];
+    if (!subject.equals(EVERY) && !policies.contains(subject)) {
+      throw new IllegalArgumentException("'" + text + "': policy '" + subject + "' (expected: every, or one of "
+          + String.join(", ", policies) + ")");
+    }
+    Metric metric = metric(text, words[1]);
+    Op op = Op.of(words[2]);
+    if (op == null) {
+      throw new IllegalArgumentException("'" + text + "': comparison '" + words[2] + "' (expected: <=, >=, <, > or ==)");
+    }
+    double number;
+    try {
+      number = Double.parseDouble(words[3]);
+    } catch (NumberFormatException e) {
+      number = Double.NaN;
+    }
+    if (!Double.isFinite(number) || !words[3].matches("-?[0-9.]+")) {
+      throw new IllegalArgumentException("'" + text + "': number '" + words[3] + "' (expected: a decimal number such as 0.95)");
+    }
+    if (words.length == 4) {
+      return new Check(text.trim(), subject, metric, op, number, null, null);
+    }
+    if (!words[4].equals("x")) {
+      throw new IllegalArgumentException("'" + text + "': '" + words[4] + "' (expected: x, as in 0.5 x round_robin)");
+    }
+    String other = words[5];
+    if (!policies.contains(other)) {
+      throw new IllegalArgumentException("'" + text + "': policy '" + other + "' (expected: one of " + String.join(", ", policies) + ")");
+    }
+    Metric otherMetric = words.length == 7 ? metric(text, words[6]) : metric;
+    return new Check(text.trim(), subject, metric, op, number, other, otherMetric);
+  }
+
+  private static Metric metric(String text, String key) {
+    Metric metric = Metric.byKey(key);
+    if (metric == null) {
+      throw new IllegalArgumentException("'" + text + "': metric '" + key + "' (expected: one of " + String.join(", ", Metric.keys()) + ")");
+    }
+    return metric;
+  }
+
+  /** How one check came out for one policy. */
+  public record Result(Check check, String policy, double value, double otherValue, double bound, Outcome outcome) {
+    /** The measured figure next to what it was held to, e.g. {@code weighted_round_robin cpu max/min 1.44 <= 0.5 x 3.31}. */
+    public String describe() {
+      Check c = check;
+      StringBuilder text = new StringBuilder(policy).append(' ').append(c.metric.label()).append(' ').append(c.metric.format(value));
+      if (outcome == Outcome.NOT_JUDGED) {
+        return text.append(" (not judged: ").append(c.otherPolicy != null ? c.otherPolicy : policy).append(" not run or no value)").toString();
+      }
+      text.append(' ').append(c.op).append(' ');
+      if (c.otherPolicy == null) {
+        text.append(c.metric.format(c.number));
+      } else {
+        text.append(plain(c.number)).append(" x ").append(c.otherPolicy).append("'s ")
+            .append(c.otherMetric == c.metric ? "" : c.otherMetric.label() + " ")
+            .append(c.otherMetric.format(otherValue));
+      }
+      return text.toString();
+    }
+  }
+
+  public enum Outcome { HOLDS, FAILS, NOT_JUDGED }
+
+  /** Evaluates the check over a scenario's policies (name to summary, in run order). */
+  List<Result> evaluate(List<String> names, List<RunResult.Summary> summaries) {
+    List<Result> results = new ArrayList<>();
+    List<String> subjects = subject.equals(EVERY) ? names : List.of(subject);
+    for (String policy : subjects) {
+      int i = names.indexOf(policy);
+      double value = i < 0 ? Double.NaN : metric.of(summaries.get(i));
+      double other = Double.NaN;
+      double bound = number;
+      if (otherPolicy != null) {
+        int j = names.indexOf(otherPolicy);
+        other = j < 0 ? Double.NaN : otherMetric.of(summaries.get(j));
+        bound = number * other;
+      }
+      Outcome outcome = Double.isNaN(value) || Double.isNaN(bound)
+          ? Outcome.NOT_JUDGED
+          : op.test(value, bound) ? Outcome.HOLDS : Outcome.FAILS;
+      results.add(new Result(this, policy, value, other, bound, outcome));
+    }
+    return results;
+  }
+
+  private static String plain(double number) {
+    return number == Math.rint(number) ? Long.toString((long) number) : String.format(Locale.ROOT, "%s", number);
+  }
+}

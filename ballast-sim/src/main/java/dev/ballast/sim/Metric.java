@@ -1,0 +1,138 @@
+package dev.ballast.sim;
+
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.function.ToDoubleFunction;
+
+/**
+ * A figure of a policy's runs that a scenario's checks and its choice of best policy can name, by
+ * the key a scenario file writes ({@code cpu-max-over-mean}). Each says whether lower or higher is
+ * better, so that "best" needs no second word.
+ */
+public enum Metric {
+  CPU_MAX_OVER_MEAN("cpu-max-over-mean", "cpu max/mean", Better.LOWER, Unit.RATIO, s -> s.spread().maxOverMean()),
+  CPU_MAX_OVER_MIN("cpu-max-over-min", "cpu max/min", Better.LOWER, Unit.RATIO, s -> s.spread().maxOverMin()),
+  WASTED_SHARE("wasted-share", "wasted", Better.LOWER, Unit.SHARE, s -> s.spread().wastedShare()),
+  P50_MS("p50-ms", "p50 ms", Better.LOWER, Unit.MILLIS, RunResult.Summary::p50Millis),
+  P99_MS("p99-ms", "p99 ms", Better.LOWER, Unit.MILLIS, RunResult.Summary::p99Millis),
+  P999_MS("p999-ms", "p99.9 ms", Better.LOWER, Unit.MILLIS, RunResult.Summary::p999Millis),
+  ERROR_RATE("error-rate", "errors", Better.LOWER, Unit.SHARE, RunResult.Summary::errorRate),
+  DEADLINE_MISSES("deadline-misses", "misses", Better.LOWER, Unit.COUNT, s -> s.deadlineMisses()),
+  BROKEN_ATTEMPTS("broken-attempts", "broken attempts", Better.LOWER, Unit.COUNT, s -> s.brokenAttempts()),
+  CONNECTIONS_MIN("connections-min", "conn min", Better.HIGHER, Unit.COUNT, RunResult.Summary::minConnections),
+  CONNECTIONS_MAX("connections-max", "conn max", Better.LOWER, Unit.COUNT, RunResult.Summary::maxConnections),
+  CONNECTIONS_MIN_OVER_MEAN("connections-min-over-mean", "conn min/mean", Better.HIGHER, Unit.SHARE,
+      s -> s.minConnections() / s.meanConnections()),
+  CONNECTIONS_MAX_OVER_MEAN("connections-max-over-mean", "conn max/mean", Better.LOWER, Unit.SHARE,
+      s -> s.maxConnections() / s.meanConnections()),
+  GOODPUT_SHARE("goodput-share", "goodput", Better.HIGHER, Unit.SHARE, s -> s.overload().goodputShare()),
+  LOCAL_REJECTIONS("local-rejections", "local rej", Better.LOWER, Unit.COUNT, s -> s.overload().throttled()),
+  SHEDS("sheds", "sheds", Better.LOWER, Unit.COUNT, s -> s.overload().sheds()),
+  RETRIES("retries", "retries", Better.LOWER, Unit.COUNT, s -> s.overload().retries()),
+  AMPLIFICATION("amplification", "ampl", Better.LOWER, Unit.RATIO3, s -> s.overload().amplification()),
+  CRITICAL_SUCCESS("critical-success", "CRITICAL ok", Better.HIGHER, Unit.SHARE, s -> s.overload().criticalitySuccess()[1]),
+  SHEDDABLE_SUCCESS("sheddable-success", "SHEDDABLE ok", Better.HIGHER, Unit.SHARE, s -> s.overload().criticalitySuccess()[3]),
+  RECOVERY_S("recovery-s", "recovery s", Better.LOWER, Unit.SECONDS, s -> s.overload().recoverySeconds()),
+  PROBES_PER_REQUEST("probes-per-request", "probes/req", Better.LOWER, Unit.RATIO, s -> s.overload().probesPerRequest()),
+  SWITCH_BEFORE_CPU_MAX_OVER_MIN("switch-before-cpu-max-over-min", "cpu max/min before switch", Better.LOWER, Unit.RATIO,
+      s -> s.spreadBeforeSwitch() == null ? Double.NaN : s.spreadBeforeSwitch().maxOverMin()),
+  SWITCH_AFTER_CPU_MAX_OVER_MIN("switch-after-cpu-max-over-min", "cpu max/min after switch", Better.LOWER, Unit.RATIO,
+      s -> s.spreadAfterSwitch() == null ? Double.NaN : s.spreadAfterSwitch().maxOverMin()),
+  SWITCH_BEFORE_P99_MS("switch-before-p99-ms", "p99 ms before switch", Better.LOWER, Unit.MILLIS,
+      s -> s.spreadBeforeSwitch() == null ? Double.NaN : s.p99BeforeSwitchMillis()),
+  SWITCH_AFTER_P99_MS("switch-after-p99-ms", "p99 ms after switch", Better.LOWER, Unit.MILLIS,
+      s -> s.spreadAfterSwitch() == null ? Double.NaN : s.p99AfterSwitchMillis());
+
+  /** Which way is better. */
+  public enum Better { LOWER, HIGHER }
+
+  /** How a value prints. */
+  enum Unit { RATIO, RATIO3, SHARE, MILLIS, SECONDS, COUNT }
+
+  private final String key;
+  private final String label;
+  private final Better better;
+  private final Unit unit;
+  private final ToDoubleFunction<RunResult.Summary> value;
+
+  Metric(String key, String label, Better better, Unit unit, ToDoubleFunction<RunResult.Summary> value) {
+    this.key = key;
+    this.label = label;
+    this.better = better;
+    this.unit = unit;
+    this.value = value;
+  }
+
+  /** The name a scenario file uses. */
+  public String key() {
+    return key;
+  }
+
+  /** The name a table's header uses. */
+  public String label() {
+    return label;
+  }
+
+  public Better better() {
+    return better;
+  }
+
+  /** The metric of a policy's (seed-averaged) summary; NaN where it does not apply. */
+  public double of(RunResult.Summary summary) {
+    return value.applyAsDouble(summary);
+  }
+
+  /** Whether {@code a} is strictly better than {@code b}. */
+  boolean isBetter(double a, double b) {
+    return better == Better.LOWER ? a < b : a > b;
+  }
+
+  /** The value as tables print it: ratios with 2 decimals, shares as percentages, counts whole. */
+  public String format(double v) {
+    if (Double.isNaN(v)) {
+      return "-";
+    }
+    if (Double.isInfinite(v)) {
+      return "inf";
+    }
+    return switch (unit) {
+      case RATIO -> String.format(Locale.ROOT, "%.2f", v);
+      case RATIO3 -> String.format(Locale.ROOT, "%.3f", v);
+      case SHARE -> percent(v);
+      case MILLIS -> String.format(Locale.ROOT, "%.1f", v);
+      case SECONDS -> String.format(Locale.ROOT, "%.1f s", v);
+      case COUNT -> String.format(Locale.ROOT, "%,d", Math.round(v));
+    };
+  }
+
+  /**
+   * A share as a percentage with as many decimals as it takes to tell it from 0% and 100%
+   * (99.96%, 0.007%), so that a claim of "none" is not hidden by rounding.
+   */
+  static String percent(double share) {
+    double p = 100 * share;
+    if (p == 0 || p == 100) {
+      return String.format(Locale.ROOT, "%.0f%%", p);
+    }
+    int decimals = 1;
+    while (decimals < 4 && (String.format(Locale.ROOT, "%." + decimals + "f", p).matches("0\\.0*|100\\.0*"))) {
+      decimals++;
+    }
+    return String.format(Locale.ROOT, "%." + decimals + "f%%", p);
+  }
+
+  /** The metric a scenario file names, or null. */
+  static Metric byKey(String key) {
+    for (Metric m : values()) {
+      if (m.key.equals(key)) {
+        return m;
+      }
+    }
+    return null;
+  }
+
+  static List<String> keys() {
+    return Arrays.stream(values()).map(Metric::key).toList();
+  }
+}
