@@ -29,6 +29,7 @@ import picocli.CommandLine.Option;
 @Command(
     name = "sim",
     mixinStandardHelpOptions = true,
+    versionProvider = BallastVersion.class,
     description = {
       "Simulates a datacenter in virtual time with ballast-core's own subsetting, health and policies.",
       "Without --scenario, runs the chapter suite and writes the report to " + SimCommand.DEFAULT_OUT + "."
