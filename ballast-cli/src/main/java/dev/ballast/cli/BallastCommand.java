@@ -8,7 +8,7 @@ import picocli.CommandLine.Command;
 @Command(
     name = "ballast",
     mixinStandardHelpOptions = true,
-    version = "ballast 0.1.0",
+    versionProvider = BallastVersion.class,
     description = "Load balancing inside the datacenter: subsetting, health, policies, simulation, quotas.",
     subcommands = {SubsetCommand.class, SimCommand.class, QuotaServerCommand.class})
 public final class BallastCommand implements Runnable {

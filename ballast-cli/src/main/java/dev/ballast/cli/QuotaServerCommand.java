@@ -12,6 +12,7 @@ import picocli.CommandLine.Option;
 @Command(
     name = "quota-server",
     mixinStandardHelpOptions = true,
+    versionProvider = BallastVersion.class,
     description = {
       "Runs the quota service: shares each resource's global rate limit among its clients, max-min fairly, in leases.",
       "Clients use dev.ballast.quota.QuotaClient; see docs/quota.md. Stops on SIGTERM or Ctrl-C."

@@ -30,6 +30,7 @@ import picocli.CommandLine.Option;
 @Command(
     name = "sim",
     mixinStandardHelpOptions = true,
+    versionProvider = BallastVersion.class,
     description = {
       "Simulates a datacenter in virtual time with ballast-core's own subsetting, health and policies.",
       "Without --scenario, runs the suite (the chapter's scenarios and the overload scenarios, one seed each;",
@@ -186,6 +187,7 @@ final class SimCommand implements Callable<Integer> {
     }
   }
 
+  /** A file of that name, else the built-in scenario of that name. */
   private Scenario load(String name) {
     Path path = Path.of(name);
     if (Files.exists(path)) {
@@ -194,8 +196,9 @@ final class SimCommand implements Callable<Integer> {
     if (ChapterSuite.NAMES.contains(name) || ChapterSuite.EXTRA.contains(name)) {
       return ScenarioReader.readBuiltIn(name);
     }
-    throw usage("--scenario: '" + name + "' (expected: a scenario file, or one of the built-in scenarios: "
-        + String.join(", ", ChapterSuite.NAMES) + ", " + String.join(", ", ChapterSuite.EXTRA) + ")");
+    // The built-in names are many; --list shows them, and this line stays one a terminal can show.
+    throw usage("--scenario: '" + name + "': not found (expected: a scenario file, or a built-in scenario's name;"
+        + " ballast sim --list lists them)");
   }
 
   private CommandLine.ParameterException usage(String message) {

@@ -15,6 +15,7 @@ import picocli.CommandLine.Option;
 @Command(
     name = "subset",
     mixinStandardHelpOptions = true,
+    versionProvider = BallastVersion.class,
     description = {
       "Measures a subsetting algorithm: connections per backend, churn after one change, diversity.",
       "Backends are numbered 0..N-1; removing a backend removes the highest-numbered one.",

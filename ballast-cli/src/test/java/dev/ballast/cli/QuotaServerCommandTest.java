@@ -23,7 +23,9 @@ final class QuotaServerCommandTest {
   @Test
   void badFlagsAreOneLineUsageErrorsNamingTheValue() {
     assertUsageError(SimCommandTest.run("quota-server", "--resource", "db=-1"),
-        "--resource: 'db=-1': capacity: -1.0 (expected: 0..1e12)");
+        "--resource: 'db=-1': capacity: -1 (expected: 0..1e12)");
+    assertUsageError(SimCommandTest.run("quota-server", "--resource", "db=2e12"),
+        "--resource: 'db=2e12': capacity: 2000000000000 (expected: 0..1e12)");
     assertUsageError(SimCommandTest.run("quota-server", "--resource", "db"),
         "--resource: 'db' (expected: NAME=CAPACITY[:safe=RATE], such as db=50000:safe=500)");
     assertUsageError(SimCommandTest.run("quota-server"),
@@ -31,7 +33,7 @@ final class QuotaServerCommandTest {
     assertUsageError(SimCommandTest.run("quota-server", "--resource", "db=10", "--port", "http"),
         "--port: 'http' (expected: 0..65535)");
     assertUsageError(SimCommandTest.run("quota-server", "--resource", "db=10", "--lease", "1s", "--refresh", "2s"),
-        "--refresh: PT2S (expected: less than the lease length, PT1S)");
+        "--refresh: 2s (expected: less than the lease length, 1s)");
     assertUsageError(SimCommandTest.run("quota-server", "--resource", "db=10", "--resource", "db=5"),
         "--resource: 'db=5' (expected: each resource named once)");
   }

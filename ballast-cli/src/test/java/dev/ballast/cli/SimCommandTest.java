@@ -106,7 +106,7 @@ final class SimCommandTest {
     Result result = run("sim", "--scenario", file.toString());
     assertThat(result.exitCode()).isEqualTo(2);
     assertThat(result.err().lines()).hasSize(1);
-    assertThat(result.err()).startsWith("ballast: " + file + ": backends.count: \"lots\" (expected: a whole number 1..1000000)");
+    assertThat(result.err()).startsWith("ballast: " + file + ": backends.count: lots (expected: a whole number 1..1000000)");
   }
 
   @Test
@@ -119,12 +119,64 @@ final class SimCommandTest {
     assertThat(result.err()).startsWith("ballast: " + file + ": clients: 5 (expected: an object with the keys count,");
   }
 
-  @Test
-  void unknownScenarioIsAOneLineUsageError() {
-    Result result = run("sim", "--scenario", "no-such-scenario");
+  private static void assertOneLineUsageError(Result result, String line) {
     assertThat(result.exitCode()).isEqualTo(2);
-    assertThat(result.err().lines()).hasSize(1);
-    assertThat(result.err()).startsWith("ballast: --scenario: 'no-such-scenario' (expected: a scenario file, or one of the built-in scenarios:");
+    assertThat(result.err()).isEqualTo(line + System.lineSeparator());
+    assertThat(result.out()).isEmpty();
+  }
+
+  private static Path scenario(Path dir, String text) throws Exception {
+    return Files.writeString(dir.resolve("mine.conf"), text);
+  }
+
+  @Test
+  void unknownScenarioIsNotFound() {
+    assertOneLineUsageError(run("sim", "--scenario", "no-such-scenario"), "ballast: --scenario: 'no-such-scenario': not found"
+        + " (expected: a scenario file, or a built-in scenario's name; ballast sim --list lists them)");
+  }
+
+  @Test
+  void missingScenarioFileIsNotFound(@TempDir Path dir) {
+    Path missing = dir.resolve("missing.conf");
+    assertOneLineUsageError(run("sim", "--scenario", missing.toString()), "ballast: --scenario: '" + missing + "': not found"
+        + " (expected: a scenario file, or a built-in scenario's name; ballast sim --list lists them)");
+  }
+
+  @Test
+  void emptyScenarioFileIsAnErrorNotARunOfTheDefaults(@TempDir Path dir) throws Exception {
+    Path file = scenario(dir, "# to do\n");
+    assertOneLineUsageError(run("sim", "--scenario", file.toString()),
+        "ballast: " + file + ": empty (expected: a scenario, at least its name and what differs from ballast-sim.conf)");
+  }
+
+  /** The key the user got wrong is reported, not a default's conflict with another key the user set. */
+  @Test
+  void aBadValueIsReportedBeforeTheRelationsItBreaks(@TempDir Path dir) throws Exception {
+    Path file = scenario(dir, "name = mine\nduration = 10s\nload.utilization = 99\n");
+    assertOneLineUsageError(run("sim", "--scenario", file.toString()),
+        "ballast: " + file + ": load.utilization: 99 (expected: a number 0.001..50)");
+  }
+
+  @Test
+  void aDefaultThatConflictsWithASetValueIsMarkedAsTheDefault(@TempDir Path dir) throws Exception {
+    Path file = scenario(dir, "name = mine\nduration = 10s\n");
+    assertOneLineUsageError(run("sim", "--scenario", file.toString()), "ballast: " + file + ": warmup: 30s (the default)"
+        + " (expected: 0s to 9s, so that a whole sample-interval: 1s (the default) follows it within duration: 10s)");
+
+    Files.writeString(file, "name = mine\nbackends.count = 10\n");
+    assertOneLineUsageError(run("sim", "--scenario", file.toString()),
+        "ballast: " + file + ": clients.subset-size: 20 (the default) (expected: 1 to backends.count: 10)");
+  }
+
+  @Test
+  void durationsAndNumbersReadAsTheFileWritesThem(@TempDir Path dir) throws Exception {
+    Path file = scenario(dir, "name = mine\noverload.retry.backoff { initial = 2s }\n");
+    assertOneLineUsageError(run("sim", "--scenario", file.toString()), "ballast: " + file
+        + ": overload.retry.backoff.cap: 1s (the default) (expected: overload.retry.backoff.initial: 2s to 10m)");
+
+    Files.writeString(file, "name = mine\noverload.throttle.k = 1\n");
+    assertOneLineUsageError(run("sim", "--scenario", file.toString()),
+        "ballast: " + file + ": overload.throttle.k: 1 (expected: a number 1.1..10)");
   }
 
   @Test

@@ -36,8 +36,8 @@ public record HealthConfig(
     Ranges.checkDuration("idleHealthCheckInterval", idleHealthCheckInterval, ONE_MS, ONE_DAY);
     if (idleHealthCheckInterval.compareTo(healthCheckInterval) < 0) {
       throw new IllegalArgumentException(
-          "idleHealthCheckInterval: " + idleHealthCheckInterval
-              + " (expected: " + healthCheckInterval + ".." + ONE_DAY + ", idle checks are the cheaper ones)");
+          "idleHealthCheckInterval: " + Ranges.format(idleHealthCheckInterval) + " (expected: "
+              + Ranges.format(healthCheckInterval) + ".." + Ranges.format(ONE_DAY) + ", idle checks are the cheaper ones)");
     }
     Ranges.checkDuration("idleAfter", idleAfter, ONE_MS, ONE_DAY);
     Ranges.checkDuration("warmUpWindow", warmUpWindow, Duration.ZERO, ONE_HOUR);

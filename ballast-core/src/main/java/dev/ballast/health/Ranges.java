@@ -1,13 +1,31 @@
 package dev.ballast.health;
 
+import java.math.BigDecimal;
+import java.math.BigInteger;
 import java.time.Duration;
 
 /**
- * The project's one message shape for bad settings: {@code "name: value (expected: min..max)"}.
- * Public so that every package of the core validates the same way; not part of the API users
- * program against.
+ * The project's one message shape for bad settings, {@code "name: value (expected: min..max)"},
+ * and the one way values are written in messages: as a user writes them in a configuration file
+ * or a flag ({@code 20s}, {@code 500ms}, {@code 10000000}, {@code 0.8}), never Java's own
+ * formats ({@code PT20S}, {@code 1.0E7}). Public so that every module validates and words its
+ * messages the same way; not part of the API users program against.
  */
 public final class Ranges {
+  // Largest first: a duration is written in the largest unit that holds it exactly.
+  private static final String[] UNIT_NAMES = {"d", "h", "m", "s", "ms", "us", "ns"};
+  private static final BigInteger[] UNIT_NANOS = {
+    BigInteger.valueOf(86_400_000_000_000L),
+    BigInteger.valueOf(3_600_000_000_000L),
+    BigInteger.valueOf(60_000_000_000L),
+    BigInteger.valueOf(1_000_000_000L),
+    BigInteger.valueOf(1_000_000L),
+    BigInteger.valueOf(1_000L),
+    BigInteger.ONE
+  };
+  // Past this many characters a plain decimal is harder to read than 1e20 or 1e-12.
+  private static final int LONGEST_PLAIN_NUMBER = 20;
+
   private Ranges() {}
 
   public static int checkInt(String name, int value, int min, int max) {
@@ -23,18 +41,58 @@ public final class Ranges {
 
   public static double checkDouble(String name, double value, double min, double max) {
     if (Double.isNaN(value) || value < min || value > max) {
-      throw new IllegalArgumentException(name + ": " + value + " (expected: " + min + ".." + max + ")");
+      throw new IllegalArgumentException(
+          name + ": " + format(value) + " (expected: " + format(min) + ".." + format(max) + ")");
     }
     return value;
   }
 
   public static Duration checkDuration(String name, Duration value, Duration min, Duration max) {
-    if (value == null) {
-      throw new IllegalArgumentException(name + ": null (expected: " + min + ".." + max + ")");
-    }
-    if (value.compareTo(min) < 0 || value.compareTo(max) > 0) {
-      throw new IllegalArgumentException(name + ": " + value + " (expected: " + min + ".." + max + ")");
+    if (value == null || value.compareTo(min) < 0 || value.compareTo(max) > 0) {
+      throw new IllegalArgumentException(
+          name + ": " + format(value) + " (expected: " + format(min) + ".." + format(max) + ")");
     }
     return value;
+  }
+
+  /**
+   * A duration in the largest unit that holds it exactly, as HOCON files and the command line's
+   * flags take it: {@code 2m}, {@code 20s}, {@code 1500ms}, {@code 250us}; {@code 0s} for zero.
+   */
+  public static String format(Duration value) {
+    if (value == null) {
+      return "null";
+    }
+    if (value.isZero()) {
+      return "0s";
+    }
+    BigInteger nanos =
+        BigInteger.valueOf(value.getSeconds()).multiply(UNIT_NANOS[3]).add(BigInteger.valueOf(value.getNano()));
+    for (int i = 0; ; i++) {
+      BigInteger[] quotientAndRemainder = nanos.divideAndRemainder(UNIT_NANOS[i]);
+      if (quotientAndRemainder[1].signum() == 0) {
+        return quotientAndRemainder[0] + UNIT_NAMES[i];
+      }
+    }
+  }
+
+  /**
+   * A number as a user writes it: no trailing {@code .0}, no exponent for everyday magnitudes
+   * ({@code 10000000}, {@code 0.05}, {@code 1.5}); {@code 1e20} and {@code 1e-12} beyond them.
+   */
+  public static String format(double value) {
+    if (!Double.isFinite(value)) {
+      return Double.toString(value);
+    }
+    if (value == 0) {
+      return "0";
+    }
+    // Double.toString's digits (the shortest that read back as the same double), without its notation.
+    BigDecimal shortest = BigDecimal.valueOf(value).stripTrailingZeros();
+    String plain = shortest.toPlainString();
+    if (plain.length() <= LONGEST_PLAIN_NUMBER) {
+      return plain;
+    }
+    return shortest.toString().replace("E+", "e").replace('E', 'e');
   }
 }

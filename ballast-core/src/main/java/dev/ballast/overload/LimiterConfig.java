@@ -94,17 +94,24 @@ public record LimiterConfig(
     Ranges.checkDouble("baselineRise", baselineRise, 1.0, 2.0);
     if (criticalityShares == null || criticalityShares.length != Criticality.all().length) {
       throw new IllegalArgumentException(
-          "criticalityShares: " + Arrays.toString(criticalityShares) + " (expected: 4 shares, one per criticality)");
+          "criticalityShares: " + written(criticalityShares) + " (expected: 4 shares, one per criticality)");
     }
     criticalityShares = criticalityShares.clone();
     for (int c = 0; c < criticalityShares.length; c++) {
       Ranges.checkDouble("criticalityShares[" + Criticality.all()[c].name().toLowerCase(java.util.Locale.ROOT) + "]",
           criticalityShares[c], 0.05, 10);
       if (c > 0 && criticalityShares[c] > criticalityShares[c - 1]) {
-        throw new IllegalArgumentException("criticalityShares: " + Arrays.toString(criticalityShares)
+        throw new IllegalArgumentException("criticalityShares: " + written(criticalityShares)
             + " (expected: no criticality above a more important one)");
       }
     }
+  }
+
+  private static String written(double[] shares) {
+    if (shares == null) {
+      return "null";
+    }
+    return Arrays.stream(shares).mapToObj(Ranges::format).collect(java.util.stream.Collectors.joining(", ", "[", "]"));
   }
 
   @Override

@@ -1,8 +1,10 @@
 package dev.ballast.pick;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ballast.health.HealthConfig;
+import dev.ballast.health.Ranges;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -36,25 +38,25 @@ final class ConfigValidationTest {
     out.add(bad("activeRequestLimit", "-1", () -> HealthConfig.builder().activeRequestLimit(-1).build()));
     out.add(bad("activeRequestLimit", "1000001", () -> HealthConfig.builder().activeRequestLimit(1_000_001).build()));
     for (Duration d : new Duration[] {Duration.ZERO, negative, overHour, null}) {
-      out.add(bad("healthCheckInterval", String.valueOf(d), () -> HealthConfig.builder().healthCheckInterval(d).build()));
+      out.add(bad("healthCheckInterval", Ranges.format(d), () -> HealthConfig.builder().healthCheckInterval(d).build()));
     }
     for (Duration d : new Duration[] {Duration.ZERO, negative, overDay, null}) {
-      out.add(bad("idleHealthCheckInterval", String.valueOf(d), () -> HealthConfig.builder().idleHealthCheckInterval(d).build()));
-      out.add(bad("idleAfter", String.valueOf(d), () -> HealthConfig.builder().idleAfter(d).build()));
+      out.add(bad("idleHealthCheckInterval", Ranges.format(d), () -> HealthConfig.builder().idleHealthCheckInterval(d).build()));
+      out.add(bad("idleAfter", Ranges.format(d), () -> HealthConfig.builder().idleAfter(d).build()));
     }
     // Idle checks must not be more frequent than active ones.
-    out.add(bad("idleHealthCheckInterval", "PT0.5S", () -> HealthConfig.builder()
+    out.add(bad("idleHealthCheckInterval", "500ms", () -> HealthConfig.builder()
         .healthCheckInterval(Duration.ofSeconds(1)).idleHealthCheckInterval(Duration.ofMillis(500)).build()));
     for (Duration d : new Duration[] {negative, overHour, null}) {
-      out.add(bad("warmUpWindow", String.valueOf(d), () -> HealthConfig.builder().warmUpWindow(d).build()));
+      out.add(bad("warmUpWindow", Ranges.format(d), () -> HealthConfig.builder().warmUpWindow(d).build()));
     }
     for (double v : new double[] {0.0, 0.009, 1.01, -1, Double.NaN, Double.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY}) {
-      out.add(bad("warmUpStartFactor", String.valueOf(v), () -> HealthConfig.builder().warmUpStartFactor(v).build()));
+      out.add(bad("warmUpStartFactor", Ranges.format(v), () -> HealthConfig.builder().warmUpStartFactor(v).build()));
     }
 
     // Least-loaded round robin.
     for (Duration d : new Duration[] {Duration.ZERO, negative, overHour, null}) {
-      out.add(bad("errorWindow", String.valueOf(d), () -> new LeastLoadedConfig(true, d)));
+      out.add(bad("errorWindow", Ranges.format(d), () -> new LeastLoadedConfig(true, d)));
     }
     for (int w : new int[] {0, -1, 1_000_001}) {
       out.add(bad("scanWindow", String.valueOf(w), () -> new LeastLoadedConfig(true, Duration.ofSeconds(1), w)));
@@ -62,32 +64,32 @@ final class ConfigValidationTest {
 
     // Weighted round robin.
     for (Duration d : new Duration[] {negative, overHour, null}) {
-      out.add(bad("blackoutPeriod", String.valueOf(d), () -> WeightedRoundRobinConfig.builder().blackoutPeriod(d).build()));
+      out.add(bad("blackoutPeriod", Ranges.format(d), () -> WeightedRoundRobinConfig.builder().blackoutPeriod(d).build()));
     }
     for (Duration d : new Duration[] {Duration.ZERO, negative, overDay, null}) {
-      out.add(bad("weightExpirationPeriod", String.valueOf(d),
+      out.add(bad("weightExpirationPeriod", Ranges.format(d),
           () -> WeightedRoundRobinConfig.builder().weightExpirationPeriod(d).build()));
     }
     for (Duration d : new Duration[] {Duration.ZERO, negative, overHour, null}) {
-      out.add(bad("weightUpdatePeriod", String.valueOf(d), () -> WeightedRoundRobinConfig.builder().weightUpdatePeriod(d).build()));
+      out.add(bad("weightUpdatePeriod", Ranges.format(d), () -> WeightedRoundRobinConfig.builder().weightUpdatePeriod(d).build()));
     }
     for (double v : new double[] {-1e-9, 1.000001e9, Double.NaN, Double.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY}) {
-      out.add(bad("errorUtilizationPenalty", String.valueOf(v),
+      out.add(bad("errorUtilizationPenalty", Ranges.format(v),
           () -> WeightedRoundRobinConfig.builder().errorUtilizationPenalty(v).build()));
     }
 
     // Power of two choices.
     for (Duration d : new Duration[] {Duration.ZERO, negative, overHour, null}) {
-      out.add(bad("latencyDecay", String.valueOf(d), () -> PowerOfTwoChoicesConfig.builder().latencyDecay(d).build()));
-      out.add(bad("successDecay", String.valueOf(d), () -> PowerOfTwoChoicesConfig.builder().successDecay(d).build()));
-      out.add(bad("forcePickInterval", String.valueOf(d), () -> PowerOfTwoChoicesConfig.builder().forcePickInterval(d).build()));
+      out.add(bad("latencyDecay", Ranges.format(d), () -> PowerOfTwoChoicesConfig.builder().latencyDecay(d).build()));
+      out.add(bad("successDecay", Ranges.format(d), () -> PowerOfTwoChoicesConfig.builder().successDecay(d).build()));
+      out.add(bad("forcePickInterval", Ranges.format(d), () -> PowerOfTwoChoicesConfig.builder().forcePickInterval(d).build()));
     }
     for (Duration d : new Duration[] {negative, overHour, null}) {
-      out.add(bad("newBackendPenalty", String.valueOf(d), () -> PowerOfTwoChoicesConfig.builder().newBackendPenalty(d).build()));
-      out.add(bad("failurePenalty", String.valueOf(d), () -> PowerOfTwoChoicesConfig.builder().failurePenalty(d).build()));
+      out.add(bad("newBackendPenalty", Ranges.format(d), () -> PowerOfTwoChoicesConfig.builder().newBackendPenalty(d).build()));
+      out.add(bad("failurePenalty", Ranges.format(d), () -> PowerOfTwoChoicesConfig.builder().failurePenalty(d).build()));
     }
     for (Duration d : new Duration[] {Duration.ZERO, negative, overDay, null}) {
-      out.add(bad("loadReportExpiration", String.valueOf(d),
+      out.add(bad("loadReportExpiration", Ranges.format(d),
           () -> PowerOfTwoChoicesConfig.builder().loadReportExpiration(d).build()));
     }
 
@@ -97,13 +99,13 @@ final class ConfigValidationTest {
       out.add(bad("window", String.valueOf(w), () -> FairShareConfig.builder().window(w).build()));
     }
     for (Duration d : new Duration[] {Duration.ZERO, negative, overHour, null}) {
-      out.add(bad("initialServiceTime", String.valueOf(d), () -> FairShareConfig.builder().initialServiceTime(d).build()));
+      out.add(bad("initialServiceTime", Ranges.format(d), () -> FairShareConfig.builder().initialServiceTime(d).build()));
     }
     for (int c : new int[] {0, -1, 1_000_001}) {
       out.add(bad("candidates", String.valueOf(c), () -> FairShareConfig.builder().candidates(c).build()));
     }
     for (Duration d : new Duration[] {Duration.ZERO, Duration.ofNanos(999_999), negative, overHour, null}) {
-      out.add(bad("staleAfter", String.valueOf(d), () -> FairShareConfig.builder().staleAfter(d).build()));
+      out.add(bad("staleAfter", Ranges.format(d), () -> FairShareConfig.builder().staleAfter(d).build()));
     }
 
     // Interleaved weighted round robin.
@@ -120,19 +122,19 @@ final class ConfigValidationTest {
       out.add(bad("poolSize", String.valueOf(size), () -> PrequalProbingConfig.builder().poolSize(size).build()));
     }
     for (Duration d : new Duration[] {Duration.ZERO, negative, overHour, null}) {
-      out.add(bad("maxAge", String.valueOf(d), () -> PrequalProbingConfig.builder().maxAge(d).build()));
-      out.add(bad("idleProbeInterval", String.valueOf(d),
+      out.add(bad("maxAge", Ranges.format(d), () -> PrequalProbingConfig.builder().maxAge(d).build()));
+      out.add(bad("idleProbeInterval", Ranges.format(d),
           () -> PrequalProbingConfig.builder().idleProbeInterval(d).build()));
     }
     for (int budget : new int[] {0, -1, 1001}) {
       out.add(bad("reuseBudget", String.valueOf(budget), () -> PrequalProbingConfig.builder().reuseBudget(budget).build()));
     }
     for (double probes : new double[] {-0.5, 16.5, Double.NaN, Double.POSITIVE_INFINITY}) {
-      out.add(bad("probesPerPick", String.valueOf(probes),
+      out.add(bad("probesPerPick", Ranges.format(probes),
           () -> PrequalProbingConfig.builder().probesPerPick(probes).build()));
     }
     for (double q : new double[] {0, 0.001, 1.5, Double.NaN, Double.NEGATIVE_INFINITY}) {
-      out.add(bad("hotQuantile", String.valueOf(q), () -> PrequalProbingConfig.builder().hotQuantile(q).build()));
+      out.add(bad("hotQuantile", Ranges.format(q), () -> PrequalProbingConfig.builder().hotQuantile(q).build()));
     }
     return out;
   }
@@ -143,6 +145,8 @@ final class ConfigValidationTest {
     assertThatThrownBy(build::run)
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageStartingWith(field + ": " + value)
-        .hasMessageContaining("(expected: ");
+        .hasMessageContaining("(expected: ")
+        // Values as a user writes them (20s, 0.5, 1000000000), never Java's PT20S, 0.5E0 or 1.0E9.
+        .satisfies(e -> assertThat(e.getMessage()).doesNotContainPattern("PT\\d|\\d\\.0\\b|\\dE-?\\d"));
   }
 }

@@ -222,6 +222,6 @@ final class LeastLoadedRoundRobinTest {
   void aZeroErrorWindowIsRejectedWithTheAllowedRange() {
     assertThatThrownBy(() -> new LeastLoadedConfig(true, Duration.ZERO))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("errorWindow: PT0S (expected: PT0.001S..PT1H)");
+        .hasMessage("errorWindow: 0s (expected: 1ms..1h)");
   }
 }

@@ -4,6 +4,7 @@ import dev.ballast.overload.Criticality;
 import dev.ballast.overload.RetryBudgetConfig;
 import dev.ballast.overload.ThrottleConfig;
 import dev.ballast.health.HealthConfig;
+import dev.ballast.health.Ranges;
 import dev.ballast.pick.FairShareConfig;
 import dev.ballast.pick.InterleavedWeightedRoundRobinConfig;
 import dev.ballast.pick.LeastLoadedConfig;
@@ -541,7 +542,7 @@ final class BallastConfigParser {
     if (value == null) {
       return defaultValue;
     }
-    String expected = (whole ? "an integer in " : "a number in ") + plain(min) + ".." + plain(max);
+    String expected = (whole ? "an integer in " : "a number in ") + Ranges.format(min) + ".." + Ranges.format(max);
     if (!(value instanceof Number)) {
       throw new IllegalArgumentException(field + ": " + format(value) + " (expected: " + expected + ")");
     }
@@ -585,7 +586,7 @@ final class BallastConfigParser {
       return "\"" + value + "\"";
     }
     if (value instanceof Double) {
-      return plain((Double) value);
+      return Ranges.format((Double) value);
     }
     if (value instanceof List || value instanceof Map || value instanceof Boolean || value == null) {
       return String.valueOf(value);
@@ -593,7 +594,4 @@ final class BallastConfigParser {
     return value + " (" + value.getClass().getSimpleName() + ")";
   }
 
-  private static String plain(double d) {
-    return d == Math.rint(d) && Math.abs(d) < 1e16 ? Long.toString((long) d) : Double.toString(d);
-  }
 }

@@ -391,10 +391,7 @@ public final class BallastServer {
     }
 
     private static Duration checkDuration(String name, Duration value, Duration max) {
-      if (value == null || value.isNegative() || value.compareTo(max) > 0) {
-        throw new IllegalArgumentException(name + ": " + value + " (expected: PT0S.." + max + ")");
-      }
-      return value;
+      return Ranges.checkDuration(name, value, Duration.ZERO, max);
     }
   }
 }

@@ -59,7 +59,7 @@ final class CallerRateLimitTest {
   void badSettingsNameTheValue() {
     assertThatThrownBy(() -> BallastServer.builder().callerRateLimit(-1, 3, CallerKey.remoteHost()))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("ratePerSecond: -1.0 (expected: 0.0..1.0E9)");
+        .hasMessage("ratePerSecond: -1 (expected: 0..1000000000)");
     assertThatThrownBy(() -> BallastServer.builder().callerRateLimit(1, 0, CallerKey.remoteHost()))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("burst: 0 (expected: 1..1000000000)");

@@ -1,5 +1,6 @@
 package dev.ballast.quota;
 
+import dev.ballast.health.Ranges;
 import io.grpc.Grpc;
 import io.grpc.InsecureServerCredentials;
 import java.io.IOException;
@@ -73,7 +74,8 @@ public final class QuotaServerMain {
         + (options.learn() ? ", learning for one lease length" : "") + ":");
     for (ResourceConfig r : options.resources()) {
       text.append(String.format(Locale.ROOT, "%n  %s: capacity %s/s, safe capacity %s/s, lease %s, refresh %s",
-          r.name(), r.capacity(), r.safeCapacity(), r.leaseLength(), r.refreshInterval()));
+          r.name(), Ranges.format(r.capacity()), Ranges.format(r.safeCapacity()), Ranges.format(r.leaseLength()),
+          Ranges.format(r.refreshInterval())));
     }
     return text.toString();
   }

@@ -29,12 +29,14 @@ public record ResourceConfig(
     QuotaProto.checkId("name", name);
     QuotaProto.checkRate("capacity", capacity);
     if (!(safeCapacity >= 0 && safeCapacity <= capacity)) {
-      throw new IllegalArgumentException("safeCapacity: " + safeCapacity + " (expected: 0.." + capacity + ", the capacity)");
+      throw new IllegalArgumentException(
+          "safeCapacity: " + Ranges.format(safeCapacity) + " (expected: 0.." + Ranges.format(capacity) + ", the capacity)");
     }
     Ranges.checkDuration("leaseLength", leaseLength, Duration.ofMillis(100), Duration.ofHours(1));
     if (refreshInterval != null && refreshInterval.compareTo(leaseLength) >= 0) {
       throw new IllegalArgumentException(
-          "refreshInterval: " + refreshInterval + " (expected: less than the lease length, " + leaseLength + ")");
+          "refreshInterval: " + Ranges.format(refreshInterval) + " (expected: less than the lease length, "
+              + Ranges.format(leaseLength) + ")");
     }
     Ranges.checkDuration("refreshInterval", refreshInterval, Duration.ofMillis(10), leaseLength);
   }

@@ -58,13 +58,13 @@ final class MaxMinAllocatorTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("demands[1]: NaN (expected: 0..1e12)");
     assertThatThrownBy(() -> MaxMinAllocator.allocate(10, new double[] {-1}))
-        .hasMessage("demands[0]: -1.0 (expected: 0..1e12)");
+        .hasMessage("demands[0]: -1 (expected: 0..1e12)");
     assertThatThrownBy(() -> MaxMinAllocator.allocate(-1, new double[] {1}))
-        .hasMessage("capacity: -1.0 (expected: 0..1e12)");
+        .hasMessage("capacity: -1 (expected: 0..1e12)");
     assertThatThrownBy(() -> MaxMinAllocator.allocate(Double.POSITIVE_INFINITY, new double[] {1}))
         .hasMessage("capacity: Infinity (expected: 0..1e12)");
     assertThatThrownBy(() -> MaxMinAllocator.allocate(10, new double[] {1, 2}, new double[] {1, 0}))
-        .hasMessage("weights[1]: 0.0 (expected: more than 0, at most 1e6)");
+        .hasMessage("weights[1]: 0 (expected: more than 0, at most 1e6)");
     assertThatThrownBy(() -> MaxMinAllocator.allocate(10, new double[] {1, 2}, new double[] {1}))
         .hasMessage("weights: 1 of them (expected: one per demand, 2)");
   }

@@ -18,7 +18,16 @@ final class QuotaServerMainTest {
         new ResourceConfig("db", 1000, 25, Duration.ofSeconds(3), Duration.ofSeconds(1)),
         new ResourceConfig("cache", 50_000, 0, Duration.ofSeconds(3), Duration.ofSeconds(1)));
     assertThat(QuotaServerMain.describe(options, 8470)).startsWith("ballast quota server on port 8470:")
-        .contains("db: capacity 1000.0/s, safe capacity 25.0/s, lease PT3S, refresh PT1S");
+        .contains("db: capacity 1000/s, safe capacity 25/s, lease 3s, refresh 1s");
+  }
+
+  /** Rates and durations read back as they were typed, not as 1.0E7 or PT20S. */
+  @Test
+  void describesRatesAndLeaseTermsAsTheFlagsWriteThem() {
+    QuotaServerMain.Options options = QuotaServerMain.parse(new String[] {
+        "--resource", "db=10000000:safe=0.5", "--lease", "2m", "--refresh", "500ms"});
+    assertThat(QuotaServerMain.describe(options, 8470))
+        .contains("db: capacity 10000000/s, safe capacity 0.5/s, lease 2m, refresh 500ms");
   }
 
   @Test
@@ -33,19 +42,19 @@ final class QuotaServerMainTest {
   @Test
   void badFlagsAreOneLineErrorsNamingTheValue() {
     assertThatThrownBy(() -> QuotaServerMain.parse(new String[] {"--resource", "db=-5"}))
-        .hasMessage("--resource: 'db=-5': capacity: -5.0 (expected: 0..1e12)");
+        .hasMessage("--resource: 'db=-5': capacity: -5 (expected: 0..1e12)");
     assertThatThrownBy(() -> QuotaServerMain.parse(new String[] {"--resource", "db=ten"}))
         .hasMessage("--resource: 'db=ten': 'ten' is not a number (expected: 0..1e12)");
     assertThatThrownBy(() -> QuotaServerMain.parse(new String[] {"--resource", "db"}))
         .hasMessage("--resource: 'db' (expected: NAME=CAPACITY[:safe=RATE], such as db=50000:safe=500)");
     assertThatThrownBy(() -> QuotaServerMain.parse(new String[] {"--resource", "db=10:safe=20"}))
-        .hasMessage("--resource: 'db=10:safe=20': safeCapacity: 20.0 (expected: 0..10.0, the capacity)");
+        .hasMessage("--resource: 'db=10:safe=20': safeCapacity: 20 (expected: 0..10, the capacity)");
     assertThatThrownBy(() -> QuotaServerMain.parse(new String[] {"--resource", "db=10", "--resource", "db=20"}))
         .hasMessage("--resource: 'db=20' (expected: each resource named once)");
     assertThatThrownBy(() -> QuotaServerMain.parse(new String[] {"--resource", "db=10", "--lease", "soon"}))
         .hasMessage("--lease: 'soon' (expected: a duration such as 500ms, 20s, 2m or 1h)");
     assertThatThrownBy(() -> QuotaServerMain.parse(new String[] {"--resource", "db=10", "--lease", "2s", "--refresh", "5s"}))
-        .hasMessage("--refresh: PT5S (expected: less than the lease length, PT2S)");
+        .hasMessage("--refresh: 5s (expected: less than the lease length, 2s)");
     assertThatThrownBy(() -> QuotaServerMain.parse(new String[] {"--resource", "db=10", "--port", "70000"}))
         .hasMessage("--port: '70000' (expected: 0..65535)");
     assertThatThrownBy(() -> QuotaServerMain.parse(new String[] {}))

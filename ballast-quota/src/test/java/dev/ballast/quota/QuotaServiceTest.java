@@ -134,11 +134,11 @@ final class QuotaServiceTest {
 
   @Test
   void configurationIsValidatedNamingTheValue() {
-    assertThatThrownBy(() -> ResourceConfig.of("db", -1)).hasMessage("capacity: -1.0 (expected: 0..1e12)");
+    assertThatThrownBy(() -> ResourceConfig.of("db", -1)).hasMessage("capacity: -1 (expected: 0..1e12)");
     assertThatThrownBy(() -> ResourceConfig.of("db", 10).withSafeCapacity(11))
-        .hasMessage("safeCapacity: 11.0 (expected: 0..10.0, the capacity)");
+        .hasMessage("safeCapacity: 11 (expected: 0..10, the capacity)");
     assertThatThrownBy(() -> ResourceConfig.of("db", 10).withLease(Duration.ofSeconds(5), Duration.ofSeconds(5)))
-        .hasMessage("refreshInterval: PT5S (expected: less than the lease length, PT5S)");
+        .hasMessage("refreshInterval: 5s (expected: less than the lease length, 5s)");
     assertThatThrownBy(() -> QuotaService.create(List.of(db(1), db(2)), false, clock))
         .hasMessage("resources: 'db' twice (expected: each name at most once)");
   }

@@ -20,12 +20,16 @@ final class QueryCost {
     this.low = maxNanos / ratio;
     if (!(meanNanos > low && meanNanos < high)) {
       throw new IllegalArgumentException(
-          "cost.mean: " + meanNanos / 1e6 + " ms (expected: between max/ratio = " + low / 1e6
-              + " ms and max = " + high / 1e6 + " ms)");
+          "cost.mean: " + written(meanNanos) + " (expected: between max/ratio = " + written(low) + " and max = "
+              + written(high) + ")");
     }
     this.alpha = solveShape(low, high, meanNanos);
     this.tailMass = 1 - Math.pow(low / high, alpha);
     this.inverseAlpha = 1 / alpha;
+  }
+
+  private static String written(double nanos) {
+    return dev.ballast.health.Ranges.format(java.time.Duration.ofNanos(Math.round(nanos)));
   }
 
   double shape() {

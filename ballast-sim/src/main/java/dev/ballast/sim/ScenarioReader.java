@@ -11,13 +11,16 @@ import com.typesafe.config.ConfigRenderOptions;
 import com.typesafe.config.ConfigSyntax;
 import com.typesafe.config.ConfigValue;
 import com.typesafe.config.ConfigValueType;
+import dev.ballast.health.Ranges;
 import dev.ballast.subset.Subsetter;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.Reader;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -36,6 +39,15 @@ import java.util.TreeSet;
  * Reads scenario files (HOCON) on top of the defaults in {@code ballast-sim.conf}. Every error
  * names the file, the key and what was expected: a scenario that runs is a scenario that says what
  * its author meant.
+ *
+ * <p>Reading has two phases. First every key is read and checked against its own range; then the
+ * relations between keys are checked (a warm-up shorter than the run, a subset no larger than the
+ * fleet). So a value out of its own range is reported as such, never as a conflict it causes with
+ * another key. A new key is read where its section is, with its own range; only a key bound to
+ * another adds a relation. A relation's message names every key in it with its value, and marks
+ * the ones the scenario left at their default, since that is often the key its author did not
+ * think of. The first error is reported, not all of them: one bad value (a short duration) can
+ * break several relations, and the first line is the one to fix.
  */
 public final class ScenarioReader {
   static final String DEFAULTS = "ballast-sim.conf";
@@ -43,30 +55,42 @@ public final class ScenarioReader {
   private static final long DAY = 86_400 * NS_PER_S;
   /** The most load a scenario may offer, as a multiple of the fleet's capacity. */
   static final double MAX_UTILIZATION = 50;
+  private static final long MAX_BACKOFF_CAP = 600 * NS_PER_S;
   // Keys whose values are lists of objects, checked element by element instead of against the defaults.
   private static final Set<String> FAULT_KEYS =
       Set.of("type", "first", "count", "at", "for", "factor", "interval", "lame-duck", "retryable");
   private static final Set<String> MACHINE_KEYS = Set.of("share", "speed");
 
   private final String file;
+  /** The scenario's values, its own over the defaults. */
   private final Config config;
+  /** What the file itself sets; a key missing here has its default. */
+  private final Config setInFile;
+  /** What a core configuration rejected while the keys were read: reported after their own checks. */
+  private ScenarioException coreRejection;
 
-  private ScenarioReader(String file, Config config) {
+  private ScenarioReader(String file, Config config, Config setInFile) {
     this.file = file;
     this.config = config;
+    this.setInFile = setInFile;
   }
 
-  /** The defaults alone: what an empty scenario file means. */
+  /** The defaults alone. */
   public static Scenario defaults() {
-    return parse("ballast-sim.conf", "");
+    return build(DEFAULTS, ConfigFactory.empty(), loadDefaults());
   }
 
   public static Scenario read(Path path) {
     String text;
     try {
       text = Files.readString(path, StandardCharsets.UTF_8);
+    } catch (NoSuchFileException e) {
+      throw new ScenarioException(path + ": not found (expected: a scenario file)");
+    } catch (AccessDeniedException e) {
+      throw new ScenarioException(path + ": not readable, permission denied (expected: a scenario file)");
     } catch (IOException e) {
-      throw new ScenarioException(path + ": cannot read (" + e.getClass().getSimpleName() + ": " + e.getMessage() + ")");
+      String problem = Files.isDirectory(path) ? "a directory" : "cannot be read, " + e.getMessage();
+      throw new ScenarioException(path + ": " + problem + " (expected: a scenario file)");
     }
     return parse(path.toString(), text);
   }
@@ -115,6 +139,11 @@ public final class ScenarioReader {
     } catch (ConfigException e) {
       throw new ScenarioException(file + ": not valid HOCON (" + e.getMessage() + ")");
     }
+    if (scenario.isEmpty()) {
+      // Running the defaults instead would look like success and measure nothing the author chose.
+      throw new ScenarioException(file + ": empty (expected: a scenario, at least its name and what differs from "
+          + DEFAULTS + ")");
+    }
     // A scenario is a literal description, so that the same file gives the same runs anywhere: a
     // substitution (${HOME}, ${?X}, ${clients.count}) would make it depend on where it runs or
     // on HOCON's resolution order, and an include on files beside it.
@@ -127,6 +156,10 @@ public final class ScenarioReader {
       }
     }
     checkShape(file, scenario.root(), defaults.root(), "");
+    return build(file, scenario, defaults);
+  }
+
+  private static Scenario build(String file, Config scenario, Config defaults) {
     Config merged;
     try {
       merged = scenario.withFallback(defaults).resolve();
@@ -134,7 +167,7 @@ public final class ScenarioReader {
       throw new ScenarioException(file + ": " + e.getMessage());
     }
     try {
-      return new ScenarioReader(file, merged).scenario();
+      return new ScenarioReader(file, merged, scenario).scenario();
     } catch (ConfigException e) {
       // The checks above and the typed reads below should leave nothing for this; if something
       // slips through, it is still the scenario's error, reported as one.
@@ -156,11 +189,11 @@ public final class ScenarioReader {
       }
       if (value.valueType() == ConfigValueType.NULL) {
         throw new ScenarioException(file + ": " + path + ": null (expected: a value; the default is "
-            + fallback.render(ConfigRenderOptions.concise()) + ")");
+            + asWritten(fallback) + ")");
       }
       if (fallback.valueType() == ConfigValueType.OBJECT) {
         if (value.valueType() != ConfigValueType.OBJECT) {
-          throw new ScenarioException(file + ": " + path + ": " + value.render(ConfigRenderOptions.concise())
+          throw new ScenarioException(file + ": " + path + ": " + asWritten(value)
               + " (expected: an object with the keys " + String.join(", ", new TreeSet<>(((ConfigObject) fallback).keySet())) + ")");
         }
         checkShape(file, (ConfigObject) value, (ConfigObject) fallback, path + ".");
@@ -182,16 +215,24 @@ public final class ScenarioReader {
   }
 
   private Scenario scenario() {
+    Scenario scenario = readEachKey();
+    checkRelations(scenario);
+    if (coreRejection != null) {
+      throw coreRejection;
+    }
+    return scenario;
+  }
+
+  /** Phase one: every key, checked against its own range only. */
+  private Scenario readEachKey() {
     String name = string("name");
     // "." and ".." would put the report's folders outside the scenario's own.
     if (!name.matches("[A-Za-z0-9._-]+") || name.matches("\\.+")) {
       throw fail("name", name, "letters, digits, '.', '_' or '-', for file names, not only dots");
     }
     long duration = duration(config, "duration", "duration", NS_PER_S, 30 * DAY);
-    long sampleInterval = duration(config, "sample-interval", "sample-interval", 1_000_000, duration);
-    // End-of-run metrics average the sample intervals that start at or after the warm-up and end by
-    // the end of the run: at least one must.
-    long warmup = duration(config, "warmup", "warmup", 0, lastSampleStart(duration, sampleInterval));
+    long sampleInterval = duration(config, "sample-interval", "sample-interval", 1_000_000, 30 * DAY);
+    long warmup = duration(config, "warmup", "warmup", 0, 30 * DAY);
     List<String> policies = policies();
     int backends = integer("backends.count", 1, 1_000_000);
     int clients = integer("clients.count", 1, 1_000_000);
@@ -200,9 +241,6 @@ public final class ScenarioReader {
       throw fail("clients.subsetting", subsetting, "one of " + String.join(", ", Subsetter.NAMES));
     }
     int subsetSize = integer("clients.subset-size", 1, 1_000_000);
-    if (subsetSize > backends) {
-      throw fail("clients.subset-size", subsetSize, "a whole number 1.." + backends + ", at most backends.count");
-    }
     var clientSettings = new Scenario.Clients(clients, subsetSize, subsetting, number("clients.rate-spread", 0, 0.99));
     var fleet =
         new Scenario.Fleet(
@@ -217,12 +255,9 @@ public final class ScenarioReader {
     }
     var spike =
         new Scenario.Spike(
-            duration(config, "load.spike.at", "load.spike.at", 0, duration),
-            duration(config, "load.spike.for", "load.spike.for", 0, duration),
+            duration(config, "load.spike.at", "load.spike.at", 0, 30 * DAY),
+            duration(config, "load.spike.for", "load.spike.for", 0, 30 * DAY),
             number("load.spike.utilization", 0.001, MAX_UTILIZATION));
-    if (spike.enabled() && spike.endNanos() > duration) {
-      throw fail("load.spike.for", render("load.spike.for"), "a duration that ends the spike by the end of the run");
-    }
     var load =
         new Scenario.Load(
             number("load.utilization", 0.001, MAX_UTILIZATION),
@@ -234,25 +269,15 @@ public final class ScenarioReader {
             integer("load.fanout.size", 1, 10_000),
             criticalityShares(),
             spike);
-    if (load.burstFactor() * load.burstShare() >= 1) {
-      throw fail("load.burst.factor", load.burstFactor(), "factor x share below 1, so that calm periods have a rate");
-    }
     var cost =
         new Scenario.Cost(
             duration(config, "cost.mean", "cost.mean", 1_000, DAY),
             duration(config, "cost.max", "cost.max", 1_000, DAY),
             number("cost.ratio", 1.001, 1e9));
-    if (!(cost.meanNanos() > cost.maxNanos() / cost.ratio() && cost.meanNanos() < cost.maxNanos())) {
-      throw fail("cost.mean", cost.meanNanos() / 1e6 + " ms", "between cost.max / cost.ratio and cost.max");
-    }
     var reports =
         new Scenario.Reports(
             duration(config, "reports.period", "reports.period", 1_000_000, DAY),
             duration(config, "reports.delay", "reports.delay", 0, DAY));
-    if (reports.delayNanos() >= reports.periodNanos()) {
-      // A backend keeps one report in flight at a time.
-      throw fail("reports.delay", render("reports.delay"), "shorter than reports.period");
-    }
     var restart =
         new Scenario.Restart(
             duration(config, "restart.down", "restart.down", 0, DAY),
@@ -260,28 +285,12 @@ public final class ScenarioReader {
             duration(config, "restart.extra-cpu-for", "restart.extra-cpu-for", 0, DAY),
             duration(config, "restart.min-drain", "restart.min-drain", 0, DAY),
             duration(config, "restart.max-drain", "restart.max-drain", 0, DAY));
-    if (restart.maxDrainNanos() < restart.minDrainNanos()) {
-      throw fail("restart.max-drain", restart.maxDrainNanos() / 1e9 + " s", "at least restart.min-drain");
-    }
     var policySwitch =
         new Scenario.PolicySwitch(
-            duration(config, "switch.at", "switch.at", 0, duration - 1), string("switch.policy"));
+            duration(config, "switch.at", "switch.at", 0, 30 * DAY), string("switch.policy"));
     // Checked whether or not the switch is on: a misspelt policy must not wait for the day it is.
     if (!PolicyRegistry.names().contains(policySwitch.policy())) {
       throw fail("switch.policy", policySwitch.policy(), "one of " + String.join(", ", PolicyRegistry.names()));
-    }
-    if (policySwitch.enabled()) {
-      // Before the switch, [warmup, at), and a warm-up after it, [at + warmup, duration), each
-      // need a whole sample interval, or their spreads would be empty.
-      long earliest = firstSampleStart(warmup, sampleInterval) + sampleInterval;
-      long latest = lastSampleStart(duration, sampleInterval) - warmup;
-      long at = policySwitch.atNanos();
-      if (at < earliest || at > latest) {
-        throw fail("switch.at", render("switch.at"), earliest <= latest
-            ? "0s (never) or a duration from " + human(earliest) + " to " + human(latest)
-                + ", so that a sample interval before the switch and one a warm-up after it are measured"
-            : "0s (never): the run is too short for a sample interval after the warm-up both before the switch and after it");
-      }
     }
     String p = "policy-settings.";
     var settings =
@@ -323,7 +332,7 @@ public final class ScenarioReader {
         integer("health.active-request-limit", 1, 1_000_000),
         reports,
         restart,
-        faults(backends, duration),
+        faults(),
         policySwitch,
         settings,
         overload());
@@ -367,21 +376,132 @@ public final class ScenarioReader {
     }
   }
 
-  /** The share of each criticality in the load, which must sum to 1. */
+  /** Phase two: the relations between keys, whose own values phase one has checked. */
+  private void checkRelations(Scenario s) {
+    long duration = s.durationNanos();
+    long sampleInterval = s.sampleIntervalNanos();
+    if (sampleInterval > duration) {
+      throw conflict("sample-interval", "1ms to " + shown("duration"));
+    }
+    // End-of-run metrics average the sample intervals that start at or after the warm-up and end
+    // by the end of the run: at least one must.
+    long latestWarmup = lastSampleStart(duration, sampleInterval);
+    if (s.warmupNanos() > latestWarmup) {
+      throw conflict("warmup", "0s to " + human(latestWarmup) + ", so that a whole " + shown("sample-interval")
+          + " follows it within " + shown("duration"));
+    }
+    if (s.clients().subsetSize() > s.fleet().backends()) {
+      throw conflict("clients.subset-size", "1 to " + shown("backends.count"));
+    }
+    Scenario.Load load = s.load();
+    if (load.burstFactor() * load.burstShare() >= 1) {
+      throw conflict("load.burst.factor", "a factor that, times " + shown("load.burst.share")
+          + ", is below 1, so that calm periods have a rate");
+    }
+    checkCriticalitySum();
+    Scenario.Spike spike = load.spike();
+    if (spike.atNanos() > duration) {
+      throw conflict("load.spike.at", "0s to " + shown("duration"));
+    }
+    if (spike.endNanos() > duration) {
+      throw conflict("load.spike.for", "0s to " + human(duration - spike.atNanos()) + ", so that the spike from "
+          + shown("load.spike.at") + " ends by " + shown("duration"));
+    }
+    Scenario.Cost cost = s.cost();
+    double cheapest = cost.maxNanos() / cost.ratio();
+    if (!(cost.meanNanos() > cheapest && cost.meanNanos() < cost.maxNanos())) {
+      throw conflict("cost.mean", "more than cost.max / cost.ratio = " + human(Math.round(cheapest))
+          + " and less than cost.max, for " + shown("cost.max") + " and " + shown("cost.ratio"));
+    }
+    if (s.reports().delayNanos() >= s.reports().periodNanos()) {
+      throw conflict("reports.delay", "less than " + shown("reports.period")
+          + ": a backend keeps one report in flight at a time");
+    }
+    if (s.restart().maxDrainNanos() < s.restart().minDrainNanos()) {
+      throw conflict("restart.max-drain", "at least " + shown("restart.min-drain"));
+    }
+    checkFaults(s);
+    if (s.policySwitch().enabled()) {
+      // Before the switch, [warmup, at), and a warm-up after it, [at + warmup, duration), each
+      // need a whole sample interval, or their spreads would be empty.
+      long earliest = firstSampleStart(s.warmupNanos(), sampleInterval) + sampleInterval;
+      long latest = lastSampleStart(duration, sampleInterval) - s.warmupNanos();
+      long at = s.policySwitch().atNanos();
+      String measured = "a whole " + shown("sample-interval") + " after " + shown("warmup")
+          + " both before the switch and after it, within " + shown("duration");
+      if (at < earliest || at > latest) {
+        throw conflict("switch.at", earliest <= latest
+            ? "0s (never) or " + human(earliest) + " to " + human(latest) + ", to measure " + measured
+            : "0s (never): the run is too short to measure " + measured);
+      }
+    }
+    checkOverloadRelations();
+  }
+
+  private void checkCriticalitySum() {
+    double sum = 0;
+    StringBuilder given = new StringBuilder();
+    for (Criticality c : Criticality.values()) {
+      String key = "load.criticality." + key(c);
+      sum += config.getDouble(key);
+      given.append(given.length() == 0 ? "" : ", ").append(key(c)).append(' ').append(render(key)).append(mark(key));
+    }
+    if (Math.abs(sum - 1) > 1e-9) {
+      throw fail("load.criticality", given, "shares that sum to 1, not " + Ranges.format(Math.round(sum * 1e9) / 1e9));
+    }
+  }
+
+  private void checkFaults(Scenario s) {
+    List<? extends Config> elements = config.getConfigList("faults");
+    int backends = s.fleet().backends();
+    for (int i = 0; i < elements.size(); i++) {
+      Config element = elements.get(i);
+      Scenario.Fault fault = s.faults().get(i);
+      String at = "faults[" + i + "]";
+      // Only a key the fault sets can break these: its defaults (first 0, count 1, at 0s) fit any run.
+      if (fault.first() >= backends) {
+        throw fail(at + ".first", asWritten(element.getValue("first")),
+            "0 to " + (backends - 1) + ", below " + shown("backends.count"));
+      }
+      if (fault.first() + fault.count() > backends) {
+        String first = at + ".first: " + (element.hasPath("first") ? asWritten(element.getValue("first")) : "0 (the default)");
+        throw fail(at + ".count", asWritten(element.getValue("count")),
+            "1 to " + (backends - fault.first()) + ", so that the backends from " + first + " on are within "
+                + shown("backends.count"));
+      }
+      if (fault.atNanos() > s.durationNanos()) {
+        throw fail(at + ".at", asWritten(element.getValue("at")), "0s to " + shown("duration"));
+      }
+    }
+  }
+
+  /**
+   * The core configurations check these too, but by their own field names; here they are named by
+   * the scenario's keys, with the defaults marked.
+   */
+  private void checkOverloadRelations() {
+    String backoff = "overload.retry.backoff.";
+    if (nanos(backoff + "cap") < nanos(backoff + "initial")) {
+      throw conflict(backoff + "cap", shown(backoff + "initial") + " to " + human(MAX_BACKOFF_CAP));
+    }
+    if (flag("overload.limiter.enabled")) {
+      Criticality[] all = Criticality.values();
+      for (int c = 1; c < all.length; c++) {
+        String moreImportant = "overload.limiter.criticality-shares." + key(all[c - 1]);
+        String share = "overload.limiter.criticality-shares." + key(all[c]);
+        if (config.getDouble(share) > config.getDouble(moreImportant)) {
+          throw conflict(share, "at most " + shown(moreImportant) + ": no criticality fills more of the limit than a more important one");
+        }
+      }
+    }
+  }
+
+  /** The share of each criticality in the load; their sum is a relation, checked in phase two. */
   private double[] criticalityShares() {
     Criticality[] all = Criticality.values();
     double[] shares = new double[all.length];
-    double sum = 0;
     for (Criticality c : all) {
       shares[c.ordinal()] = number("load.criticality." + key(c), 0, 1);
-      sum += shares[c.ordinal()];
-    }
-    if (Math.abs(sum - 1) > 1e-9) {
-      StringBuilder given = new StringBuilder();
-      for (Criticality c : all) {
-        given.append(given.length() == 0 ? "" : ", ").append(key(c)).append(' ').append(shares[c.ordinal()]);
-      }
-      throw fail("load.criticality", given, "shares that sum to 1");
     }
     return shares;
   }
@@ -422,13 +542,13 @@ public final class ScenarioReader {
         new Backoff(
             java.time.Duration.ofNanos(duration(config, o + "retry.backoff.initial", o + "retry.backoff.initial", 1_000_000, 60 * NS_PER_S)),
             number(o + "retry.backoff.multiplier", 1, 10),
-            java.time.Duration.ofNanos(duration(config, o + "retry.backoff.cap", o + "retry.backoff.cap", 1_000_000, 600 * NS_PER_S))),
+            java.time.Duration.ofNanos(duration(config, o + "retry.backoff.cap", o + "retry.backoff.cap", 1_000_000, MAX_BACKOFF_CAP))),
         new RetryBudgetConfig(
             number(o + "retry.budget.ratio", 0, 1),
             java.time.Duration.ofNanos(duration(config, o + "retry.budget.window", o + "retry.budget.window", 100_000_000, 600 * NS_PER_S)),
             10,
             0),
-        Criticality.parse(string(o + "retry.overload-retry-floor"))));
+        criticality(o + "retry.overload-retry-floor")));
     return new Scenario.Overload(
         throttle,
         limiter,
@@ -438,12 +558,28 @@ public final class ScenarioReader {
         flag(o + "retry.budget.enabled"));
   }
 
-  /** Builds a core configuration; what the core rejects (a combination of keys) is reported under {@code prefix}. */
+  /**
+   * Builds a core configuration. Each key was checked against its own range as it was read, so
+   * what the core still rejects is a combination of keys: it is kept to be reported after phase
+   * two, whose relations name such combinations by their keys first. Returns null if rejected.
+   */
   private <T> T core(String prefix, java.util.function.Supplier<T> build) {
     try {
       return build.get();
     } catch (IllegalArgumentException e) {
-      throw new ScenarioException(file + ": " + prefix + "." + e.getMessage());
+      if (coreRejection == null) {
+        coreRejection = new ScenarioException(file + ": " + prefix + ": " + e.getMessage());
+      }
+      return null;
+    }
+  }
+
+  private Criticality criticality(String key) {
+    try {
+      return Criticality.parse(string(key));
+    } catch (IllegalArgumentException e) {
+      // The core names the value and the accepted ones; the key is the scenario's.
+      throw new ScenarioException(file + ": " + key + e.getMessage().substring(e.getMessage().indexOf(':')));
     }
   }
 
@@ -489,7 +625,7 @@ public final class ScenarioReader {
     return machines;
   }
 
-  private List<Scenario.Fault> faults(int backends, long duration) {
+  private List<Scenario.Fault> faults() {
     List<? extends Config> list = objectList("faults", "a list of fault objects");
     List<Scenario.Fault> faults = new ArrayList<>();
     for (int i = 0; i < list.size(); i++) {
@@ -509,9 +645,9 @@ public final class ScenarioReader {
       } catch (IllegalArgumentException e) {
         throw fail(at + ".type", typeName, "sinkhole, slow, crash or rolling_restart");
       }
-      int first = c.hasPath("first") ? element.integer(at, "first", 0, backends - 1) : 0;
-      int count = c.hasPath("count") ? element.integer(at, "count", 1, backends - first) : 1;
-      long start = c.hasPath("at") ? duration(c, "at", at + ".at", 0, duration) : 0;
+      int first = c.hasPath("first") ? element.integer(at, "first", 0, 999_999) : 0;
+      int count = c.hasPath("count") ? element.integer(at, "count", 1, 1_000_000) : 1;
+      long start = c.hasPath("at") ? duration(c, "at", at + ".at", 0, 30 * DAY) : 0;
       long length = c.hasPath("for") ? duration(c, "for", at + ".for", 0, 30 * DAY) : 0;
       double factor = c.hasPath("factor") ? element.number(at, "factor", 0.001, 1000) : 0.5;
       long interval = c.hasPath("interval") ? duration(c, "interval", at + ".interval", 1_000_000, DAY) : 2 * NS_PER_S;
@@ -533,10 +669,10 @@ public final class ScenarioReader {
   private ScenarioReader element(String at, Config element, Set<String> allowed) {
     for (Map.Entry<String, ConfigValue> entry : element.entrySet()) {
       if (!allowed.contains(entry.getKey())) {
-        throw fail(at + "." + entry.getKey(), entry.getValue().render(), "one of the keys " + String.join(", ", allowed.stream().sorted().toList()));
+        throw fail(at + "." + entry.getKey(), asWritten(entry.getValue()), "one of the keys " + String.join(", ", allowed.stream().sorted().toList()));
       }
     }
-    return new ScenarioReader(file, element);
+    return new ScenarioReader(file, element, element);
   }
 
   private String string(String key) {
@@ -594,10 +730,10 @@ public final class ScenarioReader {
     try {
       value = config.getDouble(key);
     } catch (ConfigException.WrongType e) {
-      throw fail(name, render(key), "a number " + min + ".." + max);
+      throw fail(name, render(key), "a number " + Ranges.format(min) + ".." + Ranges.format(max));
     }
     if (!(value >= min && value <= max)) {
-      throw fail(name, value, "a number " + min + ".." + max);
+      throw fail(name, render(key), "a number " + Ranges.format(min) + ".." + Ranges.format(max));
     }
     return value;
   }
@@ -623,10 +759,10 @@ public final class ScenarioReader {
     try {
       value = c.getDuration(key).toNanos();
     } catch (ConfigException.WrongType | ConfigException.BadValue e) {
-      throw fail(name, c.getValue(key).render(), "a duration such as 15ms, 10s or 2m");
+      throw fail(name, asWritten(c.getValue(key)), "a duration such as 15ms, 10s or 2m");
     }
     if (value < min || value > max) {
-      throw fail(name, c.getValue(key).render(), "a duration from " + human(min) + " to " + human(max));
+      throw fail(name, asWritten(c.getValue(key)), "a duration from " + human(min) + " to " + human(max));
     }
     return value;
   }
@@ -640,20 +776,42 @@ public final class ScenarioReader {
   }
 
   private static String human(long nanos) {
-    if (nanos % NS_PER_S == 0) {
-      return nanos / NS_PER_S + "s";
+    return Ranges.format(java.time.Duration.ofNanos(nanos));
+  }
+
+  private long nanos(String key) {
+    return config.getDuration(key).toNanos();
+  }
+
+  /** A value as its author wrote it: {@code 30s}, not HOCON's quoted {@code "30s"}. */
+  private static String asWritten(ConfigValue value) {
+    if (value.valueType() == ConfigValueType.STRING) {
+      String text = (String) value.unwrapped();
+      return text.isEmpty() ? "\"\"" : text;
     }
-    if (nanos % 1_000_000 == 0) {
-      return nanos / 1_000_000 + "ms";
-    }
-    return nanos / 1000.0 + "us";
+    return value.render(ConfigRenderOptions.concise());
   }
 
   private String render(String key) {
-    return config.getValue(key).render();
+    return asWritten(config.getValue(key));
+  }
+
+  /** " (the default)" for a key the scenario does not set, else nothing. */
+  private String mark(String key) {
+    return setInFile.hasPath(key) ? "" : " (the default)";
+  }
+
+  /** A key and its value, marked if it is the default: {@code warmup: 30s (the default)}. */
+  private String shown(String key) {
+    return key + ": " + render(key) + mark(key);
   }
 
   private ScenarioException fail(String key, Object value, String expected) {
     return new ScenarioException(file + ": " + key + ": " + value + " (expected: " + expected + ")");
+  }
+
+  /** A relation broken: names the key, its value and whether it is the default; {@code expected} names the others. */
+  private ScenarioException conflict(String key, String expected) {
+    return new ScenarioException(file + ": " + shown(key) + " (expected: " + expected + ")");
   }
 }

@@ -7,10 +7,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.assertj.core.api.AbstractThrowableAssert;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 final class ScenarioReaderTest {
 
@@ -56,42 +58,30 @@ final class ScenarioReaderTest {
       delimiter = '|',
       value = {
         "backend.count = 3 | bad.conf: backend.count: unknown key (expected: a key of ballast-sim.conf)",
-        "backends.count = many | bad.conf: backends.count: \"many\" (expected: a whole number 1..1000000)",
+        "backends.count = many | bad.conf: backends.count: many (expected: a whole number 1..1000000)",
         "backends.count = 0 | bad.conf: backends.count: 0 (expected: a whole number 1..1000000)",
-        "duration = soon | bad.conf: duration: \"soon\" (expected: a duration such as 15ms, 10s or 2m)",
-        "load.utilization = 60 | bad.conf: load.utilization: 60.0 (expected: a number 0.001..50.0)",
-        "load.criticality.sheddable = 0.5 | bad.conf: load.criticality: critical-plus 0.0, critical 1.0, sheddable-plus 0.0, sheddable 0.5 (expected: shares that sum to 1)",
-        "load.spike { at = 110s, for = 20s } | bad.conf: load.spike.for: \"20s\" (expected: a duration that ends the spike by the end of the run)",
+        "duration = soon | bad.conf: duration: soon (expected: a duration such as 15ms, 10s or 2m)",
+        "load.utilization = 60 | bad.conf: load.utilization: 60 (expected: a number 0.001..50)",
         "overload.limiter.kind = magic | bad.conf: overload.limiter.kind: magic (expected: cpu or gradient)",
-        "overload.throttle.k = 1 | bad.conf: overload.throttle.k: 1.0 (expected: a number 1.1..10.0)",
-        "overload.retry.overload-retry-floor = urgent | bad.conf: overload.retry.criticality: urgent (expected: critical_plus, critical, sheddable_plus or sheddable)",
-        "overload.retry.backoff { initial = 2s, cap = 1s } | bad.conf: overload.retry.cap: PT1S (expected: PT2S..PT10M)",
+        "overload.throttle.k = 1 | bad.conf: overload.throttle.k: 1 (expected: a number 1.1..10)",
+        "overload.retry.overload-retry-floor = urgent | bad.conf: overload.retry.overload-retry-floor: urgent (expected: critical_plus, critical, sheddable_plus or sheddable)",
         "policies = [best] | bad.conf: policies: best (expected: one of round_robin, least_loaded_round_robin,",
         "clients.subsetting = magic | bad.conf: clients.subsetting: magic (expected: one of random, deterministic",
         "faults = [{type = meteor}] | bad.conf: faults[0].type: meteor (expected: sinkhole, slow, crash or rolling_restart)",
-        "faults = [{type = slow, when = 3s}] | bad.conf: faults[0].when: \"3s\" (expected: one of the keys at, count,",
-        "faults = [{type = slow, first = 500}] | bad.conf: faults[0].first: 500 (expected: a whole number 0..99)",
-        "backends.machines = [{share = 1, speed = 0}] | bad.conf: backends.machines[0].speed: 0.0 (expected: a number 0.001..1000.0)",
-        "cost.mean = 1ms | bad.conf: cost.mean: 1.0 ms (expected: between cost.max / cost.ratio and cost.max)",
+        "faults = [{type = slow, when = 3s}] | bad.conf: faults[0].when: 3s (expected: one of the keys at, count,",
+        "faults = [{type = slow, count = 1.5}] | bad.conf: faults[0].count: 1.5 (expected: a whole number 1..1000000)",
+        "backends.machines = [{share = 1, speed = 0}] | bad.conf: backends.machines[0].speed: 0 (expected: a number 0.001..1000)",
         "name = \"a b\" | bad.conf: name: a b (expected: letters, digits",
         "name = \"..\" | bad.conf: name: .. (expected: letters, digits, '.', '_' or '-', for file names, not only dots)",
         "switch { at = 10s, policy = nope } | bad.conf: switch.policy: nope (expected: one of round_robin",
         "switch.policy = nope | bad.conf: switch.policy: nope (expected: one of round_robin",
-        "duration = { | bad.conf: not valid HOCON",
-        "reports.delay = 2s | bad.conf: reports.delay: \"2s\" (expected: shorter than reports.period)",
-        "backends.count = 10 | bad.conf: clients.subset-size: 20 (expected: a whole number 1..10, at most backends.count)",
         "backends.count = 2.5 | bad.conf: backends.count: 2.5 (expected: a whole number 1..1000000)",
-        "faults = [{type = slow, count = 1.5}] | bad.conf: faults[0].count: 1.5 (expected: a whole number 1..100)",
         "seed = 1.7 | bad.conf: seed: 1.7 (expected: a whole number)",
         "policies = [round_robin, fair_share, round_robin] | bad.conf: policies: round_robin (expected: each policy at most once)",
-        "duration = 10s, warmup = 9500ms | bad.conf: warmup: \"9500ms\" (expected: a duration from 0s to 9s)",
-        "duration = 10s, warmup = 5s, sample-interval = 4s | bad.conf: warmup: \"5s\" (expected: a duration from 0s to 4s)",
-        "warmup = 20s, switch.at = 10s | bad.conf: switch.at: \"10s\" (expected: 0s (never) or a duration from 21s to 99s, so that",
-        "duration = 100s, warmup = 20s, switch.at = 90s | bad.conf: switch.at: \"90s\" (expected: 0s (never) or a duration from 21s to 79s,",
         "clients = 5 | bad.conf: clients: 5 (expected: an object with the keys count, rate-spread, subset-size, subsetting)",
         "policy-settings { fair-share = 64 } | bad.conf: policy-settings.fair-share: 64 (expected: an object with the keys window)",
-        "name = null | bad.conf: name: null (expected: a value; the default is \"unnamed\")",
-        "duration = null | bad.conf: duration: null (expected: a value; the default is \"120s\")",
+        "name = null | bad.conf: name: null (expected: a value; the default is unnamed)",
+        "duration = null | bad.conf: duration: null (expected: a value; the default is 120s)",
         "nmae = null | bad.conf: nmae: unknown key (expected: a key of ballast-sim.conf)",
         "backends.machines = [{share = 1}] | bad.conf: backends.machines[0].speed: missing (expected: a number; every machine sets share and speed)",
         "faults = [{type = [slow]}] | bad.conf: faults[0].type: [\"slow\"] (expected: sinkhole, slow, crash or rolling_restart)",
@@ -101,16 +91,83 @@ final class ScenarioReaderTest {
         "include \"other.conf\" | bad.conf: include \"other.conf\": not supported (expected: one self-contained scenario file)",
       })
   void badScenarioNamesTheFileTheKeyAndWhatWasExpected(String text, String message) {
-    assertThatThrownBy(() -> ScenarioReader.parse("bad.conf", text))
+    assertRejected(text).hasMessageStartingWith(message);
+  }
+
+  /**
+   * A relation between keys names each of them with its value, and marks the ones the scenario
+   * left at their default: often the key its author did not think of.
+   */
+  @ParameterizedTest(name = "{0}")
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "duration = 10s | bad.conf: warmup: 30s (the default) (expected: 0s to 9s, so that a whole sample-interval: 1s (the default) follows it within duration: 10s)",
+        "duration = 10s, warmup = 9500ms | bad.conf: warmup: 9500ms (expected: 0s to 9s, so that a whole sample-interval: 1s (the default) follows it within duration: 10s)",
+        "duration = 10s, warmup = 5s, sample-interval = 4s | bad.conf: warmup: 5s (expected: 0s to 4s, so that a whole sample-interval: 4s follows it within duration: 10s)",
+        "sample-interval = 3m | bad.conf: sample-interval: 3m (expected: 1ms to duration: 120s (the default))",
+        "backends.count = 10 | bad.conf: clients.subset-size: 20 (the default) (expected: 1 to backends.count: 10)",
+        "clients.subset-size = 200 | bad.conf: clients.subset-size: 200 (expected: 1 to backends.count: 100 (the default))",
+        "load.burst.factor = 20 | bad.conf: load.burst.factor: 20 (expected: a factor that, times load.burst.share: 0.1 (the default), is below 1, so that calm periods have a rate)",
+        "load.criticality.sheddable = 0.5 | bad.conf: load.criticality: critical-plus 0 (the default), critical 1 (the default), sheddable-plus 0 (the default), sheddable 0.5 (expected: shares that sum to 1, not 1.5)",
+        "load.spike { at = 130s, for = 1s } | bad.conf: load.spike.at: 130s (expected: 0s to duration: 120s (the default))",
+        "load.spike { at = 110s, for = 20s } | bad.conf: load.spike.for: 20s (expected: 0s to 10s, so that the spike from load.spike.at: 110s ends by duration: 120s (the default))",
+        "cost.mean = 1ms | bad.conf: cost.mean: 1ms (expected: more than cost.max / cost.ratio = 10ms and less than cost.max, for cost.max: 10s (the default) and cost.ratio: 1000 (the default))",
+        "cost.max = 10ms | bad.conf: cost.mean: 15ms (the default) (expected: more than cost.max / cost.ratio = 10us and less than cost.max, for cost.max: 10ms and cost.ratio: 1000 (the default))",
+        "reports.delay = 2s | bad.conf: reports.delay: 2s (expected: less than reports.period: 1s (the default): a backend keeps one report in flight at a time)",
+        "restart.min-drain = 3m | bad.conf: restart.max-drain: 150s (the default) (expected: at least restart.min-drain: 3m)",
+        "faults = [{type = slow, first = 500}] | bad.conf: faults[0].first: 500 (expected: 0 to 99, below backends.count: 100 (the default))",
+        "faults = [{type = slow, count = 101}] | bad.conf: faults[0].count: 101 (expected: 1 to 100, so that the backends from faults[0].first: 0 (the default) on are within backends.count: 100 (the default))",
+        "faults = [{type = slow, first = 97, count = 5}] | bad.conf: faults[0].count: 5 (expected: 1 to 3, so that the backends from faults[0].first: 97 on are within backends.count: 100 (the default))",
+        "faults = [{type = slow, at = 121s}] | bad.conf: faults[0].at: 121s (expected: 0s to duration: 120s (the default))",
+        "warmup = 20s, switch.at = 10s | bad.conf: switch.at: 10s (expected: 0s (never) or 21s to 99s, to measure a whole sample-interval: 1s (the default) after warmup: 20s both before the switch and after it, within duration: 120s (the default))",
+        "duration = 100s, warmup = 20s, switch.at = 90s | bad.conf: switch.at: 90s (expected: 0s (never) or 21s to 79s, to measure",
+        "duration = 40s, switch.at = 35s | bad.conf: switch.at: 35s (expected: 0s (never): the run is too short to measure a whole sample-interval: 1s (the default) after warmup: 30s (the default) both before the switch and after it, within duration: 40s)",
+        "overload.retry.backoff { initial = 2s } | bad.conf: overload.retry.backoff.cap: 1s (the default) (expected: overload.retry.backoff.initial: 2s to 10m)",
+        "overload.limiter.criticality-shares.sheddable = 2 | bad.conf: overload.limiter.criticality-shares.sheddable: 2 (expected: at most overload.limiter.criticality-shares.sheddable-plus: 0.75 (the default): no criticality fills more of the limit than a more important one)",
+      })
+  void brokenRelationNamesEveryKeyInItAndWhichAreDefaults(String text, String message) {
+    assertRejected(text).hasMessageStartingWith(message);
+  }
+
+  /** A value out of its own range is the error to report, not the relations it breaks. */
+  @ParameterizedTest(name = "{0}")
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "duration = 10s, load.utilization = 99 | bad.conf: load.utilization: 99 (expected: a number 0.001..50)",
+        "duration = 10s, overload.shed-cost = 5s | bad.conf: overload.shed-cost: 5s (expected: a duration from 0s to 1s)",
+        "backends.count = 10, faults = [{type = slow, factor = 0}] | bad.conf: faults[0].factor: 0 (expected: a number 0.001..1000)",
+        "overload.retry.backoff { initial = 2s }, overload.retry.max-attempts = 0 | bad.conf: overload.retry.max-attempts: 0 (expected: a whole number 1..10)",
+      })
+  void aValueOutOfItsOwnRangeIsReportedBeforeAnyRelationItBreaks(String text, String message) {
+    assertRejected(text).hasMessage(message);
+  }
+
+  private static AbstractThrowableAssert<?, ? extends Throwable> assertRejected(String text) {
+    return assertThatThrownBy(() -> ScenarioReader.parse("bad.conf", text)).isInstanceOf(ScenarioException.class);
+  }
+
+  @ParameterizedTest(name = "[{index}] {0}")
+  @ValueSource(strings = {"", "# only a comment\n", " \n\t", "{}"})
+  void emptyScenarioIsAnErrorNotARunOfTheDefaults(String text) {
+    assertThatThrownBy(() -> ScenarioReader.parse("empty.conf", text))
         .isInstanceOf(ScenarioException.class)
-        .hasMessageStartingWith(message);
+        .hasMessage("empty.conf: empty (expected: a scenario, at least its name and what differs from ballast-sim.conf)");
   }
 
   @Test
-  void unreadableFileIsNamed(@TempDir Path dir) {
+  void missingFileIsNotFound(@TempDir Path dir) {
     Path missing = dir.resolve("missing.conf");
     assertThatThrownBy(() -> ScenarioReader.read(missing))
         .isInstanceOf(ScenarioException.class)
-        .hasMessageStartingWith(missing + ": cannot read");
+        .hasMessage(missing + ": not found (expected: a scenario file)");
+  }
+
+  @Test
+  void directoryIsNotAScenarioFile(@TempDir Path dir) {
+    assertThatThrownBy(() -> ScenarioReader.read(dir))
+        .isInstanceOf(ScenarioException.class)
+        .hasMessage(dir + ": a directory (expected: a scenario file)");
   }
 }

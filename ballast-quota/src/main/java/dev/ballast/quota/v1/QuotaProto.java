@@ -4,6 +4,7 @@ import com.google.protobuf.CodedInputStream;
 import com.google.protobuf.CodedOutputStream;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.WireFormat;
+import dev.ballast.health.Ranges;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -151,14 +152,14 @@ public final class QuotaProto {
   /** Throws, naming {@code name} and the value, unless {@code rate} is 0 to {@link #MAX_RATE}. */
   public static void checkRate(String name, double rate) {
     if (!(rate >= 0 && rate <= MAX_RATE)) {
-      throw new IllegalArgumentException(name + ": " + rate + " (expected: 0..1e12)");
+      throw new IllegalArgumentException(name + ": " + Ranges.format(rate) + " (expected: 0..1e12)");
     }
   }
 
   /** Throws, naming {@code name} and the value, unless {@code weight} is more than 0 and at most {@link #MAX_WEIGHT}. */
   public static void checkWeight(String name, double weight) {
     if (!(weight > 0 && weight <= MAX_WEIGHT)) {
-      throw new IllegalArgumentException(name + ": " + weight + " (expected: more than 0, at most 1e6)");
+      throw new IllegalArgumentException(name + ": " + Ranges.format(weight) + " (expected: more than 0, at most 1e6)");
     }
   }
 

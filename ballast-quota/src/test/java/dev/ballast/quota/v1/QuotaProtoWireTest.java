@@ -136,8 +136,8 @@ final class QuotaProtoWireTest {
 
   @Test
   void recordsRejectBadValuesNamingThem() {
-    assertThatThrownBy(() -> new ResourceRequest("db", -1)).hasMessage("wants: -1.0 (expected: 0..1e12)");
-    assertThatThrownBy(() -> new ResourceRequest("db", 1, null, 0)).hasMessage("weight: 0.0 (expected: more than 0, at most 1e6)");
+    assertThatThrownBy(() -> new ResourceRequest("db", -1)).hasMessage("wants: -1 (expected: 0..1e12)");
+    assertThatThrownBy(() -> new ResourceRequest("db", 1, null, 0)).hasMessage("weight: 0 (expected: more than 0, at most 1e6)");
     assertThatThrownBy(() -> new GetCapacityRequest("c", List.of(new ResourceRequest("db", 1), new ResourceRequest("db", 2))))
         .hasMessage("resource_id: 'db' twice (expected: each resource at most once)");
     assertThatThrownBy(() -> new GetCapacityRequest("c", List.of())).hasMessage("resource: 0 of them (expected: 1..1000)");
