@@ -19,9 +19,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -150,13 +147,9 @@ final class SimCommand implements Callable<Integer> {
     warnIfLong(adjusted, workers);
     Progress progress = new Progress();
     long start = System.nanoTime();
-    ScheduledExecutorService line = startProgressLine(progress, start);
     List<Simulator.ScenarioResult> results;
-    try {
+    try (ProgressLine line = ProgressLine.start(progress, spec.commandLine().getErr(), System.console() != null)) {
       results = Simulator.runAll(adjusted, workers, progress);
-    } finally {
-      line.shutdownNow();
-      endProgressLine();
     }
     double seconds = (System.nanoTime() - start) / 1e9;
     List<RunResult> runs = results.stream().flatMap(r -> r.policies().stream()).flatMap(p -> p.runs().stream()).toList();
@@ -257,70 +250,11 @@ final class SimCommand implements Callable<Integer> {
     if (seconds > LONG_RUN_SECONDS) {
       PrintWriter err = spec.commandLine().getErr();
       err.printf(Locale.ROOT, "ballast sim: %d run%s of about %s requests in all (up to %,d backends); this may take %s%n",
-          runs, runs == 1 ? "" : "s", millions(requests), backends, roughly(seconds));
+          runs, runs == 1 ? "" : "s", ProgressLine.millions(requests), backends, ProgressLine.roughly(seconds));
       err.flush();
     }
   }
 
-  /** Seconds for a person: "42 s", "3 min 5 s", "2 h 10 min". */
-  static String roughly(double seconds) {
-    long s = Math.round(seconds);
-    if (s < 60) {
-      return s + " s";
-    }
-    if (s < 3600) {
-      return s / 60 + " min" + (s % 60 == 0 ? "" : " " + s % 60 + " s");
-    }
-    return s / 3600 + " h" + (s % 3600 / 60 == 0 ? "" : " " + s % 3600 / 60 + " min");
-  }
 
-  private static String millions(double n) {
-    return n >= 1e6 ? String.format(Locale.ROOT, "%.1f million", n / 1e6) : String.format(Locale.ROOT, "%,.0f", n);
-  }
 
-  /**
-   * Progress on stderr from the first second: on a terminal one line that updates in place every
-   * second, otherwise a line every {@value #PROGRESS_LINE_SECONDS} seconds, for logs.
-   */
-  private ScheduledExecutorService startProgressLine(Progress progress, long startNanos) {
-    ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(runnable -> {
-      Thread thread = new Thread(runnable, "ballast-sim-progress");
-      thread.setDaemon(true);
-      return thread;
-    });
-    PrintWriter err = spec.commandLine().getErr();
-    boolean terminal = System.console() != null;
-    long period = terminal ? 1 : PROGRESS_LINE_SECONDS;
-    timer.scheduleAtFixedRate(() -> {
-      String text = progressText(progress.snapshot(), (System.nanoTime() - startNanos) / 1e9);
-      if (terminal) {
-        err.print("\r" + text + " ".repeat(Math.max(0, lastLength - text.length())));
-        lastLength = text.length();
-      } else {
-        err.println(text);
-      }
-      err.flush();
-    }, terminal ? 500 : 1000, period * 1000, TimeUnit.MILLISECONDS);
-    this.terminalLine = terminal;
-    return timer;
-  }
-
-  static final int PROGRESS_LINE_SECONDS = 5;
-  private volatile int lastLength;
-  private boolean terminalLine;
-
-  static String progressText(Progress.Snapshot snapshot, double elapsed) {
-    double remaining = snapshot.remainingSeconds(elapsed);
-    return String.format(Locale.ROOT, "ballast sim: %d/%d runs done, %s requests simulated, %s elapsed, %s",
-        snapshot.finishedRuns(), snapshot.runs(), millions(snapshot.requests()), roughly(elapsed),
-        Double.isNaN(remaining) ? "estimating the rest" : "about " + roughly(remaining) + " left");
-  }
-
-  private void endProgressLine() {
-    if (terminalLine && lastLength > 0) {
-      PrintWriter err = spec.commandLine().getErr();
-      err.print("\r" + " ".repeat(lastLength) + "\r");
-      err.flush();
-    }
-  }
 }

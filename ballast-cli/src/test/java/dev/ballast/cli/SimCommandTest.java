@@ -30,11 +30,32 @@ final class SimCommandTest {
   void runsOneScenarioWithTheGivenPoliciesAndPrintsTheTable(@TempDir Path dir) throws Exception {
     Result result = run("sim", "--scenario", tinyScenario(dir).toString(), "--policy", "round_robin,power_of_two_choices");
     assertThat(result.exitCode()).isZero();
-    assertThat(result.out().lines().findFirst().orElseThrow())
-        .startsWith("scenario")
-        .contains("cpu max/mean", "wasted", "p99 ms", "errors");
-    assertThat(result.out()).containsPattern("tiny +round_robin ").containsPattern("tiny +power_of_two_choices ").contains("2 runs");
+    assertThat(result.out().lines().findFirst().orElseThrow()).isEqualTo("tiny");
+    assertThat(result.out()).containsPattern("\n  policy +cpu max/mean +p99 ms +errors +misses +goodput\n")
+        .containsPattern("\n  round_robin +[0-9.]+ ").containsPattern("\n  power_of_two_choices +[0-9.]+ ")
+        .contains("claims: 0 hold, 0 fail, 1 not judged, of 1 scenarios").contains("2 runs: ");
+    assertThat(result.out().lines()).allSatisfy(line -> assertThat(line.length()).isLessThanOrEqualTo(120));
     assertThat(result.out()).doesNotContain("report:");
+  }
+
+  @Test
+  void wideTablePrintsEveryColumn(@TempDir Path dir) throws Exception {
+    Result result = run("sim", "--scenario", tinyScenario(dir).toString(), "--policy", "round_robin", "--wide");
+    assertThat(result.exitCode()).isZero();
+    assertThat(result.out().lines().findFirst().orElseThrow())
+        .startsWith("scenario").contains("cpu max/mean", "wasted", "p99.9 ms", "local rej", "ok by criticality", "verdict");
+    assertThat(result.out()).containsPattern("tiny +round_robin ");
+  }
+
+  @Test
+  void listWrapsAtAHundredColumnsAndNamesEveryScenarioAndPolicy() {
+    Result result = run("sim", "--list");
+    assertThat(result.exitCode()).isZero();
+    assertThat(result.out().lines()).allSatisfy(line -> assertThat(line.length()).as(line).isLessThanOrEqualTo(100));
+    for (String name : dev.ballast.sim.ChapterSuite.NAMES) {
+      assertThat(result.out()).containsPattern("\n  " + java.util.regex.Pattern.quote(name) + " +[A-Z]");
+    }
+    assertThat(result.out()).contains("large-fleet", "prequal_probing", "least_loaded_round_robin_ignoring_errors");
   }
 
   @Test

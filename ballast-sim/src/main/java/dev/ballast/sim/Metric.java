@@ -116,7 +116,11 @@ public enum Metric {
       return String.format(Locale.ROOT, "%.0f%%", p);
     }
     int decimals = 1;
-    while (decimals < 4 && (String.format(Locale.ROOT, "%." + decimals + "f", p).matches("0\\.0*|100\\.0*"))) {
+    if (p < 1) {
+      // One significant digit: 0.007%, not 0.01%.
+      decimals = (int) Math.min(4, Math.max(1, Math.ceil(-Math.log10(p))));
+    }
+    while (decimals < 4 && String.format(Locale.ROOT, "%." + decimals + "f", p).matches("100\\.0*")) {
       decimals++;
     }
     return String.format(Locale.ROOT, "%." + decimals + "f%%", p);

@@ -7,7 +7,6 @@ import dev.ballast.health.Backend;
 import dev.ballast.pick.Balancer;
 import dev.ballast.pick.Policy;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 final class SimulationTest {
@@ -63,7 +62,7 @@ final class SimulationTest {
   void clientsPickThroughTheCorePolicyObjectsNotCopies() {
     Scenario scenario = scenario("duration = 20s, warmup = 5s, clients { count = 5, subset-size = 4 }, backends.count = 8");
     for (String name : PolicyRegistry.names()) {
-      Simulation simulation = new Simulation(scenario, name, 1, new AtomicLong());
+      Simulation simulation = new Simulation(scenario, name, 1, Progress.untracked(scenario));
       Policy core = simulation.adapter().policy();
       assertThat(core.getClass().getPackageName()).isEqualTo("dev.ballast.pick");
       for (int c = 0; c < 5; c++) {
@@ -85,7 +84,7 @@ final class SimulationTest {
       assertThat(started).as(name).isEqualTo(result.requestsIssued() - result.rejected()).isPositive();
       assertThat(active).as(name).isLessThan(started);
     }
-    Simulation roundRobin = new Simulation(scenario, "round_robin", 1, new AtomicLong());
+    Simulation roundRobin = new Simulation(scenario, "round_robin", 1, Progress.untracked(scenario));
     assertThat(roundRobin.balancer(0).policy()).isSameAs(Policy.roundRobin());
   }
 
@@ -239,7 +238,7 @@ final class SimulationTest {
 
   /** Max over min of the requests each client sent, as the core's backend tracking counted them. */
   private static double clientRequestRange(Scenario scenario) {
-    Simulation simulation = new Simulation(scenario, "round_robin", 1, new AtomicLong());
+    Simulation simulation = new Simulation(scenario, "round_robin", 1, Progress.untracked(scenario));
     simulation.run();
     long max = 0;
     long min = Long.MAX_VALUE;
@@ -336,7 +335,7 @@ final class SimulationTest {
     Scenario scenario = scenario("duration = 100s, warmup = 20s, policies = [round_robin],"
         + " switch { at = 50s, policy = weighted_round_robin },"
         + " backends { count = 20, machines = [{share = 1, speed = 1.0}, {share = 1, speed = 0.4}] }");
-    Simulation simulation = new Simulation(scenario, "round_robin", 1, new AtomicLong());
+    Simulation simulation = new Simulation(scenario, "round_robin", 1, Progress.untracked(scenario));
     RunResult result = simulation.run();
     assertThat(simulation.balancer(0).policy().name()).isEqualTo("weighted_round_robin");
     RunResult.Summary summary = result.summary();

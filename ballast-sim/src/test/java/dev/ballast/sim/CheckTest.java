@@ -1,0 +1,119 @@
+package dev.ballast.sim;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.List;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+final class CheckTest {
+  private static final List<String> POLICIES = PolicyRegistry.names();
+  private static Simulator.ScenarioResult run;
+
+  @BeforeAll
+  static void runTinyScenario() {
+    Scenario scenario = ScenarioReader.parse("tiny.conf", "name = tiny, duration = 5s, warmup = 1s,"
+        + " policies = [round_robin, power_of_two_choices], clients { count = 3, subset-size = 4 }, backends.count = 6");
+    run = Simulator.runAll(List.of(scenario), 1).get(0);
+  }
+
+  @Test
+  void readsAConstantBound() {
+    Check check = Check.parse("  every goodput-share >= 0.95 ", POLICIES);
+    assertThat(check).isEqualTo(new Check("every goodput-share >= 0.95", "every", Metric.GOODPUT_SHARE, Check.Op.GE, 0.95, null, null));
+  }
+
+  @Test
+  void readsABoundRelativeToAnotherPolicyWithItsOwnMetricOrAnother() {
+    assertThat(Check.parse("weighted_round_robin cpu-max-over-min <= 0.5 x round_robin", POLICIES))
+        .isEqualTo(new Check("weighted_round_robin cpu-max-over-min <= 0.5 x round_robin", "weighted_round_robin",
+            Metric.CPU_MAX_OVER_MIN, Check.Op.LE, 0.5, "round_robin", Metric.CPU_MAX_OVER_MIN));
+    assertThat(Check.parse("round_robin connections-max <= 1 x round_robin connections-min", POLICIES).otherMetric())
+        .isEqualTo(Metric.CONNECTIONS_MIN);
+  }
+
+  @Test
+  void namesTheWrongPartAndWhatWasExpected() {
+    assertThatThrownBy(() -> Check.parse("every goodput-share >=", POLICIES))
+        .hasMessage("'every goodput-share >=' (expected: POLICY|every METRIC <=|>=|<|>|== NUMBER [x POLICY [METRIC]])");
+    assertThatThrownBy(() -> Check.parse("best p99-ms < 100", POLICIES))
+        .hasMessageStartingWith("'best p99-ms < 100': policy 'best' (expected: every, or one of round_robin, ");
+    assertThatThrownBy(() -> Check.parse("every p98-ms < 100", POLICIES))
+        .hasMessageStartingWith("'every p98-ms < 100': metric 'p98-ms' (expected: one of cpu-max-over-mean, ");
+    assertThatThrownBy(() -> Check.parse("every p99-ms =< 100", POLICIES))
+        .hasMessage("'every p99-ms =< 100': comparison '=<' (expected: <=, >=, <, > or ==)");
+    assertThatThrownBy(() -> Check.parse("every p99-ms < 1e3", POLICIES))
+        .hasMessage("'every p99-ms < 1e3': number '1e3' (expected: a decimal number such as 0.95)");
+    assertThatThrownBy(() -> Check.parse("every p99-ms < 0.5 * round_robin", POLICIES))
+        .hasMessage("'every p99-ms < 0.5 * round_robin': '*' (expected: x, as in 0.5 x round_robin)");
+    assertThatThrownBy(() -> Check.parse("every p99-ms < 0.5 x robin", POLICIES))
+        .hasMessageStartingWith("'every p99-ms < 0.5 x robin': policy 'robin' (expected: one of round_robin, ");
+  }
+
+  @Test
+  void holdsFailsOrIsNotJudgedPerPolicy() {
+    List<String> names = List.of("round_robin", "power_of_two_choices");
+    List<RunResult.Summary> summaries = run.policies().stream().map(Simulator.PolicyResult::summary).toList();
+    double p99 = summaries.get(0).p99Millis();
+    assertThat(p99).isPositive();
+
+    List<Check.Result> every = Check.parse("every p99-ms > 0", POLICIES).evaluate(names, summaries);
+    assertThat(every).extracting(Check.Result::policy).containsExactly("round_robin", "power_of_two_choices");
+    assertThat(every).extracting(Check.Result::outcome).containsOnly(Check.Outcome.HOLDS);
+
+    Check.Result relative = Check.parse("round_robin p99-ms < 1 x round_robin", POLICIES).evaluate(names, summaries).get(0);
+    assertThat(relative.outcome()).isEqualTo(Check.Outcome.FAILS);
+    assertThat(relative.bound()).isEqualTo(p99);
+    assertThat(relative.describe()).isEqualTo("round_robin p99 ms " + Metric.P99_MS.format(p99) + " < 1 x round_robin's "
+        + Metric.P99_MS.format(p99));
+
+    Check.Result absent = Check.parse("fair_share p99-ms > 0", POLICIES).evaluate(names, summaries).get(0);
+    assertThat(absent.outcome()).isEqualTo(Check.Outcome.NOT_JUDGED);
+    Check.Result absentOther = Check.parse("round_robin p99-ms > 0.5 x fair_share", POLICIES).evaluate(names, summaries).get(0);
+    assertThat(absentOther.outcome()).isEqualTo(Check.Outcome.NOT_JUDGED);
+    assertThat(absentOther.describe()).endsWith("(not judged: fair_share not run or no value)");
+  }
+
+  @Test
+  void aVerdictHoldsOnlyWhenEveryCheckHoldsAndNamesTheBestPolicy() {
+    RunResult.Summary rr = run.policies().get(0).summary();
+    RunResult.Summary p2c = run.policies().get(1).summary();
+    Scenario base = run.scenario();
+    Verdict holds = Verdict.of(withClaim(base, List.of("every p99-ms > 0", "every goodput-share > 0"), Metric.CPU_MAX_OVER_MEAN));
+    assertThat(holds.outcome()).isEqualTo(Check.Outcome.HOLDS);
+    assertThat(holds.word()).isEqualTo("holds");
+    String better = Metric.CPU_MAX_OVER_MEAN.format(rr.spread().maxOverMean())
+        .equals(Metric.CPU_MAX_OVER_MEAN.format(p2c.spread().maxOverMean()))
+        ? null : rr.spread().maxOverMean() < p2c.spread().maxOverMean() ? "round_robin" : "power_of_two_choices";
+    assertThat(holds.best()).isEqualTo(better == null ? List.of() : List.of(better));
+
+    Verdict fails = Verdict.of(withClaim(base, List.of("every p99-ms > 0", "every p99-ms < 0", "fair_share p99-ms > 0"), null));
+    assertThat(fails.outcome()).isEqualTo(Check.Outcome.FAILS);
+    assertThat(fails.best()).isEmpty();
+
+    Verdict notJudged = Verdict.of(withClaim(base, List.of("every p99-ms > 0", "fair_share p99-ms > 0"), null));
+    assertThat(notJudged.outcome()).isEqualTo(Check.Outcome.NOT_JUDGED);
+    assertThat(Verdict.of(withClaim(base, List.of(), null)).outcome()).isEqualTo(Check.Outcome.NOT_JUDGED);
+  }
+
+  private static Simulator.ScenarioResult withClaim(Scenario base, List<String> checks, Metric bestBy) {
+    Claim claim = new Claim(Claim.Source.BALLAST, "claim", checks.stream().map(c -> Check.parse(c, POLICIES)).toList(),
+        bestBy, List.of(), "");
+    Scenario s = new Scenario(base.name(), base.source(), base.title(), claim, base.seed(), base.seeds(), base.durationNanos(),
+        base.warmupNanos(), base.sampleIntervalNanos(), base.policies(), base.clients(), base.fleet(), base.load(), base.cost(),
+        base.rttNanos(), base.deadlineNanos(), base.activeRequestLimit(), base.reports(), base.restart(), base.faults(),
+        base.policySwitch(), base.policySettings(), base.overload());
+    return new Simulator.ScenarioResult(s, run.policies());
+  }
+
+  @Test
+  void sharesPrintWithTheDecimalsThatTellThemFromZeroAndAll() {
+    assertThat(Metric.percent(0)).isEqualTo("0%");
+    assertThat(Metric.percent(1)).isEqualTo("100%");
+    assertThat(Metric.percent(0.5)).isEqualTo("50.0%");
+    assertThat(Metric.percent(0.00007)).isEqualTo("0.007%");
+    assertThat(Metric.percent(0.99996)).isEqualTo("99.996%");
+    assertThat(Metric.percent(0.9996)).isEqualTo("99.96%");
+  }
+}
