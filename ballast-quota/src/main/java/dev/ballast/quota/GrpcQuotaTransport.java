@@ -5,27 +5,56 @@ import dev.ballast.quota.v1.QuotaProto.GetCapacityRequest;
 import dev.ballast.quota.v1.QuotaProto.GetCapacityResponse;
 import dev.ballast.quota.v1.QuotaProto.ReleaseCapacityRequest;
 import dev.ballast.quota.v1.QuotaProto.ReleaseCapacityResponse;
+import dev.ballast.health.NanoClock;
 import io.grpc.CallOptions;
 import io.grpc.Channel;
+import io.grpc.Context;
+import io.grpc.Deadline;
 import io.grpc.ManagedChannel;
 import io.grpc.stub.ClientCalls;
 import io.grpc.stub.StreamObserver;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
 
-/** The quota service over a gRPC channel. */
+/**
+ * The quota service over a gRPC channel. Calls start in the root context: a lease refresh that
+ * {@link ResourceQuota#setWants} starts inside a request's handler must not end with that request.
+ * Their deadlines count on the client's clock.
+ */
 final class GrpcQuotaTransport implements QuotaTransport {
   private final Channel channel;
+  private final Deadline.Ticker ticker;
 
-  GrpcQuotaTransport(Channel channel) {
+  GrpcQuotaTransport(Channel channel, NanoClock clock) {
     this.channel = channel;
+    this.ticker = deadlineTicker(clock);
+  }
+
+  /**
+   * The clock as gRPC's deadline ticker. The system clock is gRPC's own ticker, since deadlines on
+   * different tickers cannot be compared (an interceptor that takes the earlier of two would fail).
+   */
+  static Deadline.Ticker deadlineTicker(NanoClock clock) {
+    if (clock == NanoClock.system()) {
+      return Deadline.getSystemTicker();
+    }
+    return new Deadline.Ticker() {
+      @Override
+      public long nanoTime() {
+        return clock.nanoTime();
+      }
+    };
+  }
+
+  private CallOptions options(long timeoutNanos) {
+    return CallOptions.DEFAULT.withDeadline(Deadline.after(timeoutNanos, TimeUnit.NANOSECONDS, ticker));
   }
 
   @Override
   public void getCapacity(
       GetCapacityRequest request, long timeoutNanos, BiConsumer<GetCapacityResponse, Throwable> done) {
-    ClientCalls.asyncUnaryCall(
-        channel.newCall(QuotaGrpc.GET_CAPACITY, CallOptions.DEFAULT.withDeadlineAfter(timeoutNanos, TimeUnit.NANOSECONDS)),
+    Context.ROOT.run(() -> ClientCalls.asyncUnaryCall(
+        channel.newCall(QuotaGrpc.GET_CAPACITY, options(timeoutNanos)),
         request,
         new StreamObserver<>() {
           private GetCapacityResponse response;
@@ -44,13 +73,13 @@ final class GrpcQuotaTransport implements QuotaTransport {
           public void onCompleted() {
             done.accept(response, null);
           }
-        });
+        }));
   }
 
   @Override
   public void releaseCapacity(ReleaseCapacityRequest request, long timeoutNanos) {
-    ClientCalls.asyncUnaryCall(
-        channel.newCall(QuotaGrpc.RELEASE_CAPACITY, CallOptions.DEFAULT.withDeadlineAfter(timeoutNanos, TimeUnit.NANOSECONDS)),
+    Context.ROOT.run(() -> ClientCalls.asyncUnaryCall(
+        channel.newCall(QuotaGrpc.RELEASE_CAPACITY, options(timeoutNanos)),
         request,
         new StreamObserver<ReleaseCapacityResponse>() {
           @Override
@@ -61,7 +90,7 @@ final class GrpcQuotaTransport implements QuotaTransport {
 
           @Override
           public void onCompleted() {}
-        });
+        }));
   }
 
   @Override

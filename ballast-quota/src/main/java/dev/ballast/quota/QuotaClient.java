@@ -102,13 +102,17 @@ public final class QuotaClient implements AutoCloseable {
       this.clientId = clientId;
     }
 
-    /** Runs refreshes and expiry checks (default: a daemon thread of the client's own, shut down by close). */
+    /**
+     * Runs refreshes, retries and expiry checks (default: a daemon thread of the client's own, shut
+     * down by close). With {@link #clock} and a channel on the same virtual time (gRPC's in-process
+     * transport, say), a test runs the client's whole schedule without waiting: see docs/quota.md.
+     */
     public Builder executor(ScheduledExecutorService executor) {
       this.executor = Objects.requireNonNull(executor, "executor");
       return this;
     }
 
-    /** Times the leases (default: the system clock). */
+    /** Times the leases, the local token buckets and the deadlines of calls to the service (default: the system clock). */
     public Builder clock(NanoClock clock) {
       this.clock = Objects.requireNonNull(clock, "clock");
       return this;
@@ -143,7 +147,7 @@ public final class QuotaClient implements AutoCloseable {
         });
         exec = own;
       }
-      return new QuotaClient(this, new GrpcQuotaTransport(channel), QuotaTimer.of(exec), own);
+      return new QuotaClient(this, new GrpcQuotaTransport(channel, clock), QuotaTimer.of(exec), own);
     }
 
     /** For unit tests: any transport, manual time. */

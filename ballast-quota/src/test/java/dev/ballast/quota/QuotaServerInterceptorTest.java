@@ -67,7 +67,7 @@ final class QuotaServerInterceptorTest {
     FakeClock clock = new FakeClock();
     ResourceQuotaTest.FakeService service = new ResourceQuotaTest.FakeService();
     ManagedChannel unused = NettyChannelBuilder.forTarget("127.0.0.1:1").usePlaintext().build();
-    QuotaClient client = QuotaClient.builder(unused, "server-1").clock(clock).build(service, new ManualTimer(clock));
+    QuotaClient client = QuotaClient.builder(unused, "server-1").clock(clock).build(service, QuotaTimer.of(new FakeScheduler(clock)));
     ResourceQuota quota = client.resource("db").wants(100).burst(3).start();
     service.grant(0.5, 20_000, 5_000, 0);
     QuotaServerInterceptor interceptor = QuotaServerInterceptor.of(quota);

@@ -23,14 +23,14 @@ import org.junit.jupiter.api.Test;
 /** The client's lease in manual time, against a fake service that answers when the test says. */
 final class ResourceQuotaTest {
   private final FakeClock clock = new FakeClock();
-  private final ManualTimer timer = new ManualTimer(clock);
+  private final FakeScheduler scheduler = new FakeScheduler(clock);
   private final FakeService service = new FakeService();
   private final ManagedChannel unusedChannel = NettyChannelBuilder.forTarget("127.0.0.1:1").usePlaintext().build();
   private final QuotaClient client = QuotaClient.builder(unusedChannel, "client-1")
       .clock(clock)
       .backoff(new Backoff(Duration.ofMillis(100), 2, Duration.ofMillis(400)))
       .seed(7)
-      .build(service, timer);
+      .build(service, QuotaTimer.of(scheduler));
 
   @AfterEach
   void closeChannel() {
@@ -97,9 +97,9 @@ final class ResourceQuotaTest {
     assertThat(db.source()).isEqualTo(ResourceQuota.Source.LEASE);
     assertThat(db.rate()).isEqualTo(20);
     assertThat(admitted(db, 100)).as("the burst").isEqualTo(5);
-    timer.advance(Duration.ofMillis(500));
+    scheduler.advance(Duration.ofMillis(500));
     assertThat(admitted(db, 100)).as("half a second at 20 per second").isEqualTo(5);
-    timer.advance(Duration.ofMillis(100));
+    scheduler.advance(Duration.ofMillis(100));
     assertThat(admitted(db, 100)).isEqualTo(2);
   }
 
@@ -107,9 +107,9 @@ final class ResourceQuotaTest {
   void refreshesAtTheServersIntervalReportingTheLeaseItHolds() {
     client.resource("db").wants(40).start();
     service.grant(20, 3_000, 1_000, 4);
-    timer.advance(Duration.ofMillis(999));
+    scheduler.advance(Duration.ofMillis(999));
     assertThat(service.requests).hasSize(1);
-    timer.advance(Duration.ofMillis(1));
+    scheduler.advance(Duration.ofMillis(1));
     assertThat(service.requests).hasSize(2);
     assertThat(service.last().has()).isEqualTo(new Lease(20, 2_000, 0));
   }
@@ -133,7 +133,7 @@ final class ResourceQuotaTest {
   void keepsTheLeaseThroughFailuresUntilItExpiresThenFallsBackToTheSafeCapacity() {
     ResourceQuota db = client.resource("db").wants(40).start();
     service.grant(20, 3_000, 1_000, 4);
-    timer.advance(Duration.ofSeconds(1));
+    scheduler.advance(Duration.ofSeconds(1));
     int calls = service.requests.size();
     // The service is down: every call fails, retried with backoff until the lease expires.
     long start = clock.nanoTime();
@@ -141,7 +141,7 @@ final class ResourceQuotaTest {
       if (!service.pending.isEmpty()) {
         service.fail();
       }
-      timer.advance(Duration.ofMillis(1));
+      scheduler.advance(Duration.ofMillis(1));
     }
     assertThat(service.requests.size() - calls).as("retries within the backoff's bounds").isGreaterThanOrEqualTo(5);
     assertThat(service.reconnects).isPositive();
@@ -150,11 +150,11 @@ final class ResourceQuotaTest {
     while (!service.pending.isEmpty()) {
       service.fail();
     }
-    timer.advance(Duration.ofMillis(1));
+    scheduler.advance(Duration.ofMillis(1));
     assertThat(db.source()).isEqualTo(ResourceQuota.Source.SAFE_CAPACITY);
     assertThat(db.rate()).isEqualTo(4);
     // Back: the next retry gets a lease, and it reports none held.
-    timer.advance(Duration.ofMillis(400));
+    scheduler.advance(Duration.ofMillis(400));
     assertThat(service.pending).isNotEmpty();
     assertThat(service.last().has()).isNull();
     service.grant(30, 3_000, 1_000, 4);
@@ -169,10 +169,10 @@ final class ResourceQuotaTest {
     db.close();
     assertThat(service.released).containsExactly(new ReleaseCapacityRequest("client-1", List.of("db")));
     assertThat(db.tryAcquire()).isTrue(); // tokens accrued before the close remain
-    timer.advance(Duration.ofSeconds(10));
+    scheduler.advance(Duration.ofSeconds(10));
     assertThat(service.requests).hasSize(1);
     assertThat(db.rate()).isZero();
-    assertThat(timer.pending()).isZero();
+    assertThat(scheduler.pending()).isZero();
   }
 
   @Test

@@ -1,0 +1,62 @@
+package dev.ballast.quota;
+
+import dev.ballast.health.NanoClock;
+import io.grpc.Channel;
+import io.grpc.ManagedChannel;
+import io.grpc.inprocess.InProcessChannelBuilder;
+import io.grpc.inprocess.InProcessServerBuilder;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ScheduledExecutorService;
+
+/**
+ * Quota clients and servers in virtual time: they share one {@link FakeScheduler}, and gRPC's
+ * in-process transport with direct executors connects them, so that everything they do runs on
+ * the test's thread, in order, when the test advances time. A call and its answer take no virtual
+ * time; deadlines and retries count on the fake clock.
+ */
+final class VirtualTimeFleet implements AutoCloseable {
+  private final FakeScheduler scheduler = new FakeScheduler(new FakeClock());
+  private final String serverName = InProcessServerBuilder.generateName();
+  private final List<ManagedChannel> channels = new ArrayList<>();
+
+  public NanoClock clock() {
+    return scheduler.clock();
+  }
+
+  public ScheduledExecutorService executor() {
+    return scheduler;
+  }
+
+  public Channel quotaChannel(int client) {
+    ManagedChannel channel = InProcessChannelBuilder.forName(serverName)
+        .directExecutor()
+        .scheduledExecutorService(scheduler)
+        .build();
+    channels.add(channel);
+    return channel;
+  }
+
+  public QuotaServer startServer(QuotaService service) throws IOException {
+    return QuotaServer.start(serverBuilder(), service);
+  }
+
+  /** A builder of a server that the channels reach, on the fleet's clock and scheduler. */
+  InProcessServerBuilder serverBuilder() {
+    return InProcessServerBuilder.forName(serverName)
+        .directExecutor()
+        .scheduledExecutorService(scheduler)
+        .deadlineTicker(scheduler.deadlineTicker());
+  }
+
+  /** Moves the fleet's time forward, running everything due on the way. */
+  void advance(Duration duration) {
+    scheduler.advance(duration);
+  }
+
+  public void close() {
+    channels.forEach(ManagedChannel::shutdownNow);
+  }
+}
