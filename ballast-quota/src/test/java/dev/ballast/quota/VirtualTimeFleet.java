@@ -1,6 +1,7 @@
 package dev.ballast.quota;
 
 import dev.ballast.health.NanoClock;
+import dev.ballast.quota.fleet.QuotaFleet;
 import io.grpc.Channel;
 import io.grpc.ManagedChannel;
 import io.grpc.inprocess.InProcessChannelBuilder;
@@ -12,24 +13,27 @@ import java.util.List;
 import java.util.concurrent.ScheduledExecutorService;
 
 /**
- * Quota clients and servers in virtual time: they share one {@link FakeScheduler}, and gRPC's
- * in-process transport with direct executors connects them, so that everything they do runs on
- * the test's thread, in order, when the test advances time. A call and its answer take no virtual
- * time; deadlines and retries count on the fake clock.
+ * The quota fleet in virtual time: the clients, their channels and every quota server share one
+ * {@link FakeScheduler}, and gRPC's in-process transport with direct executors connects them, so
+ * that everything the fleet does runs on the test's thread, in order, when the run advances time.
+ * A call and its answer take no virtual time; deadlines and retries count on the fake clock.
  */
-final class VirtualTimeFleet implements AutoCloseable {
+final class VirtualTimeFleet implements QuotaFleet.Environment, AutoCloseable {
   private final FakeScheduler scheduler = new FakeScheduler(new FakeClock());
   private final String serverName = InProcessServerBuilder.generateName();
   private final List<ManagedChannel> channels = new ArrayList<>();
 
+  @Override
   public NanoClock clock() {
     return scheduler.clock();
   }
 
+  @Override
   public ScheduledExecutorService executor() {
     return scheduler;
   }
 
+  @Override
   public Channel quotaChannel(int client) {
     ManagedChannel channel = InProcessChannelBuilder.forName(serverName)
         .directExecutor()
@@ -39,6 +43,7 @@ final class VirtualTimeFleet implements AutoCloseable {
     return channel;
   }
 
+  @Override
   public QuotaServer startServer(QuotaService service) throws IOException {
     return QuotaServer.start(serverBuilder(), service);
   }
@@ -56,6 +61,12 @@ final class VirtualTimeFleet implements AutoCloseable {
     scheduler.advance(duration);
   }
 
+  @Override
+  public void waitUntil(long nanoTime) {
+    scheduler.advanceTo(nanoTime);
+  }
+
+  @Override
   public void close() {
     channels.forEach(ManagedChannel::shutdownNow);
   }
