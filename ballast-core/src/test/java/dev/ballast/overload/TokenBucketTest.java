@@ -1,11 +1,13 @@
 package dev.ballast.overload;
 
+import static dev.ballast.testing.PropertyCheck.forAll;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 import com.sun.management.ThreadMXBean;
 import dev.ballast.health.FakeClock;
+import dev.ballast.testing.RandomInputs;
 import java.lang.management.ManagementFactory;
 import java.math.BigDecimal;
 import java.time.Duration;
@@ -13,14 +15,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicLong;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Combinators;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
-import net.jqwik.api.constraints.IntRange;
-import net.jqwik.api.constraints.Size;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -223,45 +217,46 @@ final class TokenBucketTest {
     assertThat(bucket.burst()).isEqualTo(5);
   }
 
+  /** A bucket's rate and burst, and the requests it sees. */
+  record Case(double rate, int burst, List<Step> trace) {}
+
   /**
    * For rates the bucket keeps exactly in whole units per nanosecond, it is the textbook bucket
    * to the last token: the same decision as an exact decimal model, every time.
    */
-  @Property(tries = 300)
-  void decidesAsTheExactModelDoes(
-      @ForAll("exactRates") double rate,
-      @ForAll @IntRange(min = 1, max = 20) int burst,
-      @ForAll("traces") List<Step> trace) {
-    BigDecimal perNano = BigDecimal.valueOf(rate).movePointLeft(9);
-    BigDecimal[] level = {BigDecimal.valueOf(burst)};
-    replay(rate, burst, trace, (bucket, advanced, n) -> {
-      level[0] = level[0].add(perNano.multiply(BigDecimal.valueOf(advanced))).min(BigDecimal.valueOf(burst));
-      boolean expected = level[0].compareTo(BigDecimal.valueOf(n)) >= 0;
-      assertThat(bucket.tryAcquire(n)).as("%s tokens of %s", n, level[0]).isEqualTo(expected);
-      if (expected) {
-        level[0] = level[0].subtract(BigDecimal.valueOf(n));
-      }
-      assertThat(bucket.available()).isCloseTo(level[0].doubleValue(), within(1e-9 * burst));
-      return expected;
+  @Test
+  void decidesAsTheExactModelDoes() {
+    forAll(in -> new Case(exactRate(in), in.intBetween(1, 20), trace(in)), c -> {
+      BigDecimal perNano = BigDecimal.valueOf(c.rate()).movePointLeft(9);
+      BigDecimal[] level = {BigDecimal.valueOf(c.burst())};
+      replay(c, (bucket, advanced, n) -> {
+        level[0] = level[0].add(perNano.multiply(BigDecimal.valueOf(advanced))).min(BigDecimal.valueOf(c.burst()));
+        boolean expected = level[0].compareTo(BigDecimal.valueOf(n)) >= 0;
+        assertThat(bucket.tryAcquire(n)).as("%s tokens of %s", n, level[0]).isEqualTo(expected);
+        if (expected) {
+          level[0] = level[0].subtract(BigDecimal.valueOf(n));
+        }
+        assertThat(bucket.available()).isCloseTo(level[0].doubleValue(), within(1e-9 * c.burst()));
+        return expected;
+      });
     });
   }
 
   /** For any rate, rounded or not: never more than the rate allows, and a refusal only when short. */
-  @Property(tries = 300)
-  void neverAdmitsMoreThanTheRateAllowsAndRefusesOnlyWhenShort(
-      @ForAll("anyRates") double rate,
-      @ForAll @IntRange(min = 1, max = 20) int burst,
-      @ForAll("traces") List<Step> trace) {
-    replay(rate, burst, trace, (bucket, advanced, n) -> {
-      double available = bucket.available();
-      assertThat(available).isBetween(0.0, (double) burst);
-      boolean admitted = bucket.tryAcquire(n);
-      if (admitted) {
-        assertThat(available).isGreaterThanOrEqualTo(n);
-      } else {
-        assertThat(available).isLessThan(n + 1e-9);
-      }
-      return admitted;
+  @Test
+  void neverAdmitsMoreThanTheRateAllowsAndRefusesOnlyWhenShort() {
+    forAll(in -> new Case(anyRate(in), in.intBetween(1, 20), trace(in)), c -> {
+      replay(c, (bucket, advanced, n) -> {
+        double available = bucket.available();
+        assertThat(available).isBetween(0.0, (double) c.burst());
+        boolean admitted = bucket.tryAcquire(n);
+        if (admitted) {
+          assertThat(available).isGreaterThanOrEqualTo(n);
+        } else {
+          assertThat(available).isLessThan(n + 1e-9);
+        }
+        return admitted;
+      });
     });
   }
 
@@ -270,48 +265,51 @@ final class TokenBucketTest {
     boolean admits(TokenBucket bucket, long advanced, long n);
   }
 
-  /** Runs {@code trace} on a new bucket, and checks after every step that it kept within its rate. */
-  private static void replay(double rate, int burst, List<Step> trace, StepCheck check) {
+  /** Runs the case's trace on a new bucket, and checks after every step that it kept within its rate. */
+  private static void replay(Case c, StepCheck check) {
     FakeClock clock = new FakeClock();
-    TokenBucket bucket = TokenBucket.create(rate, burst, clock);
+    TokenBucket bucket = TokenBucket.create(c.rate(), c.burst(), clock);
     long elapsed = 0;
     long admitted = 0;
-    for (Step step : trace) {
+    for (Step step : c.trace()) {
       clock.advanceNanos(step.advanceNanos());
       elapsed += step.advanceNanos();
-      long n = Math.min(step.n(), burst);
+      long n = Math.min(step.n(), c.burst());
       if (check.admits(bucket, step.advanceNanos(), n)) {
         admitted += n;
       }
-      assertWithinRate(admitted, rate, elapsed, burst);
+      assertWithinRate(admitted, c.rate(), elapsed, c.burst());
     }
   }
 
-  @Provide
-  Arbitrary<Double> exactRates() {
-    // Mantissas whose odd part, once the fives are gone, is 1, 3 or 7: whole units per nanosecond.
-    return Combinators.combine(
-            Arbitraries.of(1, 2, 3, 4, 5, 6, 7, 8, 12, 15, 16, 24, 25, 75), Arbitraries.integers().between(-3, 2))
-        .as((m, e) -> BigDecimal.valueOf(m).scaleByPowerOfTen(e).doubleValue())
-        .injectDuplicates(0.05)
-        .edgeCases(c -> c.add(0.0));
+  /** Mantissas whose odd part, once the fives are gone, is 1, 3 or 7: whole units per nanosecond; and 0. */
+  private static double exactRate(RandomInputs in) {
+    if (in.withProbability(0.05)) {
+      return 0.0;
+    }
+    int mantissa = in.oneOf(1, 2, 3, 4, 5, 6, 7, 8, 12, 15, 16, 24, 25, 75);
+    return BigDecimal.valueOf(mantissa).scaleByPowerOfTen(in.intBetween(-3, 2)).doubleValue();
   }
 
-  @Provide
-  Arbitrary<Double> anyRates() {
-    return Arbitraries.oneOf(
-        Arbitraries.doubles().between(0, 10_000),
-        Arbitraries.doubles().between(0, 10),
-        Arbitraries.integers().between(0, 100_000).map(i -> i / 1000.0));
+  /** Rates with two decimals up to 10,000 and up to 10, and with three up to 100. */
+  private static double anyRate(RandomInputs in) {
+    return switch (in.weightedIndex(1, 1, 1)) {
+      case 0 -> in.decimalBetween(0, 10_000, 2);
+      case 1 -> in.decimalBetween(0, 10, 2);
+      default -> in.intBetween(0, 100_000) / 1000.0;
+    };
   }
 
-  @Provide
-  Arbitrary<List<Step>> traces() {
-    Arbitrary<Long> advance = Arbitraries.oneOf(
-        Arbitraries.longs().between(0, 1_000),
-        Arbitraries.longs().between(0, 30).map(k -> k * 50_000_000L),
-        Arbitraries.longs().between(0, 3_000_000_000L));
-    return Combinators.combine(advance, Arbitraries.integers().between(1, 20)).as(Step::new).list().ofMaxSize(60);
+  /** Up to 60 requests of 1..20 tokens, each after a pause of nanoseconds, whole 50 ms steps, or up to 3 s. */
+  private static List<Step> trace(RandomInputs in) {
+    return in.listOf(0, 60, step -> {
+      long advance = switch (step.weightedIndex(1, 1, 1)) {
+        case 0 -> step.longBetween(0, 1_000);
+        case 1 -> step.longBetween(0, 30) * 50_000_000L;
+        default -> step.longBetween(0, 3_000_000_000L);
+      };
+      return new Step(advance, step.intBetween(1, 20));
+    });
   }
 
   record Step(long advanceNanos, int n) {}

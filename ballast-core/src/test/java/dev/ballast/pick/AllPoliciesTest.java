@@ -1,6 +1,7 @@
 package dev.ballast.pick;
 
 import static dev.ballast.pick.TestBalancers.keys;
+import static dev.ballast.testing.PropertyCheck.forAll;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -20,10 +21,6 @@ import java.util.SplittableRandom;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.constraints.IntRange;
-import net.jqwik.api.constraints.Size;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -71,65 +68,74 @@ final class AllPoliciesTest {
     return balancer;
   }
 
-  @Property(tries = 300)
-  void noPolicyEverPicksAnUnavailableOrAtLimitBackend(
-      @ForAll @IntRange(min = 0, max = 5) int policyIndex,
-      @ForAll @Size(min = 1, max = 8) List<BackendState> states,
-      @ForAll @Size(min = 8, max = 8) List<@IntRange(min = 0, max = 3) Integer> active,
-      @ForAll boolean warmUp,
-      @ForAll long seed) {
-    int limit = 3;
-    FakeClock clock = new FakeClock();
-    HealthConfig health =
-        HealthConfig.builder()
-            .activeRequestLimit(limit)
-            .warmUpWindow(warmUp ? Duration.ofSeconds(10) : Duration.ZERO)
-            .idleAfter(Duration.ofMillis(1))
-            .build();
-    int n = states.size();
-    Balancer balancer = balancer(policies().get(policyIndex), health, clock, seed, n);
-    clock.advance(Duration.ofSeconds(3));
-    // Two idle checks 2 ms apart with no requests between: every backend is IDLE.
-    balancer.refresh();
-    clock.advance(Duration.ofMillis(2));
-    balancer.refresh();
-    for (int i = 0; i < n; i++) {
-      Backend backend = balancer.backend("b" + i);
-      assertThat(backend.state()).isEqualTo(BackendState.IDLE);
-      if (states.get(i) == BackendState.IDLE) {
-        // Idle means nothing in flight: it stays idle, with no requests.
-        continue;
-      }
-      // A request wakes the backend; the others then move it where the case wants it.
-      assertThat(backend.tryAcquire()).isTrue();
-      backend.release(RequestOutcome.SUCCESS);
-      for (int r = 0; r < active.get(i); r++) {
-        backend.tryAcquire();
-      }
-      setState(backend, states.get(i));
-    }
+  /**
+   * Which policy, each backend's state (IDLE: left idle), the requests each then has in flight,
+   * whether warm-up is on, and the seed of the pick randomness.
+   */
+  record Fleet(int policyIndex, List<BackendState> states, List<Integer> active, boolean warmUp, long seed) {}
 
-    for (int round = 0; round < 4 * limit * n; round++) {
-      List<String> allowed = new ArrayList<>();
-      boolean anyAccepting = false;
-      for (Backend backend : balancer.health().backends()) {
-        anyAccepting |= backend.state().acceptsNewRequests();
-        if (backend.state().acceptsNewRequests() && backend.activeRequests() < limit) {
-          allowed.add(backend.key());
+  @Test
+  void noPolicyEverPicksAnUnavailableOrAtLimitBackend() {
+    forAll(in -> new Fleet(in.intBetween(0, 5), in.listOf(1, 8, state -> state.oneOf(BackendState.values())),
+        in.listOf(8, 8, active -> active.intBetween(0, 3)), in.anyBoolean(), in.anyLong()), fleet -> {
+      int policyIndex = fleet.policyIndex();
+      List<BackendState> states = fleet.states();
+      List<Integer> active = fleet.active();
+      boolean warmUp = fleet.warmUp();
+      long seed = fleet.seed();
+      int limit = 3;
+      FakeClock clock = new FakeClock();
+      HealthConfig health =
+          HealthConfig.builder()
+              .activeRequestLimit(limit)
+              .warmUpWindow(warmUp ? Duration.ofSeconds(10) : Duration.ZERO)
+              .idleAfter(Duration.ofMillis(1))
+              .build();
+      int n = states.size();
+      Balancer balancer = balancer(policies().get(policyIndex), health, clock, seed, n);
+      clock.advance(Duration.ofSeconds(3));
+      // Two idle checks 2 ms apart with no requests between: every backend is IDLE.
+      balancer.refresh();
+      clock.advance(Duration.ofMillis(2));
+      balancer.refresh();
+      for (int i = 0; i < n; i++) {
+        Backend backend = balancer.backend("b" + i);
+        assertThat(backend.state()).isEqualTo(BackendState.IDLE);
+        if (states.get(i) == BackendState.IDLE) {
+          // Idle means nothing in flight: it stays idle, with no requests.
+          continue;
         }
+        // A request wakes the backend; the others then move it where the case wants it.
+        assertThat(backend.tryAcquire()).isTrue();
+        backend.release(RequestOutcome.SUCCESS);
+        for (int r = 0; r < active.get(i); r++) {
+          backend.tryAcquire();
+        }
+        setState(backend, states.get(i));
       }
 
-      Pick pick = balancer.pick();
+      for (int round = 0; round < 4 * limit * n; round++) {
+        List<String> allowed = new ArrayList<>();
+        boolean anyAccepting = false;
+        for (Backend backend : balancer.health().backends()) {
+          anyAccepting |= backend.state().acceptsNewRequests();
+          if (backend.state().acceptsNewRequests() && backend.activeRequests() < limit) {
+            allowed.add(backend.key());
+          }
+        }
 
-      if (allowed.isEmpty()) {
-        assertThat(pick.status()).isEqualTo(anyAccepting ? PickStatus.ALL_AT_LIMIT : PickStatus.ALL_UNAVAILABLE);
-        return;
+        Pick pick = balancer.pick();
+
+        if (allowed.isEmpty()) {
+          assertThat(pick.status()).isEqualTo(anyAccepting ? PickStatus.ALL_AT_LIMIT : PickStatus.ALL_UNAVAILABLE);
+          return;
+        }
+        assertThat(pick.isPicked()).isTrue();
+        assertThat(allowed).contains(pick.backend().key());
+        assertThat(pick.backend().activeRequests()).isLessThanOrEqualTo(limit);
+        clock.advance(Duration.ofMillis(1));
       }
-      assertThat(pick.isPicked()).isTrue();
-      assertThat(allowed).contains(pick.backend().key());
-      assertThat(pick.backend().activeRequests()).isLessThanOrEqualTo(limit);
-      clock.advance(Duration.ofMillis(1));
-    }
+    });
   }
 
   private static void setState(Backend backend, BackendState state) {

@@ -2,19 +2,16 @@ package dev.ballast.pick;
 
 import static dev.ballast.pick.TestBalancers.connected;
 import static dev.ballast.pick.TestBalancers.keys;
+import static dev.ballast.testing.PropertyCheck.forAll;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ballast.health.FakeClock;
 import dev.ballast.health.HealthConfig;
+import dev.ballast.testing.RandomInputs;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.constraints.DoubleRange;
-import net.jqwik.api.constraints.IntRange;
-import net.jqwik.api.constraints.LongRange;
 import org.junit.jupiter.api.Test;
 
 final class PowerOfTwoChoicesTest {
@@ -53,72 +50,105 @@ final class PowerOfTwoChoicesTest {
     }
   }
 
-  @Property(tries = 300)
-  void neverPicksTheWorseOfItsTwoCandidates(
-      @ForAll @IntRange(min = 0, max = 20) int activeA,
-      @ForAll @IntRange(min = 0, max = 20) int activeB,
-      @ForAll @LongRange(min = 0, max = 1000) long latencyA,
-      @ForAll @LongRange(min = 0, max = 1000) long latencyB,
-      @ForAll boolean failedA,
-      @ForAll boolean failedB,
-      @ForAll @DoubleRange(min = 0, max = 2) double utilizationA,
-      @ForAll @DoubleRange(min = 0, max = 2) double utilizationB,
-      @ForAll long seed) {
-    Balancer balancer = balancer(NEVER_FORCED, 2, seed);
-    // A latency of 0 stands for "no answer yet": the new-backend penalty applies.
-    if (latencyA > 0) {
-      answer(balancer, "b0", latencyA, failedA);
+  /** What the balancer knows of two backends A and B (a latency of 0: no answer yet), and the pick seed. */
+  record TwoBackends(
+      int activeA, int activeB, long latencyA, long latencyB, boolean failedA, boolean failedB,
+      double utilizationA, double utilizationB, long seed) {
+    static TwoBackends draw(RandomInputs in) {
+      return new TwoBackends(in.intBetween(0, 20), in.intBetween(0, 20), in.longBetween(0, 1000),
+          in.longBetween(0, 1000), in.anyBoolean(), in.anyBoolean(), in.decimalBetween(0, 2, 2),
+          in.decimalBetween(0, 2, 2), in.anyLong());
     }
-    if (latencyB > 0) {
-      answer(balancer, "b1", latencyB, failedB);
-    }
-    balancer.reportLoad("b0", utilizationA, 0, 100, 0);
-    balancer.reportLoad("b1", utilizationB, 0, 100, 0);
-    for (int i = 0; i < activeA; i++) {
-      balancer.backend("b0").tryAcquire();
-    }
-    for (int i = 0; i < activeB; i++) {
-      balancer.backend("b1").tryAcquire();
-    }
-    double costA = slot(balancer, "b0").cost(clock.nanoTime());
-    double costB = slot(balancer, "b1").cost(clock.nanoTime());
-
-    String picked = balancer.pick().backend().key();
-
-    assertThat(picked.equals("b0") ? costA : costB).isLessThanOrEqualTo(picked.equals("b0") ? costB : costA);
   }
 
-  @Property(tries = 200)
-  void neverPicksTheBusierOfTwoOtherwiseEqualBackends(
-      @ForAll @IntRange(min = 0, max = 50) int activeA,
-      @ForAll @IntRange(min = 0, max = 50) int activeB,
-      @ForAll long seed) {
-    net.jqwik.api.Assume.that(activeA != activeB);
-    Balancer balancer = balancer(NEVER_FORCED, 2, seed);
-    answer(balancer, "b0", 20, false);
-    answer(balancer, "b1", 20, false);
-    for (int i = 0; i < activeA; i++) {
-      balancer.backend("b0").tryAcquire();
-    }
-    for (int i = 0; i < activeB; i++) {
-      balancer.backend("b1").tryAcquire();
-    }
+  @Test
+  void neverPicksTheWorseOfItsTwoCandidates() {
+    forAll(TwoBackends::draw, two -> {
+      int activeA = two.activeA();
+      int activeB = two.activeB();
+      long latencyA = two.latencyA();
+      long latencyB = two.latencyB();
+      boolean failedA = two.failedA();
+      boolean failedB = two.failedB();
+      double utilizationA = two.utilizationA();
+      double utilizationB = two.utilizationB();
+      long seed = two.seed();
+      Balancer balancer = balancer(NEVER_FORCED, 2, seed);
+      // A latency of 0 stands for "no answer yet": the new-backend penalty applies.
+      if (latencyA > 0) {
+        answer(balancer, "b0", latencyA, failedA);
+      }
+      if (latencyB > 0) {
+        answer(balancer, "b1", latencyB, failedB);
+      }
+      balancer.reportLoad("b0", utilizationA, 0, 100, 0);
+      balancer.reportLoad("b1", utilizationB, 0, 100, 0);
+      for (int i = 0; i < activeA; i++) {
+        balancer.backend("b0").tryAcquire();
+      }
+      for (int i = 0; i < activeB; i++) {
+        balancer.backend("b1").tryAcquire();
+      }
+      double costA = slot(balancer, "b0").cost(clock.nanoTime());
+      double costB = slot(balancer, "b1").cost(clock.nanoTime());
 
-    assertThat(balancer.pick().backend().key()).isEqualTo(activeA < activeB ? "b0" : "b1");
+      String picked = balancer.pick().backend().key();
+
+      assertThat(picked.equals("b0") ? costA : costB).isLessThanOrEqualTo(picked.equals("b0") ? costB : costA);
+    });
   }
 
-  @Property(tries = 50)
-  void theMostExpensiveBackendIsNeverPicked(@ForAll @IntRange(min = 2, max = 12) int n, @ForAll long seed) {
-    Balancer balancer = balancer(NEVER_FORCED, n, seed);
-    for (int i = 0; i < n; i++) {
-      answer(balancer, "b" + i, 10 + i, false);
+  /** Two different in-flight counts, and the pick seed. */
+  record Busier(int activeA, int activeB, long seed) {
+    static Busier draw(RandomInputs in) {
+      int a = in.intBetween(0, 50);
+      int b;
+      do {
+        b = in.intBetween(0, 50);
+      } while (b == a);
+      return new Busier(a, b, in.anyLong());
     }
+  }
 
-    for (int i = 0; i < 1000; i++) {
-      Pick pick = balancer.pick();
-      assertThat(pick.backend().key()).isNotEqualTo("b" + (n - 1));
-      pick.onCancel();
-    }
+  @Test
+  void neverPicksTheBusierOfTwoOtherwiseEqualBackends() {
+    forAll(Busier::draw, busier -> {
+      int activeA = busier.activeA();
+      int activeB = busier.activeB();
+      long seed = busier.seed();
+      Balancer balancer = balancer(NEVER_FORCED, 2, seed);
+      answer(balancer, "b0", 20, false);
+      answer(balancer, "b1", 20, false);
+      for (int i = 0; i < activeA; i++) {
+        balancer.backend("b0").tryAcquire();
+      }
+      for (int i = 0; i < activeB; i++) {
+        balancer.backend("b1").tryAcquire();
+      }
+
+      assertThat(balancer.pick().backend().key()).isEqualTo(activeA < activeB ? "b0" : "b1");
+    });
+  }
+
+  /** How many backends, and the pick seed. */
+  record Backends(int n, long seed) {}
+
+  @Test
+  void theMostExpensiveBackendIsNeverPicked() {
+    forAll(in -> new Backends(in.intBetween(2, 12), in.anyLong()), backends -> {
+      int n = backends.n();
+      long seed = backends.seed();
+      Balancer balancer = balancer(NEVER_FORCED, n, seed);
+      for (int i = 0; i < n; i++) {
+        answer(balancer, "b" + i, 10 + i, false);
+      }
+
+      for (int i = 0; i < 1000; i++) {
+        Pick pick = balancer.pick();
+        assertThat(pick.backend().key()).isNotEqualTo("b" + (n - 1));
+        pick.onCancel();
+      }
+    });
   }
 
   @Test
@@ -282,46 +312,49 @@ final class PowerOfTwoChoicesTest {
         / Math.max(slot.successRate(), 0.01);
   }
 
-  @Property(tries = 100)
-  void amongManyBackendsThePickIsTheCheaperOfTheTwoItCompared(
-      @ForAll @IntRange(min = 3, max = 12) int n, @ForAll long seed) {
-    SplittableRandom random = new SplittableRandom(seed);
-    long[] latencies = new long[n];
-    for (int i = 0; i < n; i++) {
-      latencies[i] = 1 + random.nextInt(100);
-    }
-    InstrumentedBackend[] backends = new InstrumentedBackend[n];
-    Slot[] slots = new Slot[n];
-    Picker picker = instrumentedPicker(NEVER_FORCED, latencies, backends, slots, seed);
-    double[] utilization = new double[n];
-    for (int i = 0; i < n; i++) {
-      utilization[i] = random.nextDouble();
-      assertThat(slots[i].reportLoad(utilization[i], 0, 100, 0)).isTrue();
-      for (int k = random.nextInt(4); k > 0; k--) {
-        assertThat(backends[i].tryAcquire()).isTrue();
-      }
-    }
-
-    for (int round = 0; round < 200; round++) {
-      for (InstrumentedBackend backend : backends) {
-        backend.resetLooks();
-      }
-      Pick pick = picker.pick();
-      int picked = Integer.parseInt(pick.backend().key().substring(1));
-      int other = -1;
-      int looked = 0;
+  @Test
+  void amongManyBackendsThePickIsTheCheaperOfTheTwoItCompared() {
+    forAll(in -> new Backends(in.intBetween(3, 12), in.anyLong()), input -> {
+      int n = input.n();
+      long seed = input.seed();
+      SplittableRandom random = new SplittableRandom(seed);
+      long[] latencies = new long[n];
       for (int i = 0; i < n; i++) {
-        looked += backends[i].looks();
-        if (backends[i].looks() > 0 && i != picked) {
-          other = i;
+        latencies[i] = 1 + random.nextInt(100);
+      }
+      InstrumentedBackend[] backends = new InstrumentedBackend[n];
+      Slot[] slots = new Slot[n];
+      Picker picker = instrumentedPicker(NEVER_FORCED, latencies, backends, slots, seed);
+      double[] utilization = new double[n];
+      for (int i = 0; i < n; i++) {
+        utilization[i] = random.nextDouble();
+        assertThat(slots[i].reportLoad(utilization[i], 0, 100, 0)).isTrue();
+        for (int k = random.nextInt(4); k > 0; k--) {
+          assertThat(backends[i].tryAcquire()).isTrue();
         }
       }
-      pick.onCancel();
-      assertThat(looked).as("in-flight counts read").isEqualTo(2);
-      assertThat(backends[picked].looks()).as("the picked backend was a candidate").isEqualTo(1);
-      assertThat(documentedCost((PowerOfTwoChoicesPolicy.ScoredSlot) slots[picked], utilization[picked]))
-          .isLessThanOrEqualTo(documentedCost((PowerOfTwoChoicesPolicy.ScoredSlot) slots[other], utilization[other]));
-    }
+
+      for (int round = 0; round < 200; round++) {
+        for (InstrumentedBackend backend : backends) {
+          backend.resetLooks();
+        }
+        Pick pick = picker.pick();
+        int picked = Integer.parseInt(pick.backend().key().substring(1));
+        int other = -1;
+        int looked = 0;
+        for (int i = 0; i < n; i++) {
+          looked += backends[i].looks();
+          if (backends[i].looks() > 0 && i != picked) {
+            other = i;
+          }
+        }
+        pick.onCancel();
+        assertThat(looked).as("in-flight counts read").isEqualTo(2);
+        assertThat(backends[picked].looks()).as("the picked backend was a candidate").isEqualTo(1);
+        assertThat(documentedCost((PowerOfTwoChoicesPolicy.ScoredSlot) slots[picked], utilization[picked]))
+            .isLessThanOrEqualTo(documentedCost((PowerOfTwoChoicesPolicy.ScoredSlot) slots[other], utilization[other]));
+      }
+    });
   }
 
   @Test
@@ -392,11 +425,16 @@ final class PowerOfTwoChoicesTest {
         .hasMessage("failurePenalty: -1ms (expected: 0s..1h)");
   }
 
-  @net.jqwik.api.Property(tries = 2000)
-  void decayMatchesTheExponentialWithinOneInABillion(
-      @net.jqwik.api.ForAll @net.jqwik.api.constraints.LongRange(min = 0, max = 10_000_000_000L) long elapsed,
-      @net.jqwik.api.ForAll @net.jqwik.api.constraints.LongRange(min = 1, max = 10_000_000_000L) long tau) {
-    double exact = Math.exp(-(double) elapsed / tau);
-    assertThat(PowerOfTwoChoicesPolicy.keep(elapsed, 1.0 / tau)).isCloseTo(exact, org.assertj.core.api.Assertions.within(1e-9));
+  record Decay(long elapsed, long tau) {}
+
+  /** 2,000 tries: a try is a few arithmetic operations. */
+  @Test
+  void decayMatchesTheExponentialWithinOneInABillion() {
+    forAll(2000, in -> new Decay(in.longBetween(0, 10_000_000_000L), in.longBetween(1, 10_000_000_000L)), decay -> {
+      long elapsed = decay.elapsed();
+      long tau = decay.tau();
+      double exact = Math.exp(-(double) elapsed / tau);
+      assertThat(PowerOfTwoChoicesPolicy.keep(elapsed, 1.0 / tau)).isCloseTo(exact, org.assertj.core.api.Assertions.within(1e-9));
+    });
   }
 }

@@ -4,6 +4,7 @@ import static dev.ballast.pick.TestBalancers.connected;
 import static dev.ballast.pick.TestBalancers.fixed;
 import static dev.ballast.pick.TestBalancers.keys;
 import static dev.ballast.pick.TestBalancers.pickAndRelease;
+import static dev.ballast.testing.PropertyCheck.forAll;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
@@ -13,10 +14,6 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.constraints.IntRange;
-import net.jqwik.api.constraints.Size;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -64,24 +61,26 @@ final class WeightedRoundRobinTest {
     }
   }
 
-  @Property(tries = 40)
-  void sharesMatchAnyUnclampedWeights(@ForAll @Size(min = 2, max = 8) List<@IntRange(min = 1, max = 5) Integer> weights) {
-    FakeClock time = new FakeClock();
-    List<String> keys = keys("b", weights.size());
-    Balancer balancer = connected(Policy.weightedRoundRobin(noBlackout), HealthConfig.defaults(), time, fixed(3), keys);
-    double total = 0;
-    for (int i = 0; i < weights.size(); i++) {
-      balancer.reportLoad(keys.get(i), 1.0, 0, weights.get(i), 0);
-      total += weights.get(i);
-    }
-    balancer.refresh();
+  @Test
+  void sharesMatchAnyUnclampedWeights() {
+    forAll(in -> in.listOf(2, 8, weight -> weight.intBetween(1, 5)), weights -> {
+      FakeClock time = new FakeClock();
+      List<String> keys = keys("b", weights.size());
+      Balancer balancer = connected(Policy.weightedRoundRobin(noBlackout), HealthConfig.defaults(), time, fixed(3), keys);
+      double total = 0;
+      for (int i = 0; i < weights.size(); i++) {
+        balancer.reportLoad(keys.get(i), 1.0, 0, weights.get(i), 0);
+        total += weights.get(i);
+      }
+      balancer.refresh();
 
-    Map<String, Integer> counts = count(balancer, 100_000);
+      Map<String, Integer> counts = count(balancer, 100_000);
 
-    for (int i = 0; i < weights.size(); i++) {
-      double expected = weights.get(i) / total;
-      assertThat(counts.get(keys.get(i)) / 100_000.0).isCloseTo(expected, within(expected * 0.01));
-    }
+      for (int i = 0; i < weights.size(); i++) {
+        double expected = weights.get(i) / total;
+        assertThat(counts.get(keys.get(i)) / 100_000.0).isCloseTo(expected, within(expected * 0.01));
+      }
+    });
   }
 
   @Test

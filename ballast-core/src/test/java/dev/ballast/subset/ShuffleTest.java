@@ -1,38 +1,50 @@
 package dev.ballast.subset;
 
+import static dev.ballast.testing.PropertyCheck.forAll;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.constraints.IntRange;
+import dev.ballast.testing.RandomInputs;
+import org.junit.jupiter.api.Test;
 
 final class ShuffleTest {
 
-  @Property
-  void isAPermutation(@ForAll @IntRange(min = 1, max = 500) int n, @ForAll long seed) {
-    int[] p = Shuffle.permutation(n, seed);
-    boolean[] seen = new boolean[n];
-    for (int element : p) {
-      assertThat(seen[element]).as("element %s twice", element).isFalse();
-      seen[element] = true;
+  /** A permutation's length and seed. */
+  record Input(int n, long seed) {
+    static Input draw(RandomInputs in) {
+      return new Input(in.intBetween(1, 500), in.anyLong());
     }
   }
 
-  @Property
-  void addingAnElementMovesExactlyOneOldElement(@ForAll @IntRange(min = 1, max = 500) int n, @ForAll long seed) {
-    int[] before = Shuffle.permutation(n, seed);
-    int[] after = Shuffle.permutation(n + 1, seed);
-    int changed = 0;
-    for (int position = 0; position < n; position++) {
-      if (before[position] != after[position]) {
-        changed++;
-        assertThat(after[position]).isEqualTo(n);
-        assertThat(after[n]).isEqualTo(before[position]);
+  @Test
+  void isAPermutation() {
+    forAll(Input::draw, input -> {
+      int[] p = Shuffle.permutation(input.n(), input.seed());
+      boolean[] seen = new boolean[input.n()];
+      for (int element : p) {
+        assertThat(seen[element]).as("element %s twice", element).isFalse();
+        seen[element] = true;
       }
-    }
-    assertThat(changed).isLessThanOrEqualTo(1);
-    if (changed == 0) {
-      assertThat(after[n]).isEqualTo(n);
-    }
+    });
+  }
+
+  @Test
+  void addingAnElementMovesExactlyOneOldElement() {
+    forAll(Input::draw, input -> {
+      int n = input.n();
+      int[] before = Shuffle.permutation(n, input.seed());
+      int[] after = Shuffle.permutation(n + 1, input.seed());
+      int changed = 0;
+      for (int position = 0; position < n; position++) {
+        if (before[position] != after[position]) {
+          changed++;
+          assertThat(after[position]).isEqualTo(n);
+          assertThat(after[n]).isEqualTo(before[position]);
+        }
+      }
+      assertThat(changed).isLessThanOrEqualTo(1);
+      if (changed == 0) {
+        assertThat(after[n]).isEqualTo(n);
+      }
+    });
   }
 }

@@ -1,18 +1,13 @@
 package dev.ballast.quota;
 
+import static dev.ballast.testing.PropertyCheck.forAll;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
+import dev.ballast.testing.RandomInputs;
 import java.util.Arrays;
-import java.util.List;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Combinators;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
-import net.jqwik.api.constraints.DoubleRange;
+import java.util.function.ToDoubleFunction;
 import org.junit.jupiter.api.Test;
 
 final class MaxMinAllocatorTest {
@@ -76,75 +71,87 @@ final class MaxMinAllocatorTest {
     }
   }
 
-  @Provide
-  Arbitrary<Case> unweighted() {
-    return cases(Arbitraries.just(1.0));
+  private static Case unweighted(RandomInputs in) {
+    return draw(in, weight -> 1.0);
   }
 
-  @Provide
-  Arbitrary<Case> weighted() {
-    return cases(Arbitraries.oneOf(
-        Arbitraries.doubles().between(0.01, 100).ofScale(3),
-        Arbitraries.of(1.0, 2.0, 0.5, 1000.0)));
+  private static Case weighted(RandomInputs in) {
+    return draw(in, weight -> weight.anyBoolean() ? weight.decimalBetween(0.01, 100, 3) : weight.oneOf(1.0, 2.0, 0.5, 1000.0));
   }
 
-  private static Arbitrary<Case> cases(Arbitrary<Double> weight) {
-    // Demands mix zeros, small and large values, and repeats, where ties and the last level lie.
-    Arbitrary<Double> demand = Arbitraries.frequencyOf(
-        net.jqwik.api.Tuple.of(1, Arbitraries.just(0.0)),
-        net.jqwik.api.Tuple.of(6, Arbitraries.doubles().between(0, 1000).ofScale(2)),
-        net.jqwik.api.Tuple.of(2, Arbitraries.doubles().between(0, 1e9)),
-        net.jqwik.api.Tuple.of(1, Arbitraries.of(1.0, 5.0, 10.0)));
-    Arbitrary<List<double[]>> pairs = Combinators.combine(demand, weight)
-        .as((d, w) -> new double[] {d, w})
-        .list().ofMinSize(0).ofMaxSize(60);
-    Arbitrary<Double> capacity = Arbitraries.oneOf(
-        Arbitraries.doubles().between(0, 5000).ofScale(2), Arbitraries.doubles().between(0, 1e10));
-    return Combinators.combine(capacity, pairs).as((c, list) -> new Case(
-        c, list.stream().mapToDouble(p -> p[0]).toArray(), list.stream().mapToDouble(p -> p[1]).toArray()));
-  }
-
-  @Property(tries = 2000)
-  void unweightedSharesAreFeasibleAndMaxMinOptimal(@ForAll("unweighted") Case c) {
-    checkMaxMinFair(c, MaxMinAllocator.allocate(c.capacity(), c.demands()));
-  }
-
-  @Property(tries = 2000)
-  void weightedSharesAreFeasibleAndMaxMinOptimal(@ForAll("weighted") Case c) {
-    checkMaxMinFair(c, MaxMinAllocator.allocate(c.capacity(), c.demands(), c.weights()));
-  }
-
-  @Property
-  void sharesDoNotDependOnTheClientsOrder(@ForAll("weighted") Case c, @ForAll long seed) {
-    int n = c.demands().length;
-    int[] permutation = new java.util.Random(seed).ints(0, Integer.MAX_VALUE).limit(n).toArray();
-    Integer[] order = new Integer[n];
-    for (int i = 0; i < n; i++) {
-      order[i] = i;
-    }
-    Arrays.sort(order, (a, b) -> Integer.compare(permutation[a], permutation[b]));
+  /** Up to 60 clients; a capacity with two decimals up to 5,000, or any up to 1e10. */
+  private static Case draw(RandomInputs in, ToDoubleFunction<RandomInputs> weight) {
+    double capacity = in.anyBoolean() ? in.decimalBetween(0, 5000, 2) : in.decimalBetween(0, 1e10, 2);
+    int n = in.intBetween(0, 60);
     double[] demands = new double[n];
     double[] weights = new double[n];
     for (int i = 0; i < n; i++) {
-      demands[i] = c.demands()[order[i]];
-      weights[i] = c.weights()[order[i]];
+      // Demands mix zeros, small and large values, and repeats, where ties and the last level lie.
+      demands[i] = switch (in.weightedIndex(1, 6, 2, 1)) {
+        case 0 -> 0.0;
+        case 1 -> in.decimalBetween(0, 1000, 2);
+        case 2 -> in.decimalBetween(0, 1e9, 2);
+        default -> in.oneOf(1.0, 5.0, 10.0);
+      };
+      weights[i] = weight.applyAsDouble(in);
     }
-    double[] shares = MaxMinAllocator.allocate(c.capacity(), c.demands(), c.weights());
-    double[] permuted = MaxMinAllocator.allocate(c.capacity(), demands, weights);
-    for (int i = 0; i < n; i++) {
-      assertThat(permuted[i]).isCloseTo(shares[order[i]], within(tolerance(c)));
-    }
+    return new Case(capacity, demands, weights);
   }
 
-  @Property
-  void unweightedIsWeightedWithEqualWeights(@ForAll("unweighted") Case c, @ForAll @DoubleRange(min = 0.01, max = 100) double weight) {
-    double[] weights = new double[c.demands().length];
-    Arrays.fill(weights, weight);
-    double[] unweighted = MaxMinAllocator.allocate(c.capacity(), c.demands());
-    double[] weighted = MaxMinAllocator.allocate(c.capacity(), c.demands(), weights);
-    for (int i = 0; i < weights.length; i++) {
-      assertThat(weighted[i]).isCloseTo(unweighted[i], within(tolerance(c)));
-    }
+  /** 2,000 tries: an allocation of at most 60 clients takes microseconds. */
+  @Test
+  void unweightedSharesAreFeasibleAndMaxMinOptimal() {
+    forAll(2000, MaxMinAllocatorTest::unweighted, c -> checkMaxMinFair(c, MaxMinAllocator.allocate(c.capacity(), c.demands())));
+  }
+
+  /** 2,000 tries, as above. */
+  @Test
+  void weightedSharesAreFeasibleAndMaxMinOptimal() {
+    forAll(2000, MaxMinAllocatorTest::weighted,
+        c -> checkMaxMinFair(c, MaxMinAllocator.allocate(c.capacity(), c.demands(), c.weights())));
+  }
+
+  record Reordered(Case c, long seed) {}
+
+  @Test
+  void sharesDoNotDependOnTheClientsOrder() {
+    forAll(in -> new Reordered(weighted(in), in.anyLong()), input -> {
+      Case c = input.c();
+      int n = c.demands().length;
+      int[] permutation = new java.util.Random(input.seed()).ints(0, Integer.MAX_VALUE).limit(n).toArray();
+      Integer[] order = new Integer[n];
+      for (int i = 0; i < n; i++) {
+        order[i] = i;
+      }
+      Arrays.sort(order, (a, b) -> Integer.compare(permutation[a], permutation[b]));
+      double[] demands = new double[n];
+      double[] weights = new double[n];
+      for (int i = 0; i < n; i++) {
+        demands[i] = c.demands()[order[i]];
+        weights[i] = c.weights()[order[i]];
+      }
+      double[] shares = MaxMinAllocator.allocate(c.capacity(), c.demands(), c.weights());
+      double[] permuted = MaxMinAllocator.allocate(c.capacity(), demands, weights);
+      for (int i = 0; i < n; i++) {
+        assertThat(permuted[i]).isCloseTo(shares[order[i]], within(tolerance(c)));
+      }
+    });
+  }
+
+  record EqualWeights(Case c, double weight) {}
+
+  @Test
+  void unweightedIsWeightedWithEqualWeights() {
+    forAll(in -> new EqualWeights(unweighted(in), in.decimalBetween(0.01, 100, 2)), input -> {
+      Case c = input.c();
+      double[] weights = new double[c.demands().length];
+      Arrays.fill(weights, input.weight());
+      double[] unweighted = MaxMinAllocator.allocate(c.capacity(), c.demands());
+      double[] weighted = MaxMinAllocator.allocate(c.capacity(), c.demands(), weights);
+      for (int i = 0; i < weights.length; i++) {
+        assertThat(weighted[i]).isCloseTo(unweighted[i], within(tolerance(c)));
+      }
+    });
   }
 
   /** Rounding: a few ulps of the largest quantity per client. */

@@ -1,5 +1,6 @@
 package dev.ballast.quota;
 
+import static dev.ballast.testing.PropertyCheck.forAll;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
@@ -9,17 +10,13 @@ import dev.ballast.quota.v1.QuotaProto.Lease;
 import dev.ballast.quota.v1.QuotaProto.ReleaseCapacityRequest;
 import dev.ballast.quota.v1.QuotaProto.ResourceRequest;
 import dev.ballast.quota.v1.QuotaProto.ResourceResponse;
+import dev.ballast.testing.RandomInputs;
 import io.grpc.Status;
 import io.grpc.StatusException;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.constraints.DoubleRange;
-import net.jqwik.api.constraints.IntRange;
-import net.jqwik.api.constraints.Size;
 import org.junit.jupiter.api.Test;
 
 final class QuotaServiceTest {
@@ -147,23 +144,34 @@ final class QuotaServiceTest {
    * Outside learning, whatever the order of requests, demands and lease expiries, the leases
    * outstanding never add up to more than the capacity.
    */
-  @Property(tries = 300)
-  void leasesOutstandingNeverExceedTheCapacity(
-      @ForAll @DoubleRange(min = 0, max = 1000) double capacity,
-      @ForAll @Size(min = 1, max = 200) List<@IntRange(min = 0, max = 9) Integer> clients,
-      @ForAll @Size(min = 200, max = 200) List<@DoubleRange(min = 0, max = 500) Double> demands,
-      @ForAll @Size(min = 200, max = 200) List<@IntRange(min = 0, max = 8000) Integer> gapsMillis) throws Exception {
-    FakeClock time = new FakeClock();
-    QuotaService service = QuotaService.create(List.of(db(capacity)), false, time);
-    Map<String, Double> leases = new HashMap<>();
-    for (int i = 0; i < clients.size(); i++) {
-      String client = "c" + clients.get(i);
-      ResourceResponse response = ask(service, client, demands.get(i));
-      assertThat(response.lease().capacity()).isLessThanOrEqualTo(demands.get(i));
-      leases.put(client, response.lease().capacity());
-      assertThat(service.granted("db")).isLessThanOrEqualTo(capacity * (1 + 1e-12));
-      time.advance(Duration.ofMillis(gapsMillis.get(i)));
+  /** Request i comes from client {@code clients[i]}, wants {@code demands[i]}, and is followed by a pause. */
+  record Requests(double capacity, List<Integer> clients, List<Double> demands, List<Integer> gapsMillis) {
+    static Requests draw(RandomInputs in) {
+      return new Requests(in.decimalBetween(0, 1000, 2), in.listOf(1, 200, client -> client.intBetween(0, 9)),
+          in.listOf(200, 200, demand -> demand.decimalBetween(0, 500, 2)),
+          in.listOf(200, 200, gap -> gap.intBetween(0, 8000)));
     }
+  }
+
+  @Test
+  void leasesOutstandingNeverExceedTheCapacity() {
+    forAll(Requests::draw, requests -> {
+      double capacity = requests.capacity();
+      List<Integer> clients = requests.clients();
+      List<Double> demands = requests.demands();
+      List<Integer> gapsMillis = requests.gapsMillis();
+      FakeClock time = new FakeClock();
+      QuotaService service = QuotaService.create(List.of(db(capacity)), false, time);
+      Map<String, Double> leases = new HashMap<>();
+      for (int i = 0; i < clients.size(); i++) {
+        String client = "c" + clients.get(i);
+        ResourceResponse response = ask(service, client, demands.get(i));
+        assertThat(response.lease().capacity()).isLessThanOrEqualTo(demands.get(i));
+        leases.put(client, response.lease().capacity());
+        assertThat(service.granted("db")).isLessThanOrEqualTo(capacity * (1 + 1e-12));
+        time.advance(Duration.ofMillis(gapsMillis.get(i)));
+      }
+    });
   }
 
   /**
@@ -172,53 +180,67 @@ final class QuotaServiceTest {
    * new server's, and the old ones not yet replaced) never add up to more than the capacity plus
    * the safe capacities granted, while learning, to clients that held no lease.
    */
-  @Property(tries = 200)
-  void aRestartedServerKeepsTheLeasesInForceWithinTheDocumentedBound(
-      @ForAll @Size(min = 1, max = 12) List<@DoubleRange(min = 0, max = 300) Double> wants,
-      @ForAll @Size(min = 12, max = 12) List<Boolean> lostLease,
-      @ForAll @Size(min = 120, max = 120) List<@IntRange(min = 0, max = 11) Integer> order,
-      @ForAll @Size(min = 120, max = 120) List<@IntRange(min = 0, max = 900) Integer> gapsMillis) throws Exception {
-    double capacity = 500;
-    int n = wants.size();
-    FakeClock time = new FakeClock();
-    QuotaService old = QuotaService.create(List.of(db(capacity)), false, time);
-    double[] held = new double[n];
-    long[] expiresAt = new long[n];
-    boolean[] replaced = new boolean[n];
-    for (int round = 0; round < 2; round++) {
-      for (int i = 0; i < n; i++) {
-        held[i] = ask(old, "c" + i, wants.get(i)).lease().capacity();
-        expiresAt[i] = time.nanoTime() + LEASE.toNanos();
-      }
+  /**
+   * What each client wants and whether it lost its lease in the outage; then which client asks at
+   * each step (modulo the client count) and the pause after it.
+   */
+  record Restart(List<Double> wants, List<Boolean> lostLease, List<Integer> order, List<Integer> gapsMillis) {
+    static Restart draw(RandomInputs in) {
+      return new Restart(in.listOf(1, 12, want -> want.decimalBetween(0, 300, 2)),
+          in.listOf(12, 12, RandomInputs::anyBoolean), in.listOf(120, 120, client -> client.intBetween(0, 11)),
+          in.listOf(120, 120, gap -> gap.intBetween(0, 900)));
     }
-    time.advance(Duration.ofSeconds(3));
-    QuotaService restarted = QuotaService.create(List.of(db(capacity)), true, time);
-    double[] safeGrantedWhileLearning = new double[n];
-    for (int i = 0; i < n; i++) {
-      if (lostLease.get(i)) {
-        expiresAt[i] = time.nanoTime();
-      }
-    }
-    for (int step = 0; step < order.size(); step++) {
-      int i = order.get(step) % n;
-      long left = expiresAt[i] - time.nanoTime();
-      Lease has = left > 0 ? new Lease(held[i], Duration.ofNanos(left).toMillis(), 0) : null;
-      boolean learning = restarted.learning("db");
-      held[i] = ask(restarted, "c" + i, wants.get(i), has).lease().capacity();
-      expiresAt[i] = time.nanoTime() + LEASE.toNanos();
-      if (learning && has == null) {
-        safeGrantedWhileLearning[i] = held[i];
-      }
-      replaced[i] = true;
-      double inForce = restarted.granted("db");
-      for (int j = 0; j < n; j++) {
-        if (!replaced[j] && expiresAt[j] - time.nanoTime() > 0) {
-          inForce += held[j];
+  }
+
+  @Test
+  void aRestartedServerKeepsTheLeasesInForceWithinTheDocumentedBound() {
+    forAll(Restart::draw, restart -> {
+      List<Double> wants = restart.wants();
+      List<Boolean> lostLease = restart.lostLease();
+      List<Integer> order = restart.order();
+      List<Integer> gapsMillis = restart.gapsMillis();
+      double capacity = 500;
+      int n = wants.size();
+      FakeClock time = new FakeClock();
+      QuotaService old = QuotaService.create(List.of(db(capacity)), false, time);
+      double[] held = new double[n];
+      long[] expiresAt = new long[n];
+      boolean[] replaced = new boolean[n];
+      for (int round = 0; round < 2; round++) {
+        for (int i = 0; i < n; i++) {
+          held[i] = ask(old, "c" + i, wants.get(i)).lease().capacity();
+          expiresAt[i] = time.nanoTime() + LEASE.toNanos();
         }
       }
-      assertThat(inForce).isLessThanOrEqualTo(capacity + java.util.Arrays.stream(safeGrantedWhileLearning).sum() + 1e-9);
-      time.advance(Duration.ofMillis(gapsMillis.get(step)));
-    }
+      time.advance(Duration.ofSeconds(3));
+      QuotaService restarted = QuotaService.create(List.of(db(capacity)), true, time);
+      double[] safeGrantedWhileLearning = new double[n];
+      for (int i = 0; i < n; i++) {
+        if (lostLease.get(i)) {
+          expiresAt[i] = time.nanoTime();
+        }
+      }
+      for (int step = 0; step < order.size(); step++) {
+        int i = order.get(step) % n;
+        long left = expiresAt[i] - time.nanoTime();
+        Lease has = left > 0 ? new Lease(held[i], Duration.ofNanos(left).toMillis(), 0) : null;
+        boolean learning = restarted.learning("db");
+        held[i] = ask(restarted, "c" + i, wants.get(i), has).lease().capacity();
+        expiresAt[i] = time.nanoTime() + LEASE.toNanos();
+        if (learning && has == null) {
+          safeGrantedWhileLearning[i] = held[i];
+        }
+        replaced[i] = true;
+        double inForce = restarted.granted("db");
+        for (int j = 0; j < n; j++) {
+          if (!replaced[j] && expiresAt[j] - time.nanoTime() > 0) {
+            inForce += held[j];
+          }
+        }
+        assertThat(inForce).isLessThanOrEqualTo(capacity + java.util.Arrays.stream(safeGrantedWhileLearning).sum() + 1e-9);
+        time.advance(Duration.ofMillis(gapsMillis.get(step)));
+      }
+    });
   }
 
   /**
@@ -227,32 +249,42 @@ final class QuotaServiceTest {
    * to its max-min share. After the first, no client holds more than its share; in the second,
    * what the others hold leaves each client room for its own.
    */
-  @Property(tries = 200)
-  void twoRoundsOfRefreshesAfterAnyChangeGrantTheMaxMinShares(
-      @ForAll @DoubleRange(min = 0, max = 1000) double capacity,
-      @ForAll @Size(min = 1, max = 30) List<@DoubleRange(min = 0, max = 200) Double> before,
-      @ForAll @Size(min = 30, max = 30) List<@DoubleRange(min = 0, max = 200) Double> after,
-      @ForAll @Size(min = 30, max = 30) List<@IntRange(min = 1, max = 3) Integer> weights) throws Exception {
-    int n = before.size();
-    QuotaService service = QuotaService.create(List.of(db(capacity)), false, clock);
-    double[] wants = new double[n];
-    double[] w = new double[n];
-    for (int phase = 0; phase < 2; phase++) {
-      for (int i = 0; i < n; i++) {
-        wants[i] = phase == 0 ? before.get(i) : (i % 2 == 0 ? after.get(i) : before.get(i));
-        w[i] = weights.get(i);
-      }
-      double[] grants = new double[n];
-      for (int round = 0; round < 3; round++) {
+  /** Each client's demand before the change, after it (even clients only), and weight. */
+  record Change(double capacity, List<Double> before, List<Double> after, List<Integer> weights) {
+    static Change draw(RandomInputs in) {
+      return new Change(in.decimalBetween(0, 1000, 2), in.listOf(1, 30, want -> want.decimalBetween(0, 200, 2)),
+          in.listOf(30, 30, want -> want.decimalBetween(0, 200, 2)), in.listOf(30, 30, weight -> weight.intBetween(1, 3)));
+    }
+  }
+
+  @Test
+  void twoRoundsOfRefreshesAfterAnyChangeGrantTheMaxMinShares() {
+    forAll(Change::draw, change -> {
+      double capacity = change.capacity();
+      List<Double> before = change.before();
+      List<Double> after = change.after();
+      List<Integer> weights = change.weights();
+      int n = before.size();
+      QuotaService service = QuotaService.create(List.of(db(capacity)), false, clock);
+      double[] wants = new double[n];
+      double[] w = new double[n];
+      for (int phase = 0; phase < 2; phase++) {
         for (int i = 0; i < n; i++) {
-          grants[i] = service.getCapacity(new GetCapacityRequest("c" + i,
-              List.of(new ResourceRequest("db", wants[i], null, w[i])))).resources().get(0).lease().capacity();
+          wants[i] = phase == 0 ? before.get(i) : (i % 2 == 0 ? after.get(i) : before.get(i));
+          w[i] = weights.get(i);
+        }
+        double[] grants = new double[n];
+        for (int round = 0; round < 3; round++) {
+          for (int i = 0; i < n; i++) {
+            grants[i] = service.getCapacity(new GetCapacityRequest("c" + i,
+                List.of(new ResourceRequest("db", wants[i], null, w[i])))).resources().get(0).lease().capacity();
+          }
+        }
+        double[] shares = MaxMinAllocator.allocate(capacity, wants, w);
+        for (int i = 0; i < n; i++) {
+          assertThat(grants[i]).as("client %s in phase %s", i, phase).isCloseTo(shares[i], within(1e-9));
         }
       }
-      double[] shares = MaxMinAllocator.allocate(capacity, wants, w);
-      for (int i = 0; i < n; i++) {
-        assertThat(grants[i]).as("client %s in phase %s", i, phase).isCloseTo(shares[i], within(1e-9));
-      }
-    }
+    });
   }
 }

@@ -1,5 +1,6 @@
 package dev.ballast.quota.v1;
 
+import static dev.ballast.testing.PropertyCheck.forAll;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -19,17 +20,14 @@ import dev.ballast.quota.v1.QuotaProto.Lease;
 import dev.ballast.quota.v1.QuotaProto.ReleaseCapacityRequest;
 import dev.ballast.quota.v1.QuotaProto.ResourceRequest;
 import dev.ballast.quota.v1.QuotaProto.ResourceResponse;
+import dev.ballast.testing.RandomInputs;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Combinators;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -144,24 +142,31 @@ final class QuotaProtoWireTest {
     assertThatThrownBy(() -> new Lease(1, -5, 0)).hasMessage("expires_in_millis: -5 (expected: 0 or more)");
   }
 
-  @Provide
-  Arbitrary<GetCapacityRequest> requests() {
-    Arbitrary<String> ids = Arbitraries.strings().ofMinLength(1).ofMaxLength(20);
-    Arbitrary<Double> rates = Arbitraries.oneOf(Arbitraries.doubles().between(0, 1e12), Arbitraries.of(0.0, -0.0, 1.0));
-    Arbitrary<Lease> leases = Combinators.combine(rates, Arbitraries.longs().between(0, Long.MAX_VALUE), Arbitraries.longs().between(0, 100_000))
-        .as(Lease::new);
-    Arbitrary<ResourceRequest> resources = Combinators.combine(ids, rates, leases.injectNull(0.4),
-        Arbitraries.oneOf(Arbitraries.just(1.0), Arbitraries.doubles().between(1e-6, 1e6).ofScale(9)))
-        .as(ResourceRequest::new);
-    return Combinators.combine(ids, resources.list().ofMinSize(1).ofMaxSize(5).uniqueElements(ResourceRequest::resourceId))
-        .as(GetCapacityRequest::new);
+  /** Ids of 1..20 chars of any kind; rates with two decimals up to 1e12, and 0, -0 and 1. */
+  private static GetCapacityRequest request(RandomInputs in) {
+    List<ResourceRequest> resources = in.listOf(1, 5, QuotaProtoWireTest::resource);
+    Set<String> ids = new HashSet<>();
+    return new GetCapacityRequest(in.string(1, 20), resources.stream().filter(r -> ids.add(r.resourceId())).toList());
   }
 
-  @Property(tries = 300)
-  void everyRequestRoundTripsThroughProtobuf(@ForAll("requests") GetCapacityRequest request) throws Exception {
-    DynamicMessage dynamic = DynamicMessage.parseFrom(type("GetCapacityRequest"), request.toByteArray());
-    assertThat(dynamic.toByteArray()).isEqualTo(request.toByteArray());
-    assertThat(GetCapacityRequest.parseFrom(dynamic.toByteArray())).isEqualTo(request);
+  private static ResourceRequest resource(RandomInputs in) {
+    Lease has = in.withProbability(0.4) ? null
+        : new Lease(rate(in), in.longBetween(0, Long.MAX_VALUE), in.longBetween(0, 100_000));
+    double weight = in.anyBoolean() ? 1.0 : in.decimalBetween(1e-6, 1e6, 9);
+    return new ResourceRequest(in.string(1, 20), rate(in), has, weight);
+  }
+
+  private static double rate(RandomInputs in) {
+    return in.anyBoolean() ? in.decimalBetween(0, 1e12, 2) : in.oneOf(0.0, -0.0, 1.0);
+  }
+
+  @Test
+  void everyRequestRoundTripsThroughProtobuf() {
+    forAll(QuotaProtoWireTest::request, request -> {
+      DynamicMessage dynamic = DynamicMessage.parseFrom(type("GetCapacityRequest"), request.toByteArray());
+      assertThat(dynamic.toByteArray()).isEqualTo(request.toByteArray());
+      assertThat(GetCapacityRequest.parseFrom(dynamic.toByteArray())).isEqualTo(request);
+    });
   }
 
   private static Object field(DynamicMessage message, String name) {
