@@ -3,6 +3,10 @@ package dev.ballast.health;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.ballast.testing.CapturedLog;
+import java.util.List;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
 import org.junit.jupiter.api.Test;
 
 final class CachedNanoClockTest {
@@ -77,17 +81,26 @@ final class CachedNanoClockTest {
     assertThat(seen).isGreaterThan(first).isLessThanOrEqualTo(System.nanoTime());
   }
 
+  /** Also: says so once, as a warning with the cause, to the clock's logger (caught here, not printed). */
   @Test
-  void withoutATickingThreadEveryReadingReadsTheSource() {
+  void withoutATickingThreadEveryReadingReadsTheSource() throws Exception {
     CachedNanoClock orphan =
         new CachedNanoClock(source, 1_000_000, 3, runnable -> {
           throw new IllegalStateException("no threads left");
         });
+    List<LogRecord> logged = CapturedLog.whileRunning(CachedNanoClock.class, () -> {
+      assertThat(orphan.nanoTime()).isEqualTo(source.nanoTime());
+      source.advanceNanos(5_000);
+      assertThat(orphan.nanoTime()).isEqualTo(source.nanoTime());
+      assertThat(orphan.sleeping()).isTrue();
+    });
 
-    assertThat(orphan.nanoTime()).isEqualTo(source.nanoTime());
-    source.advanceNanos(5_000);
-    assertThat(orphan.nanoTime()).isEqualTo(source.nanoTime());
-    assertThat(orphan.sleeping()).isTrue();
+    assertThat(logged).singleElement().satisfies(record -> {
+      assertThat(record.getLevel()).isEqualTo(Level.WARNING);
+      assertThat(record.getMessage())
+          .isEqualTo("ballast-clock could not start; the cached clock reads the system clock on every call");
+      assertThat(record.getThrown()).isInstanceOf(IllegalStateException.class).hasMessage("no threads left");
+    });
   }
 
   @Test

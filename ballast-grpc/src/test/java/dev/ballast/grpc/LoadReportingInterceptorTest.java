@@ -3,13 +3,12 @@ package dev.ballast.grpc;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ballast.health.NanoClock;
+import dev.ballast.testing.CapturedLog;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.logging.Handler;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import org.junit.jupiter.api.Test;
 
 final class LoadReportingInterceptorTest {
@@ -19,7 +18,7 @@ final class LoadReportingInterceptorTest {
    * 0 (unknown), and every such reading is counted; the 1st, 2nd, 4th... are logged as warnings.
    */
   @Test
-  void badUtilizationReadingsAreReportedAsUnknownCountedAndLogged() {
+  void badUtilizationReadingsAreReportedAsUnknownCountedAndLogged() throws Exception {
     double[] application = {Double.NaN, -0.5, Double.POSITIVE_INFINITY, 0.3};
     AtomicInteger reading = new AtomicInteger();
     LoadReportingInterceptor interceptor =
@@ -30,34 +29,12 @@ final class LoadReportingInterceptorTest {
             () -> application[reading.getAndIncrement()],
             () -> false,
             NanoClock.system());
-    Logger logger = Logger.getLogger(LoadReportingInterceptor.class.getName());
-    List<LogRecord> logged = new ArrayList<>();
-    Handler handler =
-        new Handler() {
-          @Override
-          public void publish(LogRecord record) {
-            logged.add(record);
-          }
-
-          @Override
-          public void flush() {}
-
-          @Override
-          public void close() {}
-        };
-    logger.addHandler(handler);
-    // Recorded here, not printed to the build's console.
-    boolean parents = logger.getUseParentHandlers();
-    logger.setUseParentHandlers(false);
     List<OrcaLoadReport> reports = new ArrayList<>();
-    try {
+    List<LogRecord> logged = CapturedLog.whileRunning(LoadReportingInterceptor.class, () -> {
       for (int i = 0; i < application.length; i++) {
         reports.add(interceptor.report());
       }
-    } finally {
-      logger.removeHandler(handler);
-      logger.setUseParentHandlers(parents);
-    }
+    });
 
     assertThat(reports).extracting(OrcaLoadReport::cpuUtilization).containsOnly(0.0);
     assertThat(reports).extracting(OrcaLoadReport::applicationUtilization).containsExactly(0.0, 0.0, 0.0, 0.3);
