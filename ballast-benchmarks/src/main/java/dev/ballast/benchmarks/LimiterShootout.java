@@ -14,6 +14,14 @@ import io.grpc.ServerServiceDefinition;
 import io.grpc.Status;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;
+import io.grpc.netty.shaded.io.netty.channel.IoHandlerFactory;
+import io.grpc.netty.shaded.io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.grpc.netty.shaded.io.netty.channel.epoll.Epoll;
+import io.grpc.netty.shaded.io.netty.channel.epoll.EpollIoHandler;
+import io.grpc.netty.shaded.io.netty.channel.epoll.EpollServerSocketChannel;
+import io.grpc.netty.shaded.io.netty.channel.nio.NioIoHandler;
+import io.grpc.netty.shaded.io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.grpc.stub.ClientCalls;
 import io.grpc.stub.ServerCalls;
 import io.grpc.stub.StreamObserver;
@@ -23,6 +31,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Semaphore;
@@ -117,7 +126,21 @@ public final class LimiterShootout {
               }
             }))
             .build();
-    NettyServerBuilder builder = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0));
+    // The server's handlers and event loops are this run's own, so that they stop in order: a
+    // handler still waiting for a permit when the run ends answers its cancelled call, and that
+    // answer must find its event loop running. gRPC's shared loops go away a second after the
+    // server terminates, whether or not its handlers are done. The loops are of the kind and number
+    // gRPC's own would be: epoll where it is available, Netty's default thread count (0).
+    ExecutorService handlers = Executors.newCachedThreadPool();
+    boolean epoll = Epoll.isAvailable();
+    IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
+    EventLoopGroup boss = new MultiThreadIoEventLoopGroup(1, io);
+    EventLoopGroup loops = new MultiThreadIoEventLoopGroup(0, io);
+    NettyServerBuilder builder = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
+        .executor(handlers)
+        .bossEventLoopGroup(boss)
+        .workerEventLoopGroup(loops)
+        .channelType(epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class);
     Server server;
     switch (protection) {
       case NONE -> server = builder.addService(service).build().start();
@@ -145,6 +168,12 @@ public final class LimiterShootout {
         channel.shutdownNow().awaitTermination(10, TimeUnit.SECONDS);
       }
       server.shutdownNow().awaitTermination(10, TimeUnit.SECONDS);
+      // No call is left to start a handler; those still waiting for a permit are interrupted and
+      // answer their cancelled calls, and only then do the loops stop.
+      handlers.shutdownNow();
+      handlers.awaitTermination(10, TimeUnit.SECONDS);
+      boss.shutdownGracefully(0, 10, TimeUnit.SECONDS).await(10, TimeUnit.SECONDS);
+      loops.shutdownGracefully(0, 10, TimeUnit.SECONDS).await(10, TimeUnit.SECONDS);
     }
   }
 
