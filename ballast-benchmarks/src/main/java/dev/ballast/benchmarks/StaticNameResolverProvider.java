@@ -4,6 +4,7 @@ import io.grpc.EquivalentAddressGroup;
 import io.grpc.NameResolver;
 import io.grpc.NameResolverProvider;
 import io.grpc.NameResolverRegistry;
+import io.grpc.StatusOr;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.net.URI;
@@ -53,7 +54,7 @@ final class StaticNameResolverProvider extends NameResolverProvider {
 
       @Override
       public void start(Listener2 listener) {
-        listener.onResult(ResolutionResult.newBuilder().setAddresses(groups).build());
+        listener.onResult(ResolutionResult.newBuilder().setAddressesOrError(StatusOr.fromValue(groups)).build());
       }
 
       @Override
