@@ -18,7 +18,7 @@ final class SubsettingProperties {
 
   /** A fleet of {@code clients} clients and {@code backends} backends, each client connecting to {@code k}. */
   record Fleet(int clients, int backends, int k) {
-    /** At most {@code max} clients and backends; k at most the backends. */
+    /** 1..maxClients clients, 1..maxBackends backends, and k from 1 to the backends. */
     static Fleet draw(RandomInputs in, int maxClients, int maxBackends) {
       int backends = in.intBetween(1, maxBackends);
       return new Fleet(in.intBetween(1, maxClients), backends, in.intBetween(1, backends));
