@@ -148,7 +148,8 @@ final class SimCommand implements Callable<Integer> {
     Progress progress = new Progress();
     long start = System.nanoTime();
     List<Simulator.ScenarioResult> results;
-    try (ProgressLine line = ProgressLine.start(progress, spec.commandLine().getErr(), System.console() != null)) {
+    ProgressLine line = ProgressLine.start(progress, spec.commandLine().getErr(), System.console() != null);
+    try (line) {
       results = Simulator.runAll(adjusted, workers, progress);
     }
     double seconds = (System.nanoTime() - start) / 1e9;
