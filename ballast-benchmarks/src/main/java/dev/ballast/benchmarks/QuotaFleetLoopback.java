@@ -130,14 +130,22 @@ public final class QuotaFleetLoopback implements QuotaFleet.Environment, AutoClo
     }
   }
 
+  /** Stops everything; waits up to 5 s each for the backend's channel and server (an interrupt ends the wait). */
   @Override
-  public void close() throws InterruptedException {
+  public void close() {
     refreshes.shutdownNow();
     for (ManagedChannel channel : quotaChannels) {
       channel.shutdownNow();
     }
-    backendChannel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
-    backend.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+    backendChannel.shutdownNow();
+    backend.shutdownNow();
+    try {
+      backendChannel.awaitTermination(5, TimeUnit.SECONDS);
+      backend.awaitTermination(5, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      // Everything has been told to stop; the caller still sees the interrupt.
+      Thread.currentThread().interrupt();
+    }
   }
 
   public static void main(String[] args) throws Exception {
