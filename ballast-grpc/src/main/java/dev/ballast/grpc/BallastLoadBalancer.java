@@ -30,6 +30,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
+import java.util.random.RandomGenerator;
 
 /**
  * One channel's {@code ballast} balancer. gRPC serializes every callback on the channel's {@link
@@ -49,6 +50,11 @@ final class BallastLoadBalancer extends LoadBalancer {
   /** The balancer's time-decayed statistics and windows: cheap to read on every pick. */
   private final NanoClock balancerClock;
   private final Supplier<BallastConfig> defaultConfig;
+  /**
+   * The source of every random choice of this channel's balancers, so that a run can be repeated
+   * (tests); null in production, where each picking thread draws from its own source.
+   */
+  private final RandomGenerator random;
   private final AtomicBoolean callsWaitForCapacity = new AtomicBoolean();
   private final Runnable publish = this::publishPicker;
 
@@ -71,10 +77,21 @@ final class BallastLoadBalancer extends LoadBalancer {
 
   BallastLoadBalancer(
       Helper helper, NanoClock clock, NanoClock balancerClock, Supplier<BallastConfig> defaultConfig) {
+    this(helper, clock, balancerClock, null, defaultConfig);
+  }
+
+  /** A balancer whose random choices all come from {@code random}, so that its picks can be repeated. */
+  BallastLoadBalancer(
+      Helper helper,
+      NanoClock clock,
+      NanoClock balancerClock,
+      RandomGenerator random,
+      Supplier<BallastConfig> defaultConfig) {
     this.helper = helper;
     this.sync = helper.getSynchronizationContext();
     this.clock = clock;
     this.balancerClock = balancerClock;
+    this.random = random;
     this.defaultConfig = defaultConfig;
   }
 
@@ -155,13 +172,16 @@ final class BallastLoadBalancer extends LoadBalancer {
     if (probes != null) {
       probes.update(Map.of());
     }
-    // The production factories: each thread that picks draws from its own random source.
-    if (next.probing() != null) {
-      probes = new SubchannelProbeSender(next.probing().maxAge());
-      balancer = Balancer.create(next.policy(), next.health(), balancerClock, probes);
+    probes = next.probing() == null ? null : new SubchannelProbeSender(next.probing().maxAge());
+    if (random != null) {
+      balancer = probes == null
+          ? Balancer.create(next.policy(), next.health(), balancerClock, random)
+          : Balancer.create(next.policy(), next.health(), balancerClock, random, probes);
     } else {
-      probes = null;
-      balancer = Balancer.create(next.policy(), next.health(), balancerClock);
+      // The production factories: each thread that picks draws from its own random source.
+      balancer = probes == null
+          ? Balancer.create(next.policy(), next.health(), balancerClock)
+          : Balancer.create(next.policy(), next.health(), balancerClock, probes);
     }
     // Throttle and budget belong to the target: they start over with its balancer.
     overload = new ClientOverload(next.overload(), balancerClock);

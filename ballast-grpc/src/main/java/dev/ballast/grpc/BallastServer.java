@@ -74,11 +74,11 @@ public final class BallastServer {
     this.lameDuck = settings.startInLameDuck;
     this.loadReports =
         new LoadReportingInterceptor(
-            settings.cpuUtilization, settings.applicationUtilization, () -> lameDuck, NanoClock.system());
+            settings.cpuUtilization, settings.applicationUtilization, () -> lameDuck, settings.clock);
     AdmissionLimiter limiter = settings.limiter == null
         ? null
-        : AdmissionLimiter.create(settings.limiter, settings.cpuUtilization, NanoClock.system());
-    this.overload = new OverloadInterceptor(limiter, settings.minDeadline.toNanos(), NanoClock.system());
+        : AdmissionLimiter.create(settings.limiter, settings.cpuUtilization, settings.clock);
+    this.overload = new OverloadInterceptor(limiter, settings.minDeadline.toNanos(), settings.clock);
     this.callerLimit = settings.callerKey == null
         ? null
         : new CallerRateLimitInterceptor(
@@ -89,7 +89,7 @@ public final class BallastServer {
     serverBuilder
         .addService(health.getHealthService())
         .addService(ProbeRpc.service(probes, probesAnswered))
-        .intercept(new ProbeLoadInterceptor(probes, NanoClock.system()))
+        .intercept(new ProbeLoadInterceptor(probes, settings.clock))
         .intercept(overload);
     if (callerLimit != null) {
       serverBuilder.intercept(callerLimit);
@@ -275,6 +275,7 @@ public final class BallastServer {
     private long callerBurst;
     private int maxCallers = 10_000;
     private NanoClock callerClock = NanoClock.system();
+    private NanoClock clock = NanoClock.system();
 
     private Builder() {}
 
@@ -301,6 +302,15 @@ public final class BallastServer {
      */
     public Builder maxCallers(int maxCallers) {
       this.maxCallers = Ranges.checkInt("maxCallers", maxCallers, 1, 10_000_000);
+      return this;
+    }
+
+    /**
+     * The clock of what the server times: its calls' latencies (probe answers, the limiter) and its
+     * rates (load reports); {@link NanoClock#system()} by default. Tests give virtual time.
+     */
+    Builder clock(NanoClock clock) {
+      this.clock = Objects.requireNonNull(clock, "clock");
       return this;
     }
 

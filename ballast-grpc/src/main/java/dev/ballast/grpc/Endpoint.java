@@ -188,10 +188,14 @@ final class Endpoint {
     int signalsBefore = lameDuckSignals.get();
     long timeout =
         Math.max(MIN_HEALTH_TIMEOUT_NANOS, Math.min(MAX_HEALTH_TIMEOUT_NANOS, backend.healthCheckIntervalNanos()));
+    // The answer is only handed to the synchronization context: that needs no hop through gRPC's
+    // shared executor first.
     ClientCall<HealthCheckRequest, HealthCheckResponse> call =
         subchannel
             .asChannel()
-            .newCall(HealthGrpc.getCheckMethod(), CallOptions.DEFAULT.withDeadlineAfter(timeout, TimeUnit.NANOSECONDS));
+            .newCall(
+                HealthGrpc.getCheckMethod(),
+                CallOptions.DEFAULT.withDeadlineAfter(timeout, TimeUnit.NANOSECONDS).withExecutor(Runnable::run));
     HealthCheckRequest request =
         HealthCheckRequest.newBuilder().setService(lb.config().healthCheckServiceName()).build();
     ClientCalls.asyncUnaryCall(

@@ -15,7 +15,7 @@ import java.util.concurrent.TimeUnit;
  * {@code prequal_probing}'s probes over gRPC: one {@link ProbeRpc} call on the chosen backend's own
  * subchannel, so that it travels the connection the request would take, and never through the
  * picker (a probe is not a pick). The pick that sends it returns at once; the answer, or the
- * failure, reaches the pool from gRPC's executor.
+ * failure, reaches the pool on the thread that receives it.
  *
  * <p>A probe's deadline is the pool's maximum age: an answer later than that would be dropped as
  * too old soon after it arrived.
@@ -44,11 +44,16 @@ final class SubchannelProbeSender implements ProbeSender {
     }
     ClientCall<ProbeRpc.Request, ProbeRpc.Answer> call;
     try {
-      // A deadline is a point in time: new options for every probe.
+      // A deadline is a point in time: new options for every probe. The answer only enters the
+      // lock-free pool, so it is handled where it arrives, not handed to gRPC's shared executor.
       call =
           endpoint
               .probeChannel()
-              .newCall(ProbeRpc.METHOD, CallOptions.DEFAULT.withDeadlineAfter(deadlineNanos, TimeUnit.NANOSECONDS));
+              .newCall(
+                  ProbeRpc.METHOD,
+                  CallOptions.DEFAULT
+                      .withDeadlineAfter(deadlineNanos, TimeUnit.NANOSECONDS)
+                      .withExecutor(Runnable::run));
     } catch (RuntimeException e) {
       receiver.onProbeFailed();
       return;
