@@ -4,7 +4,6 @@ import static dev.ballast.grpc.Clients.json;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ballast.health.Backend;
-import dev.ballast.health.NanoClock;
 import dev.ballast.health.RequestOutcome;
 import io.grpc.CallCredentials;
 import io.grpc.CallOptions;
@@ -15,17 +14,12 @@ import io.grpc.LoadBalancer;
 import io.grpc.LoadBalancer.PickResult;
 import io.grpc.LoadBalancer.PickSubchannelArgs;
 import io.grpc.LoadBalancer.SubchannelPicker;
-import io.grpc.LoadBalancerProvider;
-import io.grpc.LoadBalancerRegistry;
 import io.grpc.ManagedChannel;
 import io.grpc.Metadata;
-import io.grpc.NameResolver.ConfigOrError;
 import io.grpc.Status;
-import io.grpc.SynchronizationContext;
 import io.grpc.stub.StreamObserver;
 import io.grpc.util.ForwardingLoadBalancerHelper;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
@@ -47,13 +41,13 @@ import org.junit.jupiter.api.Test;
  * records it and can act between a pick and gRPC's use of it.
  */
 final class BufferedCallsTest {
-  private static final AtomicInteger names = new AtomicInteger();
   /** Runs right after the balancer picked a backend for a call with this option. */
   private static final CallOptions.Key<Runnable> AFTER_PICK = CallOptions.Key.create("ballast.test.afterPick");
 
   private final BlockingQueue<StreamObserver<String>> held = new LinkedBlockingQueue<>();
   private TestBackend server;
-  private ObservedProvider provider;
+  private final AtomicInteger queuedPicks = new AtomicInteger();
+  private TestBallastProvider provider;
   private ManagedChannel channel;
 
   @BeforeEach
@@ -70,8 +64,7 @@ final class BufferedCallsTest {
                     response.onCompleted();
                   }
                 });
-    provider = new ObservedProvider("ballast_observed_" + names.incrementAndGet());
-    LoadBalancerRegistry.getDefaultRegistry().register(provider);
+    provider = TestBallastProvider.wrappingHelper(this::watching);
     channel =
         Clients.channel(
             StaticResolverProvider.target(List.of(server.port)),
@@ -83,7 +76,7 @@ final class BufferedCallsTest {
   void stop() throws InterruptedException {
     Clients.closeAll(List.of(channel));
     server.close();
-    LoadBalancerRegistry.getDefaultRegistry().deregister(provider);
+    provider.close();
   }
 
   @Test
@@ -164,9 +157,9 @@ final class BufferedCallsTest {
     Call first = holdTheOnlySlot();
     AtomicReference<ClientCall<String, String>> target = new AtomicReference<>();
     AtomicBoolean once = new AtomicBoolean();
-    int queued = provider.queuedPicks.get();
+    int queued = queuedPicks.get();
     CompletableFuture<Status> secondClosed = cancelledWhenPicked(target, once);
-    Poll.until("the second call is buffered", () -> provider.queuedPicks.get() > queued);
+    Poll.until("the second call is buffered", () -> queuedPicks.get() > queued);
 
     answerHeldCall();
 
@@ -245,9 +238,9 @@ final class BufferedCallsTest {
   }
 
   private Call bufferedCall(CallOptions options) {
-    int queued = provider.queuedPicks.get();
+    int queued = queuedPicks.get();
     Call call = new Call(channel, options, "second");
-    Poll.until("the second call is buffered", () -> provider.queuedPicks.get() > queued);
+    Poll.until("the second call is buffered", () -> queuedPicks.get() > queued);
     return call;
   }
 
@@ -305,83 +298,40 @@ final class BufferedCallsTest {
     }
   }
 
-  /** The {@code ballast} policy under another name, recording its balancer and watching its picks. */
-  private static final class ObservedProvider extends LoadBalancerProvider {
-    private final String name;
-    private final BallastLoadBalancerProvider real = new BallastLoadBalancerProvider();
-    final AtomicInteger queuedPicks = new AtomicInteger();
-    volatile BallastLoadBalancer balancer;
-    volatile SynchronizationContext sync;
-
-    ObservedProvider(String name) {
-      this.name = name;
-    }
-
-    @Override
-    public LoadBalancer newLoadBalancer(LoadBalancer.Helper helper) {
-      LoadBalancer.Helper hooked =
-          new ForwardingLoadBalancerHelper() {
-            @Override
-            protected LoadBalancer.Helper delegate() {
-              return helper;
-            }
-
-            @Override
-            public void updateBalancingState(ConnectivityState state, SubchannelPicker picker) {
-              helper.updateBalancingState(state, new WatchedPicker(picker));
-            }
-          };
-      sync = helper.getSynchronizationContext();
-      BallastLoadBalancer lb =
-          new BallastLoadBalancer(
-              hooked,
-              NanoClock.system(),
-              NanoClock.cached(),
-              () -> (BallastConfig) real.parseLoadBalancingPolicyConfig(Map.of()).getConfig());
-      balancer = lb;
-      return lb;
-    }
-
-    @Override
-    public ConfigOrError parseLoadBalancingPolicyConfig(Map<String, ?> rawConfig) {
-      return real.parseLoadBalancingPolicyConfig(rawConfig);
-    }
-
-    @Override
-    public boolean isAvailable() {
-      return true;
-    }
-
-    @Override
-    public int getPriority() {
-      return 0;
-    }
-
-    @Override
-    public String getPolicyName() {
-      return name;
-    }
-
-    private final class WatchedPicker extends SubchannelPicker {
-      private final SubchannelPicker delegate;
-
-      WatchedPicker(SubchannelPicker delegate) {
-        this.delegate = delegate;
+  /** Counts the picks that queue their call, and runs a call's {@link #AFTER_PICK} hook after its pick. */
+  private LoadBalancer.Helper watching(LoadBalancer.Helper helper) {
+    return new ForwardingLoadBalancerHelper() {
+      @Override
+      protected LoadBalancer.Helper delegate() {
+        return helper;
       }
 
       @Override
-      public PickResult pickSubchannel(PickSubchannelArgs args) {
-        PickResult result = delegate.pickSubchannel(args);
-        if (result.getSubchannel() != null) {
-          Runnable hook = args.getCallOptions().getOption(AFTER_PICK);
-          if (hook != null) {
-            hook.run();
-          }
-        } else if (result.getStatus().isOk()) {
-          queuedPicks.incrementAndGet();
-        }
-        return result;
+      public void updateBalancingState(ConnectivityState state, SubchannelPicker picker) {
+        helper.updateBalancingState(state, new WatchedPicker(picker));
       }
+    };
+  }
+
+  private final class WatchedPicker extends SubchannelPicker {
+    private final SubchannelPicker delegate;
+
+    WatchedPicker(SubchannelPicker delegate) {
+      this.delegate = delegate;
+    }
+
+    @Override
+    public PickResult pickSubchannel(PickSubchannelArgs args) {
+      PickResult result = delegate.pickSubchannel(args);
+      if (result.getSubchannel() != null) {
+        Runnable hook = args.getCallOptions().getOption(AFTER_PICK);
+        if (hook != null) {
+          hook.run();
+        }
+      } else if (result.getStatus().isOk()) {
+        queuedPicks.incrementAndGet();
+      }
+      return result;
     }
   }
 }

@@ -17,14 +17,8 @@ import io.grpc.SynchronizationContext;
 import io.grpc.health.v1.HealthCheckResponse;
 import java.text.MessageFormat;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
-import java.util.concurrent.AbstractExecutorService;
-import java.util.concurrent.Callable;
-import java.util.concurrent.Delayed;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 
 /**
  * A channel's side of the load-balancer contract without a network: subchannels whose states the
@@ -33,13 +27,13 @@ import java.util.concurrent.TimeUnit;
  * time.
  */
 final class FakeHelper extends LoadBalancer.Helper {
-  long nanos;
+  /** The clock of the balancer under test, and the timers it schedules. */
+  final VirtualTime time = new VirtualTime();
   final SynchronizationContext sync =
       new SynchronizationContext((t, e) -> {
         throw new AssertionError("uncaught in the synchronization context", e);
       });
   final List<FakeSubchannel> subchannels = new ArrayList<>();
-  final Scheduler scheduler = new Scheduler();
   ConnectivityState state;
   LoadBalancer.SubchannelPicker picker;
   int pickersPublished;
@@ -48,16 +42,7 @@ final class FakeHelper extends LoadBalancer.Helper {
 
   /** Advances virtual time and runs the timers that came due, in order. */
   void advanceNanos(long delta) {
-    long target = nanos + delta;
-    for (;;) {
-      Scheduler.Task next = scheduler.nextDue(target);
-      if (next == null) {
-        break;
-      }
-      nanos = Math.max(nanos, next.dueNanos);
-      next.run();
-    }
-    nanos = target;
+    time.advanceNanos(delta);
   }
 
   /** Runs {@code action} in the synchronization context, as gRPC runs every balancer callback. */
@@ -117,7 +102,7 @@ final class FakeHelper extends LoadBalancer.Helper {
 
   @Override
   public ScheduledExecutorService getScheduledExecutorService() {
-    return scheduler;
+    return time.scheduler();
   }
 
   @Override
@@ -241,130 +226,6 @@ final class FakeHelper extends LoadBalancer.Helper {
     @Override
     public String toString() {
       return "FakeSubchannel" + addresses + (shutdown ? "(shut down)" : "");
-    }
-  }
-
-  /** Timers in virtual time; only {@code schedule(Runnable, ...)} is used by the synchronization context. */
-  final class Scheduler extends AbstractExecutorService implements ScheduledExecutorService {
-    private final List<Task> tasks = new ArrayList<>();
-
-    Task nextDue(long limit) {
-      Task best = null;
-      for (Iterator<Task> it = tasks.iterator(); it.hasNext(); ) {
-        Task task = it.next();
-        if (task.cancelled) {
-          it.remove();
-        } else if (task.dueNanos <= limit && (best == null || task.dueNanos < best.dueNanos)) {
-          best = task;
-        }
-      }
-      if (best != null) {
-        tasks.remove(best);
-      }
-      return best;
-    }
-
-    @Override
-    public ScheduledFuture<?> schedule(Runnable command, long delay, TimeUnit unit) {
-      Task task = new Task(command, nanos + unit.toNanos(delay));
-      tasks.add(task);
-      return task;
-    }
-
-    @Override
-    public <V> ScheduledFuture<V> schedule(Callable<V> callable, long delay, TimeUnit unit) {
-      throw new UnsupportedOperationException();
-    }
-
-    @Override
-    public ScheduledFuture<?> scheduleAtFixedRate(Runnable command, long initialDelay, long period, TimeUnit unit) {
-      throw new UnsupportedOperationException();
-    }
-
-    @Override
-    public ScheduledFuture<?> scheduleWithFixedDelay(Runnable command, long initialDelay, long delay, TimeUnit unit) {
-      throw new UnsupportedOperationException();
-    }
-
-    @Override
-    public void shutdown() {}
-
-    @Override
-    public List<Runnable> shutdownNow() {
-      return List.of();
-    }
-
-    @Override
-    public boolean isShutdown() {
-      return false;
-    }
-
-    @Override
-    public boolean isTerminated() {
-      return false;
-    }
-
-    @Override
-    public boolean awaitTermination(long timeout, TimeUnit unit) {
-      return false;
-    }
-
-    @Override
-    public void execute(Runnable command) {
-      command.run();
-    }
-
-    final class Task implements ScheduledFuture<Object> {
-      final Runnable command;
-      final long dueNanos;
-      boolean cancelled;
-      boolean done;
-
-      Task(Runnable command, long dueNanos) {
-        this.command = command;
-        this.dueNanos = dueNanos;
-      }
-
-      void run() {
-        done = true;
-        command.run();
-      }
-
-      @Override
-      public long getDelay(TimeUnit unit) {
-        return unit.convert(dueNanos - nanos, TimeUnit.NANOSECONDS);
-      }
-
-      @Override
-      public int compareTo(Delayed other) {
-        return Long.compare(getDelay(TimeUnit.NANOSECONDS), other.getDelay(TimeUnit.NANOSECONDS));
-      }
-
-      @Override
-      public boolean cancel(boolean mayInterruptIfRunning) {
-        cancelled = true;
-        return !done;
-      }
-
-      @Override
-      public boolean isCancelled() {
-        return cancelled;
-      }
-
-      @Override
-      public boolean isDone() {
-        return done || cancelled;
-      }
-
-      @Override
-      public Object get() {
-        return null;
-      }
-
-      @Override
-      public Object get(long timeout, TimeUnit unit) {
-        return null;
-      }
     }
   }
 }

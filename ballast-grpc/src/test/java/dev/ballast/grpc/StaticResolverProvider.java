@@ -6,6 +6,7 @@ import io.grpc.NameResolverProvider;
 import io.grpc.NameResolverRegistry;
 import io.grpc.Status;
 import io.grpc.StatusOr;
+import io.grpc.inprocess.InProcessSocketAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.net.URI;
@@ -15,28 +16,39 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 
 /**
  * Resolves {@code ballast-test:///<name>} to the addresses a test registered under the name, so a
  * channel sees a whole fleet of loopback servers as one service. Tests can push new address lists.
+ * {@code ballast-test-in-process:///<name>} does the same for servers on the in-process transport,
+ * which takes no other kind of address.
  */
 final class StaticResolverProvider extends NameResolverProvider {
   static final String SCHEME = "ballast-test";
-  private static final StaticResolverProvider INSTANCE = new StaticResolverProvider();
+  private static final StaticResolverProvider INSTANCE = new StaticResolverProvider(SCHEME, InetSocketAddress.class);
+  private static final StaticResolverProvider IN_PROCESS =
+      new StaticResolverProvider(SCHEME + "-in-process", InProcessSocketAddress.class);
   private static final AtomicInteger names = new AtomicInteger();
 
+  private final String scheme;
+  private final Class<? extends SocketAddress> addressType;
   private final Map<String, List<EquivalentAddressGroup>> services = new ConcurrentHashMap<>();
   private final Map<String, List<Resolver>> resolvers = new ConcurrentHashMap<>();
 
   static {
     NameResolverRegistry.getDefaultRegistry().register(INSTANCE);
+    NameResolverRegistry.getDefaultRegistry().register(IN_PROCESS);
+  }
+
+  private StaticResolverProvider(String scheme, Class<? extends SocketAddress> addressType) {
+    this.scheme = scheme;
+    this.addressType = addressType;
   }
 
   /** A fresh target resolving to {@code ports} on 127.0.0.1. */
   static String target(Collection<Integer> ports) {
-    String name = "service-" + names.incrementAndGet();
-    INSTANCE.services.put(name, groups(ports));
-    return SCHEME + ":///" + name;
+    return INSTANCE.register(groups(ports));
   }
 
   /**
@@ -44,9 +56,15 @@ final class StaticResolverProvider extends NameResolverProvider {
    * ({@link BallastLoadBalancerProvider#BACKEND_KEY}), in the map's iteration order.
    */
   static String targetNamed(Map<String, Integer> portsByKey) {
-    String name = "service-" + names.incrementAndGet();
-    INSTANCE.services.put(name, namedGroups(portsByKey));
-    return SCHEME + ":///" + name;
+    return INSTANCE.register(namedGroups(portsByKey, StaticResolverProvider::loopback));
+  }
+
+  /**
+   * A fresh target resolving to the in-process servers registered under the map's values, each
+   * labelled with its key as its stable backend key, in the map's iteration order.
+   */
+  static String targetInProcess(Map<String, String> serverNamesByKey) {
+    return IN_PROCESS.register(namedGroups(serverNamesByKey, InProcessSocketAddress::new));
   }
 
   /** Tells every channel of {@code target} about new addresses. */
@@ -55,16 +73,27 @@ final class StaticResolverProvider extends NameResolverProvider {
   }
 
   static void updateNamed(String target, Map<String, Integer> portsByKey) {
-    publish(target, namedGroups(portsByKey));
+    publish(target, namedGroups(portsByKey, StaticResolverProvider::loopback));
   }
 
-  private static List<EquivalentAddressGroup> namedGroups(Map<String, Integer> portsByKey) {
+  private String register(List<EquivalentAddressGroup> groups) {
+    String name = "service-" + names.incrementAndGet();
+    services.put(name, groups);
+    return scheme + ":///" + name;
+  }
+
+  private static SocketAddress loopback(int port) {
+    return new InetSocketAddress("127.0.0.1", port);
+  }
+
+  private static <T> List<EquivalentAddressGroup> namedGroups(
+      Map<String, T> byKey, Function<T, SocketAddress> address) {
     List<EquivalentAddressGroup> out = new ArrayList<>();
-    portsByKey.forEach(
-        (key, port) ->
+    byKey.forEach(
+        (key, where) ->
             out.add(
                 new EquivalentAddressGroup(
-                    new InetSocketAddress("127.0.0.1", port),
+                    address.apply(where),
                     io.grpc.Attributes.newBuilder().set(BallastLoadBalancerProvider.BACKEND_KEY, key).build())));
     return List.copyOf(out);
   }
@@ -80,7 +109,7 @@ final class StaticResolverProvider extends NameResolverProvider {
   private static List<EquivalentAddressGroup> groups(Collection<Integer> ports) {
     List<EquivalentAddressGroup> out = new ArrayList<>();
     for (int port : ports) {
-      out.add(new EquivalentAddressGroup(new InetSocketAddress("127.0.0.1", port)));
+      out.add(new EquivalentAddressGroup(loopback(port)));
     }
     return List.copyOf(out);
   }
@@ -97,17 +126,17 @@ final class StaticResolverProvider extends NameResolverProvider {
 
   @Override
   public String getDefaultScheme() {
-    return SCHEME;
+    return scheme;
   }
 
   @Override
   public Collection<Class<? extends SocketAddress>> getProducedSocketAddressTypes() {
-    return List.of(InetSocketAddress.class);
+    return List.of(addressType);
   }
 
   @Override
   public NameResolver newNameResolver(URI targetUri, NameResolver.Args args) {
-    if (!SCHEME.equals(targetUri.getScheme())) {
+    if (!scheme.equals(targetUri.getScheme())) {
       return null;
     }
     String name = targetUri.getPath().substring(1);

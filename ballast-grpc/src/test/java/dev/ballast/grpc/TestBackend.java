@@ -4,6 +4,7 @@ import io.grpc.Attributes;
 import io.grpc.Server;
 import io.grpc.ServerBuilder;
 import io.grpc.ServerTransportFilter;
+import io.grpc.inprocess.InProcessServerBuilder;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -15,7 +16,10 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 import java.util.function.Function;
 
-/** One loopback server of the echo service that counts its connections and each caller's requests. */
+/**
+ * One server of the echo service, on loopback or in process, that counts its connections and each
+ * caller's requests.
+ */
 final class TestBackend implements AutoCloseable {
   final int port;
   final String key;
@@ -33,7 +37,18 @@ final class TestBackend implements AutoCloseable {
       Consumer<ServerBuilder<?>> customize,
       BallastServer.Builder ballastSettings)
       throws IOException {
-    NettyServerBuilder builder = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", port));
+    this(NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", port)), null, behaviour, customize,
+        ballastSettings);
+  }
+
+  /** A server built by {@code builder}, keyed {@code key} or, if null, by its loopback port. */
+  private TestBackend(
+      ServerBuilder<?> builder,
+      String key,
+      Function<String, EchoService.Behaviour> behaviour,
+      Consumer<ServerBuilder<?>> customize,
+      BallastServer.Builder ballastSettings)
+      throws IOException {
     builder.addTransportFilter(
         new ServerTransportFilter() {
           @Override
@@ -65,9 +80,9 @@ final class TestBackend implements AutoCloseable {
       this.ballast = ballastSettings.build(builder).start();
       this.server = ballast.server();
     }
-    this.port = ((InetSocketAddress) server.getListenSockets().get(0)).getPort();
-    this.key = "127.0.0.1:" + this.port;
-    name[0] = key;
+    this.port = server.getPort();
+    this.key = key != null ? key : "127.0.0.1:" + this.port;
+    name[0] = this.key;
   }
 
   static TestBackend start(int port, Function<String, EchoService.Behaviour> behaviour) throws IOException {
@@ -88,6 +103,20 @@ final class TestBackend implements AutoCloseable {
       BallastServer.Builder settings)
       throws IOException {
     return new TestBackend(port, behaviour, customize, settings);
+  }
+
+  /**
+   * A Ballast server on the in-process transport, registered as {@code name}: {@code builder} sets
+   * its executors, {@code customize} sees it before Ballast adds its services and interceptors.
+   */
+  static TestBackend startInProcess(
+      InProcessServerBuilder builder,
+      String name,
+      Function<String, EchoService.Behaviour> behaviour,
+      Consumer<ServerBuilder<?>> customize,
+      BallastServer.Builder settings)
+      throws IOException {
+    return new TestBackend(builder, name, behaviour, customize, settings);
   }
 
   static TestBackend start(
