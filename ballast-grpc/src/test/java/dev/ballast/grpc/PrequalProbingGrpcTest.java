@@ -4,51 +4,57 @@ import static dev.ballast.grpc.Clients.json;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ballast.pick.PrequalProbingConfig;
+import io.grpc.CallOptions;
 import io.grpc.ManagedChannel;
 import io.grpc.Metadata;
 import io.grpc.ServerCall;
 import io.grpc.ServerCallHandler;
 import io.grpc.ServerInterceptor;
+import io.grpc.stub.ClientCalls;
+import io.grpc.stub.StreamObserver;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@code prequal_probing} end to end on loopback: real servers answer real probes on the
- * channel's own subchannels, and the picks follow the answers.
+ * {@code prequal_probing} end to end through gRPC: the real {@code ballast} policy sends its
+ * probes on the channel's own subchannels, real {@link BallastServer}s answer them from their own
+ * bookkeeping, and the picks follow the answers. It all runs in virtual time ({@link VirtualFleet}):
+ * a backend's slowness is a service time of the test's choosing, not a sleep on a busy machine, so
+ * every figure asserted here is the same on every run. What the same fleet does on loopback, in
+ * real time, is measured by {@code PrequalLoopback} in ballast-benchmarks (docs/benchmarks.md).
  */
 final class PrequalProbingGrpcTest {
   private static final int BACKENDS = 5;
-  private static final long FAST_MILLIS = 2;
-  private static final long SLOW_MILLIS = 20;
-  private static final int THREADS = 12;
-  private static final int CALLS_PER_THREAD = 200;
-  private static final int CALLS = THREADS * CALLS_PER_THREAD;
-  /**
-   * Longer than the default 500 ms: on the shared two-core machine a stall of the whole process
-   * reached 440 ms, and the assertion on probe gaps is about Ballast, not the machine.
-   */
-  private static final Duration MAX_AGE = Duration.ofSeconds(1);
+  private static final Duration FAST = Duration.ofMillis(2);
+  private static final Duration SLOW = Duration.ofMillis(20);
+  private static final Duration ROUND_TRIP = Duration.ofMillis(1);
+  private static final int CALLERS = 12;
+  private static final int CALLS = 2400;
+  private static final int SEEDS = 10;
 
-  /** Records when each probe arrived at one server. */
-  private static final class ProbeClock implements ServerInterceptor {
-    final ConcurrentLinkedQueue<Long> arrivals = new ConcurrentLinkedQueue<>();
+  /** Records when, in virtual time, each probe reached one server. */
+  private static final class ProbeArrivals implements ServerInterceptor {
+    private final VirtualTime time;
+    final List<Long> arrivals = new ArrayList<>();
+
+    ProbeArrivals(VirtualTime time) {
+      this.time = time;
+    }
 
     @Override
     public <ReqT, RespT> ServerCall.Listener<ReqT> interceptCall(
         ServerCall<ReqT, RespT> call, Metadata headers, ServerCallHandler<ReqT, RespT> next) {
       if (call.getMethodDescriptor().getServiceName().equals(ProbeRpc.SERVICE_NAME)) {
-        arrivals.add(System.nanoTime());
+        arrivals.add(time.nanoTime());
       }
       return next.startCall(call, headers);
     }
 
-    /** Probes that arrived in [from, to]. */
     long count(long from, long to) {
       return arrivals.stream().filter(t -> t >= from && t <= to).count();
     }
@@ -57,103 +63,225 @@ final class PrequalProbingGrpcTest {
     long longestGapNanos(long from, long to) {
       long previous = from;
       long longest = 0;
-      for (long t : arrivals.stream().filter(t -> t >= from && t <= to).sorted().toList()) {
-        longest = Math.max(longest, t - previous);
-        previous = t;
+      for (long t : arrivals) {
+        if (t >= from && t <= to) {
+          longest = Math.max(longest, t - previous);
+          previous = t;
+        }
       }
       return Math.max(longest, to - previous);
     }
   }
 
-  private final List<TestBackend> backends = new ArrayList<>();
-  private ManagedChannel channel;
+  /** Callers that each send their next call as soon as the last one is answered, up to a total. */
+  private static final class ClosedLoop {
+    private final ManagedChannel channel;
+    private final VirtualTime time;
+    private int total;
+    private int started;
+    int succeeded;
+    int failed;
 
-  @AfterEach
-  void closeChannelAndBackends() throws InterruptedException {
-    if (channel != null) {
-      channel.shutdownNow();
-      channel.awaitTermination(10, TimeUnit.SECONDS);
+    ClosedLoop(ManagedChannel channel, VirtualTime time, int callers, int total) {
+      this.channel = channel;
+      this.time = time;
+      this.total = total;
+      for (int i = 0; i < callers; i++) {
+        next();
+      }
     }
-    backends.forEach(TestBackend::close);
+
+    boolean done() {
+      return succeeded + failed == total;
+    }
+
+    /** Sends no more calls; those under way still end. */
+    void stop() {
+      total = started;
+    }
+
+    private void next() {
+      if (started == total) {
+        return;
+      }
+      started++;
+      // Queued, not called here: the answer that frees this caller is still being delivered.
+      time.scheduler().execute(this::call);
+    }
+
+    private void call() {
+      ClientCalls.asyncUnaryCall(channel.newCall(EchoService.CALL, CallOptions.DEFAULT), "client",
+          new StreamObserver<>() {
+            @Override
+            public void onNext(String backend) {}
+
+            @Override
+            public void onError(Throwable t) {
+              failed++;
+              next();
+            }
+
+            @Override
+            public void onCompleted() {
+              succeeded++;
+              next();
+            }
+          });
+    }
   }
 
-  private static EchoService.Behaviour sleeping(String key, long millis) {
-    return (caller, response) -> {
-      try {
-        Thread.sleep(millis);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
+  private VirtualFleet fleet;
+
+  @AfterEach
+  void closeFleet() {
+    if (fleet != null) {
+      fleet.close();
+    }
+  }
+
+  private record Run(double slowShare, long[] probes, long[] longestGapNanos, long virtualNanos) {}
+
+  /**
+   * Five Ballast backends, one of them ten times slower than the others (20 ms a call against
+   * 2 ms), and 12 callers sending 2,400 calls back to back through one channel with
+   * {@code prequal_probing}'s defaults, for each of ten seeds of the balancer's random choices.
+   * Round robin would give the slow backend a fifth of the calls; {@code prequal_probing} must
+   * give it at most half that, lose no call, probe every backend at least half as often as its due
+   * (3 probes a pick over 5 backends) and never leave one unprobed for as long as an answer lives.
+   */
+  @Test
+  void theSlowBackendGetsUnderHalfItsFairShareAndEveryBackendIsProbedWithinTheMaximumAge() throws Exception {
+    PrequalProbingConfig defaults = PrequalProbingConfig.defaults();
+    long due = (long) (CALLS * defaults.probesPerPick() / BACKENDS);
+    for (long seed = 1; seed <= SEEDS; seed++) {
+      Run run = runSlowBackendFleet(seed);
+      System.out.printf("prequal_probing, seed %d: slow backend %.1f%% of %d calls (fair 20%%) in %.2f s of virtual"
+              + " time; probes per backend %s, longest gap %.1f ms%n",
+          seed, 100 * run.slowShare, CALLS, run.virtualNanos / 1e9, Arrays.toString(run.probes),
+          Arrays.stream(run.longestGapNanos).max().orElse(0) / 1e6);
+      String input = "seed " + seed;
+      assertThat(run.slowShare).as(input).isLessThan(0.5 / BACKENDS);
+      for (int i = 0; i < BACKENDS; i++) {
+        assertThat(run.probes[i]).as("%s, probes at task-%d", input, i).isGreaterThanOrEqualTo(due / 2);
+        assertThat(run.longestGapNanos[i]).as("%s, longest gap at task-%d", input, i)
+            .isLessThan(defaults.maxAge().toNanos());
       }
-      response.onNext(key);
-      response.onCompleted();
-    };
+    }
+  }
+
+  private Run runSlowBackendFleet(long seed) throws Exception {
+    fleet = new VirtualFleet(seed, ROUND_TRIP);
+    List<ProbeArrivals> arrivals = new ArrayList<>();
+    for (int i = 0; i < BACKENDS; i++) {
+      Duration serviceTime = i == 0 ? SLOW : FAST;
+      ProbeArrivals probes = new ProbeArrivals(fleet.time);
+      arrivals.add(probes);
+      fleet.start(key -> fleet.answerAfter(key, serviceTime), b -> b.intercept(probes), BallastServer.builder());
+    }
+    ManagedChannel channel =
+        fleet.channel(json("subsetAlgorithm", "rendezvous", "subsetSize", BACKENDS, "policy", "prequal_probing"));
+    // Probes go only to backends that take requests: once each has had one, all are healthy.
+    ClosedLoop warmUp = new ClosedLoop(channel, fleet.time, 1, Integer.MAX_VALUE);
+    fleet.time.runUntil("every backend probed", () -> arrivals.stream().noneMatch(p -> p.arrivals.isEmpty()),
+        Duration.ofMinutes(1));
+    warmUp.stop();
+    fleet.time.runUntil("the warm-up's last call answered", warmUp::done, Duration.ofMinutes(1));
+    fleet.backends.forEach(TestBackend::resetCounts);
+
+    long from = fleet.time.nanoTime();
+    ClosedLoop load = new ClosedLoop(channel, fleet.time, CALLERS, CALLS);
+    fleet.time.runUntil("every call answered", load::done, Duration.ofMinutes(10));
+    long to = fleet.time.nanoTime();
+
+    assertThat(load.failed).as("seed %d, failed calls", seed).isZero();
+    long total = fleet.backends.stream().mapToLong(TestBackend::requests).sum();
+    assertThat(total).as("seed %d, calls the backends served", seed).isEqualTo(CALLS);
+    long[] probes = new long[BACKENDS];
+    long[] gaps = new long[BACKENDS];
+    for (int i = 0; i < BACKENDS; i++) {
+      probes[i] = arrivals.get(i).count(from, to);
+      gaps[i] = arrivals.get(i).longestGapNanos(from, to);
+    }
+    double share = (double) fleet.backends.get(0).requests() / total;
+    fleet.close();
+    fleet = null;
+    return new Run(share, probes, gaps, to - from);
   }
 
   /**
-   * Five backends, one of them ten times slower (a handler sleeping 20 ms against 2 ms), and 12
-   * threads sending 2,400 calls through one channel with prequal_probing's defaults but for the
-   * maximum age. Round robin would give the slow backend 20% of them; prequal_probing gave it
-   * 9.8% to 11.7% over five runs with the defaults of 3 probes per pick and one pick per answer
-   * (7.5% to 10.1% over nine runs with the earlier 2 and 2) on the project's shared two-core
-   * machine, so the bar is 15%. It is not near 0 because the pool holds at most one answer per
-   * backend: with five backends, picks use up the fast backends' answers first, and until new ones
-   * arrive the slow backend's is all that is left, or the pool is empty and power of two choices
-   * on this client's own calls in flight decides.
-   *
-   * <p>Every backend got 1,395 to 1,544 probes, close to its due of 3 per pick over 5 backends;
-   * the longest stretch without a probe at any backend was 16 to 31 ms (with the earlier defaults
-   * 24 to 150 ms, once 438 ms in a run the machine's other load slowed to 6.5 s). That is the one
-   * check here that reads a clock, since "within the maximum age" is a time; the bar is the
-   * configured age.
+   * One Ballast backend, holding one call of this client's, and one plain gRPC server, which
+   * cannot answer probes. An idle probe's answer from the Ballast backend sends the next picks
+   * there while it is younger than the maximum age, although the fallback would choose the other
+   * backend (fewer of this client's calls in flight); once older, the answer is dropped and the
+   * fallback decides. The reuse budget is large, so age alone ends the answer's use.
    */
   @Test
-  void theSlowBackendGetsASmallShareAndEveryBackendIsProbedWithinTheMaximumAge() throws Exception {
-    List<ProbeClock> probes = new ArrayList<>();
-    for (int i = 0; i < BACKENDS; i++) {
-      long millis = i == 0 ? SLOW_MILLIS : FAST_MILLIS;
-      ProbeClock clock = new ProbeClock();
-      probes.add(clock);
-      backends.add(
-          TestBackend.startBallast(0, key -> sleeping(key, millis), b -> b.intercept(clock), BallastServer.builder()));
-    }
-    TestBackend slow = backends.get(0);
-    String target = StaticResolverProvider.target(backends.stream().map(b -> b.port).toList());
-    channel =
-        Clients.ballast(target, json("subsetAlgorithm", "rendezvous", "subsetSize", BACKENDS,
-            "policy", Map.of("prequal_probing", json("maxAge", MAX_AGE.toMillis() / 1000 + "s"))));
+  void anAnswerServesPicksWhileFreshAndNoneOnceOlderThanTheMaximumAge() throws Exception {
+    Duration maxAge = Duration.ofMillis(100);
+    fleet = new VirtualFleet(1, ROUND_TRIP);
+    List<StreamObserver<String>> held = new ArrayList<>();
+    TestBackend probed = fleet.start(key -> (caller, response) -> {
+      if (caller.equals("holder")) {
+        held.add(response);
+      } else {
+        response.onNext(key);
+        response.onCompleted();
+      }
+    }, b -> {}, BallastServer.builder());
+    TestBackend plain = fleet.start(EchoService::answerWith, b -> {}, null);
+    ManagedChannel channel = fleet.channel(json("subsetAlgorithm", "rendezvous", "subsetSize", 2,
+        "policy", Map.of("prequal_probing", json("maxAge", "0.1s", "reuseBudget", 1000, "probesPerPick", 0,
+            "idleProbeInterval", "1s"))));
 
-    // Probes go only to backends that take requests: once each has had one, all are healthy.
-    for (int i = 0; i < 2000 && probes.stream().anyMatch(p -> p.arrivals.isEmpty()); i++) {
-      Clients.call(channel, "warm-up");
+    // Until the first idle probe the pool is empty: the fallback picks either backend while both
+    // have nothing in flight; the plain one answers at once, the other holds the call.
+    for (int i = 0; i < 50 && held.isEmpty(); i++) {
+      answerOf(channel, "holder");
     }
-    assertThat(probes).allSatisfy(p -> assertThat(p.arrivals).isNotEmpty());
-    backends.forEach(TestBackend::resetCounts);
+    assertThat(held).as("calls held by the Ballast backend").hasSize(1);
+    long answered = probed.ballast.probesAnswered();
+    fleet.time.runUntil("an idle probe answered by the Ballast backend",
+        () -> probed.ballast.probesAnswered() > answered, Duration.ofMinutes(1));
+    // The answer reaches the pool a round trip later, at most one and a half.
+    fleet.time.advance(ROUND_TRIP.multipliedBy(2));
 
-    long from = System.nanoTime();
-    try (LoadLoop load = new LoadLoop(List.of(channel), THREADS, CALLS_PER_THREAD, 120)) {
-      Poll.until("all calls answered", () -> load.succeeded() + load.failed() == CALLS);
-      assertThat(load.failed()).isZero();
-    }
-    long to = System.nanoTime();
+    assertThat(answerOf(channel, "client")).as("the pick while the answer is fresh").isEqualTo(probed.key);
+    assertThat(answerOf(channel, "client")).as("the next pick, within the reuse budget").isEqualTo(probed.key);
+    fleet.time.advance(maxAge);
+    assertThat(answerOf(channel, "client")).as("the pick once the answer is too old").isEqualTo(plain.key);
+    assertThat(answerOf(channel, "client")).isEqualTo(plain.key);
+    assertThat(probed.ballast.probesAnswered()).as("no newer answer came in between").isEqualTo(answered + 1);
+  }
 
-    long total = backends.stream().mapToLong(TestBackend::requests).sum();
-    double share = (double) slow.requests() / total;
-    double probesPerPick = PrequalProbingConfig.defaults().probesPerPick();
-    List<String> coverage = new ArrayList<>();
-    for (int i = 0; i < BACKENDS; i++) {
-      coverage.add(String.format("%s%d probes, longest gap %.1f ms", i == 0 ? "slow " : "",
-          probes.get(i).count(from, to), probes.get(i).longestGapNanos(from, to) / 1e6));
-    }
-    System.out.printf("prequal_probing: slow backend %d of %d calls (%.1f%%, fair 20%%); %.0f ms; %s%n",
-        slow.requests(), total, 100 * share, (to - from) / 1e6, coverage);
+  /** Sends one call and runs virtual time until it ends: the key of the backend that answered. */
+  private String answerOf(ManagedChannel channel, String caller) {
+    String[] answer = new String[1];
+    boolean[] ended = new boolean[1];
+    ClientCalls.asyncUnaryCall(channel.newCall(EchoService.CALL, CallOptions.DEFAULT), caller,
+        new StreamObserver<>() {
+          @Override
+          public void onNext(String backend) {
+            answer[0] = backend;
+          }
 
-    assertThat(total).isEqualTo(CALLS);
-    assertThat(share).isLessThan(0.15);
-    for (ProbeClock clock : probes) {
-      // Each pick probes two random backends: each backend's due is 2/5 of the calls; at least half of it.
-      assertThat(clock.count(from, to)).isGreaterThan((long) (CALLS * probesPerPick / BACKENDS / 2));
-      assertThat(clock.longestGapNanos(from, to)).isLessThan(MAX_AGE.toNanos());
+          @Override
+          public void onError(Throwable t) {
+            ended[0] = true;
+          }
+
+          @Override
+          public void onCompleted() {
+            ended[0] = true;
+          }
+        });
+    if (caller.equals("holder")) {
+      // A held call never ends; one that was answered has by the time its round trip is over.
+      fleet.time.advance(ROUND_TRIP.multipliedBy(2));
+      return answer[0];
     }
+    fleet.time.runUntil("the call answered", () -> ended[0], Duration.ofSeconds(10));
+    assertThat(answer[0]).as("the call's answer").isNotNull();
+    return answer[0];
   }
 
   /**
@@ -162,17 +290,26 @@ final class PrequalProbingGrpcTest {
    */
   @Test
   void backendsThatCannotAnswerProbesAreStillPickedThroughTheFallback() throws Exception {
-    for (int i = 0; i < 3; i++) {
-      backends.add(TestBackend.start(0, EchoService::answerWith));
-    }
-    String target = StaticResolverProvider.target(backends.stream().map(b -> b.port).toList());
-    channel = Clients.ballast(target, json("subsetAlgorithm", "rendezvous", "subsetSize", 3, "policy", "prequal_probing"));
+    List<TestBackend> backends = new ArrayList<>();
+    ManagedChannel channel = null;
+    try {
+      for (int i = 0; i < 3; i++) {
+        backends.add(TestBackend.start(0, EchoService::answerWith));
+      }
+      String target = StaticResolverProvider.target(backends.stream().map(b -> b.port).toList());
+      channel = Clients.ballast(target, json("subsetAlgorithm", "rendezvous", "subsetSize", 3, "policy", "prequal_probing"));
 
-    for (int i = 0; i < 300; i++) {
-      Clients.call(channel, "client");
-    }
+      for (int i = 0; i < 300; i++) {
+        Clients.call(channel, "client");
+      }
 
-    assertThat(backends).allSatisfy(backend -> assertThat(backend.requests()).isPositive());
-    assertThat(backends.stream().mapToLong(TestBackend::requests).sum()).isEqualTo(300);
+      assertThat(backends).allSatisfy(backend -> assertThat(backend.requests()).isPositive());
+      assertThat(backends.stream().mapToLong(TestBackend::requests).sum()).isEqualTo(300);
+    } finally {
+      if (channel != null) {
+        Clients.closeAll(List.of(channel));
+      }
+      backends.forEach(TestBackend::close);
+    }
   }
 }
