@@ -16,6 +16,7 @@ import io.grpc.StatusRuntimeException;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.ClientCalls;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -243,37 +244,50 @@ final class OverloadGrpcTest {
     }
   }
 
+  /**
+   * The client's rate limit on a balancer whose clock stands still until the test moves it: the
+   * bucket lets its burst out and rejects the rest locally, then refills by the rate for the time
+   * that passed, never beyond the burst.
+   */
   @Test
-  void aClientRateLimitSendsAtMostRateTimesTimePlusBurstAndRejectsTheRestLocally() throws Exception {
-    try (TestBackend backend = TestBackend.startBallast(0, EchoService::answerWith, BallastServer.builder())) {
-      ManagedChannel channel = Clients.ballast(StaticResolverProvider.target(List.of(backend.port)),
+  void aClientRateLimitSendsItsBurstThenTheRateTimesTheTimePassedAndRejectsTheRestLocally() throws Exception {
+    VirtualTime time = new VirtualTime();
+    try (TestBallastProvider policy = TestBallastProvider.repeatable(time, 1);
+        TestBackend backend = TestBackend.startBallast(0, EchoService::answerWith, BallastServer.builder())) {
+      ManagedChannel channel = Clients.channel(StaticResolverProvider.target(List.of(backend.port)),
+          policy.getPolicyName(),
           json("subsetAlgorithm", "rendezvous", "policy", "round_robin", "rateLimit", json("rate", 20, "burst", 5)));
       try {
         Clients.call(channel, "warm-up"); // connects; takes one token
         backend.resetCounts();
-        long start = System.nanoTime();
-        int sent = 0;
-        String rejection = null;
-        for (int i = 0; i < 200; i++) {
-          try {
-            Clients.call(channel, "x");
-            sent++;
-          } catch (StatusRuntimeException e) {
-            assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
-            rejection = e.getStatus().getDescription();
-          }
-        }
-        double seconds = (System.nanoTime() - start) / 1e9;
-        // The bucket's guarantee, one-sided: however fast or slow the machine, no more got out.
-        assertThat((double) sent).isLessThanOrEqualTo(5 + 20 * seconds + 1);
-        assertThat(backend.requests()).isEqualTo(sent);
-        assertThat(sent).isGreaterThanOrEqualTo(4);
-        assertThat(rejection).isEqualTo("ballast: not sent, over the client's rate limit of 20.0 requests per second"
-            + " (burst 5, service config rateLimit)");
+        List<String> rejections = new ArrayList<>();
+        assertThat(sent(channel, 200, rejections)).as("the burst, less the warm-up's token").isEqualTo(4);
+        assertThat(rejections).hasSize(196).containsOnly("ballast: not sent, over the client's rate limit of 20.0"
+            + " requests per second (burst 5, service config rateLimit)");
+        time.advance(Duration.ofMillis(100));
+        assertThat(sent(channel, 200, rejections)).as("0.1 s at 20 per second").isEqualTo(2);
+        time.advance(Duration.ofHours(1));
+        assertThat(sent(channel, 200, rejections)).as("after an hour, the burst and no more").isEqualTo(5);
+        assertThat(backend.requests()).isEqualTo(4 + 2 + 5);
       } finally {
         channel.shutdownNow().awaitTermination(10, TimeUnit.SECONDS);
       }
     }
+  }
+
+  /** Makes {@code calls} calls; returns how many were sent, and adds each local rejection's description. */
+  private static int sent(ManagedChannel channel, int calls, List<String> rejections) {
+    int sent = 0;
+    for (int i = 0; i < calls; i++) {
+      try {
+        Clients.call(channel, "x");
+        sent++;
+      } catch (StatusRuntimeException e) {
+        assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
+        rejections.add(e.getStatus().getDescription());
+      }
+    }
+    return sent;
   }
 
   @Test
