@@ -151,7 +151,7 @@ final class BallastServerTest {
 
   @Test
   void lameDuckTurnsHealthNotServingMarksEveryResponseAndLetsCallsInFlightFinish() throws Exception {
-    try (Fixture fixture = new Fixture(BallastServer.builder().drainInterval(Duration.ofMillis(200)))) {
+    try (Fixture fixture = new Fixture(BallastServer.builder().drainInterval(Duration.ofSeconds(1)))) {
       ManagedChannel channel = fixture.directChannel();
       TrailerRecorder recorder = new TrailerRecorder();
       Channel recorded = ClientInterceptors.intercept(channel, recorder);
