@@ -44,16 +44,25 @@ public final class BallastLoadBalancerProvider extends LoadBalancerProvider {
   // Drawn once per process so that anonymous clients spread over different subsets.
   private static final long ANONYMOUS_SEED = new SecureRandom().nextLong();
 
-  private final BallastConfigParser parser =
-      new BallastConfigParser(
-          System::getProperty,
-          System::getenv,
-          ANONYMOUS_SEED,
-          message -> {
-            if (warnedAboutIdentity.compareAndSet(false, true)) {
-              logger.log(Level.WARNING, message);
-            }
-          });
+  private final BallastConfigParser parser;
+
+  public BallastLoadBalancerProvider() {
+    this(ANONYMOUS_SEED);
+  }
+
+  /** A provider whose anonymous clients draw their subsets from {@code anonymousSeed} (tests repeat a run). */
+  BallastLoadBalancerProvider(long anonymousSeed) {
+    this.parser =
+        new BallastConfigParser(
+            System::getProperty,
+            System::getenv,
+            anonymousSeed,
+            message -> {
+              if (warnedAboutIdentity.compareAndSet(false, true)) {
+                logger.log(Level.WARNING, message);
+              }
+            });
+  }
 
   @Override
   public boolean isAvailable() {

@@ -20,7 +20,7 @@ final class TestBallastProvider extends LoadBalancerProvider implements AutoClos
   private static final AtomicInteger names = new AtomicInteger();
 
   private final String name = "ballast_test_" + names.incrementAndGet();
-  private final BallastLoadBalancerProvider real = new BallastLoadBalancerProvider();
+  private final BallastLoadBalancerProvider real;
   private final NanoClock clock;
   private final NanoClock balancerClock;
   /** Null: each picking thread draws from its own random source, as in production. */
@@ -35,12 +35,14 @@ final class TestBallastProvider extends LoadBalancerProvider implements AutoClos
     this.balancerClock = balancerClock;
     this.seed = seed;
     this.wrap = wrap;
+    // An anonymous client's subset, too, is drawn from the seed rather than from the process's.
+    this.real = seed == null ? new BallastLoadBalancerProvider() : new BallastLoadBalancerProvider(seed);
     LoadBalancerRegistry.getDefaultRegistry().register(this);
   }
 
   /**
-   * Balancers that read {@code clock} and draw every random choice from a source seeded with
-   * {@code seed}: a channel that selects the policy picks the same way in every run.
+   * Balancers that read {@code clock} and draw every random choice, an anonymous client's subset
+   * included, from {@code seed}: a channel that selects the policy picks the same way in every run.
    */
   static TestBallastProvider repeatable(NanoClock clock, long seed) {
     return new TestBallastProvider(clock, clock, seed, UnaryOperator.identity());
