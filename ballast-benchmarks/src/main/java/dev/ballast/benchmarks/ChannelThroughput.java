@@ -30,7 +30,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * (defaults 4, 16, 3, 6). Every server listens on 127.0.0.1; every loop stops at its round's end.
  */
 public final class ChannelThroughput {
-  private static final MethodDescriptor<byte[], byte[]> ECHO =
+  /** A unary call whose request and answer are raw bytes; the other loopback measurements use it too. */
+  static final MethodDescriptor<byte[], byte[]> ECHO =
       MethodDescriptor.<byte[], byte[]>newBuilder()
           .setType(MethodDescriptor.MethodType.UNARY)
           .setFullMethodName(MethodDescriptor.generateFullMethodName("ballast.bench.Echo", "Call"))
