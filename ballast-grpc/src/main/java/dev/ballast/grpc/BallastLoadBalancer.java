@@ -67,6 +67,8 @@ final class BallastLoadBalancer extends LoadBalancer {
   private Map<String, EquivalentAddressGroup> addressesByKey = Map.of();
   private BackendSet backends;
   private int[] subsetRanks = new int[0];
+  /** The keys the balancer was last given, in order. */
+  private List<String> balancerKeys = List.of();
   private final Map<String, Endpoint> endpoints = new LinkedHashMap<>();
   private ScheduledHandle refreshTimer;
   private boolean shutdown;
@@ -183,6 +185,7 @@ final class BallastLoadBalancer extends LoadBalancer {
           ? Balancer.create(next.policy(), next.health(), balancerClock)
           : Balancer.create(next.policy(), next.health(), balancerClock, probes);
     }
+    balancerKeys = List.of();
     // Throttle and budget belong to the target: they start over with its balancer.
     overload = new ClientOverload(next.overload(), balancerClock);
     if (client != null) {
@@ -251,7 +254,13 @@ final class BallastLoadBalancer extends LoadBalancer {
       }
     }
     replacementsInUse = wanted.size() - subsetRanks.length;
-    balancer.updateSubset(new ArrayList<>(wanted));
+    List<String> keys = List.copyOf(wanted);
+    if (!keys.equals(balancerKeys)) {
+      // Only a changed subset gets a new picker: one made at every health answer would start
+      // round robin over, empty prequal_probing's pool and drop every other picker's own state.
+      balancer.updateSubset(keys);
+      balancerKeys = keys;
+    }
     for (Endpoint endpoint : created) {
       endpoint.start(balancer.backend(endpoint.key));
     }

@@ -439,6 +439,33 @@ final class BallastLoadBalancerTest {
     assertThat(lb.balancer().policy().name()).isEqualTo("least_loaded_round_robin");
   }
 
+  /**
+   * Health answers that change nothing (here every second, between picks) leave the subset as it
+   * was, so round robin keeps its place: each of three backends gets exactly a third of the picks.
+   * A new picker at every answer would start round robin over at a random backend each time.
+   */
+  @Test
+  void healthAnswersThatChangeNothingKeepTheRoundRobinPosition() {
+    resolve(json("subsetAlgorithm", "rendezvous", "subsetSize", 3, "clientIndex", 0, "policy", "round_robin",
+        "healthCheckInterval", "1s"), 9001, 9002, 9003);
+    for (FakeSubchannel subchannel : helper.subchannels) {
+      helper.setState(subchannel, READY);
+    }
+    Map<Object, Integer> picks = new java.util.HashMap<>();
+    int published = helper.pickersPublished;
+    for (int i = 0; i < 300; i++) {
+      if (i % 7 == 0) {
+        helper.advanceNanos(SECOND);
+      }
+      PickResult result = pick();
+      picks.merge(result.getSubchannel(), 1, Integer::sum);
+      startStream(result).streamClosed(Status.OK);
+    }
+
+    assertThat(helper.pickersPublished).as("pickers published by health answers").isGreaterThan(published + 40);
+    assertThat(picks.values()).containsExactly(100, 100, 100);
+  }
+
   /** A new subset size only changes the subset: the members that stay keep their subchannels and statistics. */
   @Test
   void aSubsetSizeChangeKeepsTheBalancerAndTheSubchannelsOfMembersThatStay() {
