@@ -17,7 +17,11 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
-/** The opt-in SIGTERM hook, in a real child JVM: the signal starts a drain, not an abrupt exit. */
+/**
+ * The opt-in SIGTERM hook, in a real child JVM: the signal starts a drain, not an abrupt exit. A
+ * call held at the server until the test releases it is in flight throughout; the checks made
+ * during the drain must fit in its 2 s.
+ */
 final class SigtermDrainTest {
 
   private static ServingStatus health(ManagedChannel channel) {
@@ -50,9 +54,13 @@ final class SigtermDrainTest {
 
       CompletableFuture<String> inFlight = CompletableFuture.supplyAsync(() -> call(client, "slow"));
       assertThat(out.readLine()).isEqualTo("slow call started");
-      process.destroy();
+      // SIGTERM through the handle: Process.destroy() would also close the pipe that releases the call.
+      process.toHandle().destroy();
       Poll.until("health turns NOT_SERVING", () -> health(client) == ServingStatus.NOT_SERVING);
       assertThat(call(client, "fast")).isEqualTo("ok");
+      assertThat(inFlight).as("the slow call, held until released").isNotDone();
+      process.getOutputStream().write("release\n".getBytes(StandardCharsets.UTF_8));
+      process.getOutputStream().flush();
 
       assertThat(inFlight.get(20, TimeUnit.SECONDS)).isEqualTo("ok");
       assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
