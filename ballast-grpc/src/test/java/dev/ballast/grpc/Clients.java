@@ -38,10 +38,17 @@ final class Clients {
     return out;
   }
 
+  /**
+   * How long a test call may wait before it counts as hung. Only a guard: the first call of a
+   * channel waits for a connection and a health answer (whose own timeout is 5 s by default), and
+   * a machine whose cores other work keeps busy can take seconds for each in a fresh JVM.
+   */
+  static final long CALL_GUARD_SECONDS = 60;
+
   /** One blocking call; returns the key of the backend that answered. */
   static String call(ManagedChannel channel, String caller) {
     return ClientCalls.blockingUnaryCall(
-        channel, EchoService.CALL, CallOptions.DEFAULT.withDeadlineAfter(10, TimeUnit.SECONDS), caller);
+        channel, EchoService.CALL, CallOptions.DEFAULT.withDeadlineAfter(CALL_GUARD_SECONDS, TimeUnit.SECONDS), caller);
   }
 
   static void closeAll(List<ManagedChannel> channels) throws InterruptedException {
