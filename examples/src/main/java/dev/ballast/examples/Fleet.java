@@ -17,9 +17,9 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The example service's three backend tasks, in one process for the demo, on 127.0.0.1. Each
- * answers with its name, reports its load on every response, runs the admission limiter with
- * the library's defaults (unless built without) and serves at most {@code workers x 100} calls
- * per second ({@link Workers}).
+ * answers with its name, reports its load on every response (its workers' utilization, {@link
+ * Workers}), runs the admission limiter with the library's defaults (unless built without) and
+ * serves at most {@code workers x 100} calls per second.
  *
  * <p>A deploy restarts one task at a time ({@link #restart}): lame duck, drain, stop, start again
  * on the same port. Stopping the whole fleet ({@link #stopOneAtATime}) drains the tasks in the
@@ -49,7 +49,10 @@ final class Fleet implements AutoCloseable {
 
     private Task(String name, int port, boolean limiter, int workers, ScheduledExecutorService timer) throws IOException {
       this.name = name;
-      BallastServer.Builder builder = BallastServer.builder().drainInterval(DRAIN);
+      Workers capacity = new Workers(workers, timer);
+      BallastServer.Builder builder = BallastServer.builder()
+          .drainInterval(DRAIN)
+          .applicationUtilization(capacity::utilization);
       if (limiter) {
         builder.adaptiveLimiter(LimiterConfig.defaults());
       }
@@ -59,7 +62,7 @@ final class Fleet implements AutoCloseable {
       };
       this.server = builder
           .build(NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", port))
-              .addService(Greeter.service(name, new Workers(workers, timer), onAnswered)))
+              .addService(Greeter.service(name, capacity, onAnswered)))
           .start();
       this.port = server.server().getPort();
     }
