@@ -36,8 +36,8 @@ public final class ExampleClient {
                               shed lower criticalities first
         --ports P0,P1,P2      the three tasks' ports on 127.0.0.1, as the server prints them (default 50051,50052,50053)
         --metrics-port N      the Prometheus endpoint, http://127.0.0.1:N/metrics (default 9464 + I; 0: a free one)
-      Each second it prints the calls that ended: served by which task, shed by a server, throttled by the client
-      itself, or failed with which status.
+      Each second it prints how the calls it sent the second before ended: served by which task, shed by a server,
+      throttled by the client itself, or failed with which status.
       """;
 
   public static void main(String[] args) throws Exception {

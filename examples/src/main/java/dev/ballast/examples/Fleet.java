@@ -125,14 +125,6 @@ final class Fleet implements AutoCloseable {
     return tasks.stream().map(t -> t.port).toList();
   }
 
-  boolean limiter() {
-    return limiter;
-  }
-
-  int workers() {
-    return workers;
-  }
-
   /**
    * Restarts task {@code i} on its port: with lame duck it drains first and stops once its calls
    * in flight are answered; without, it stops at once, as a process without a drain does on
@@ -149,8 +141,8 @@ final class Fleet implements AutoCloseable {
     try {
       restarted = new Task(old.name, old.port, limiter, workers, timer);
     } catch (IOException e) {
-      throw ExampleFlags.cannotListen("--port", old.port, old.name + " restarting on its port " + old.port,
-          "the port the task stopped listening on to stay free", e);
+      throw ExampleFlags.cannotListen("--port", old.port, old.name + ", restarting on its port " + old.port,
+          "the port to stay free while its task restarts", e);
     }
     tasks.set(i, restarted);
     return restarted;

@@ -18,18 +18,18 @@ import java.util.logging.Logger;
  * restart one at a time while clients keep sending, first with lame duck, then without, and the
  * failed calls of each are counted. A task is restarted once the one before it is back in
  * rotation (it answered {@value Fleet#SERVED_WHEN_IN_ROTATION} calls), so the run takes as long
- * as the restarts do, about 10 s, and stops by itself. Exit status 0 when no call failed with
- * lame duck, 1 otherwise.
+ * as the restarts do and stops by itself. Exit status 0 when no call failed with lame duck, 1
+ * otherwise.
  */
 public final class RollingRestart {
   static final String USAGE = "usage: examples/run restart [--port N] [--clients C] [--calls-at-once N] [--workers W]"
       + " [--no-limiter]";
   static final String HELP = """
-        --port N         the tasks' first port on 127.0.0.1 (default 0: three free ports)
-        --clients C      clients sending at once, each with its subset of 2 tasks (default 3)
+        --port N           the tasks' first port on 127.0.0.1 (default 0: three free ports)
+        --clients C        clients sending at once, each with its subset of 2 tasks (default 3)
         --calls-at-once N  calls each client keeps in flight, each sent when the last ended (default 4)
-        --workers W      each task serves up to W x 100 calls/s (default 16)
-        --no-limiter     the tasks run without the admission limiter
+        --workers W        each task serves up to W x 100 calls/s (default 16)
+        --no-limiter       the tasks run without the admission limiter
       Restarts every task once with lame duck, then once stopping each at once, and prints the calls and failed
       calls of each. Exit status 0 when no call failed with lame duck, 1 otherwise.
       """;
@@ -67,7 +67,8 @@ public final class RollingRestart {
   }
 
   public static void main(String[] args) throws Exception {
-    ExampleFlags.exitOnUsageError(args, USAGE, HELP, Set.of("--port", "--clients", "--calls-at-once", "--workers"), Set.of("--no-limiter"),
+    ExampleFlags.exitOnUsageError(
+        args, USAGE, HELP, Set.of("--port", "--clients", "--calls-at-once", "--workers"), Set.of("--no-limiter"),
         flags -> {
           SERVER_LOG.setLevel(Level.WARNING);
           int firstPort = flags.port("--port", 0);
@@ -81,6 +82,11 @@ public final class RollingRestart {
                 "rolling restart of %d tasks on 127.0.0.1:%s (admission limiter %s), %d clients with %d calls in flight each%n",
                 Fleet.TASKS, ExampleClient.join(fleet.ports()), limiter ? "on" : "off", clients, callsAtOnce);
             phases = run(fleet, clients, callsAtOnce, List.of(true, false), System.out);
+          } catch (IllegalStateException e) {
+            System.out.println();
+            System.err.println("examples: restart: " + e.getMessage());
+            System.exit(1);
+            return;
           }
           System.out.println(report(phases));
           System.exit(phases.get(0).failed() == 0 ? 0 : 1);
@@ -148,7 +154,7 @@ public final class RollingRestart {
     }
   }
 
-  private static List<CallLoad.Tally> nextTallies(List<CallLoad> loads) throws InterruptedException {
+  private static List<CallLoad.Tally> nextTallies(List<CallLoad> loads) {
     List<CallLoad.Tally> tallies = new ArrayList<>();
     for (CallLoad load : loads) {
       tallies.add(load.nextTally());
