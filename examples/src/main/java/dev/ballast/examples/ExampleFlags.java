@@ -16,6 +16,8 @@ import java.util.Set;
 final class ExampleFlags {
   /** A mistake the user can fix on the command line: a bad flag, or a port that cannot be listened on. */
   static final class UsageError extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
     UsageError(String message) {
       super(message, null, false, false);
     }
