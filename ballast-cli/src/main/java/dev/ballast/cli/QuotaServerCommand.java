@@ -1,5 +1,6 @@
 package dev.ballast.cli;
 
+import dev.ballast.quota.QuotaServer;
 import dev.ballast.quota.QuotaServerMain;
 import java.util.ArrayList;
 import java.util.List;
@@ -45,12 +46,15 @@ final class QuotaServerCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     QuotaServerMain.Options options;
+    QuotaServer server;
     try {
       options = QuotaServerMain.options(QuotaServerMain.port(port), resources, lease, refresh, learning);
+      // A port in use is the user's to change, like a bad flag: one line and exit 2, no trace.
+      server = QuotaServerMain.start(options);
     } catch (IllegalArgumentException e) {
       throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
     }
-    QuotaServerMain.serve(options, spec.commandLine().getOut());
+    QuotaServerMain.serve(server, options, spec.commandLine().getOut());
     return 0;
   }
 }

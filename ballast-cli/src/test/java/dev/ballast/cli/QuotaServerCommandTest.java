@@ -2,6 +2,7 @@ package dev.ballast.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.net.ServerSocket;
 import org.junit.jupiter.api.Test;
 
 final class QuotaServerCommandTest {
@@ -36,5 +37,16 @@ final class QuotaServerCommandTest {
         "--refresh: 2s (expected: less than the lease length, 1s)");
     assertUsageError(SimCommandTest.run("quota-server", "--resource", "db=10", "--resource", "db=5"),
         "--resource: 'db=5' (expected: each resource named once)");
+  }
+
+  @Test
+  void aPortInUseIsOneLineNamingThePortAndTheCauseWithExitTwo() throws Exception {
+    // Bound like the quota server binds (every address), so that its bind is refused.
+    try (ServerSocket taken = new ServerSocket(0)) {
+      int port = taken.getLocalPort();
+      SimCommandTest.Result result = SimCommandTest.run("quota-server", "--resource", "db=10", "--port", Integer.toString(port));
+      assertUsageError(result,
+          "--port: " + port + " (already in use; expected: a free port, or 0 for any free one)");
+    }
   }
 }

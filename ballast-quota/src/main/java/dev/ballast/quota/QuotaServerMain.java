@@ -46,27 +46,60 @@ public final class QuotaServerMain {
     }
   }
 
-  public static void main(String[] args) throws IOException, InterruptedException {
+  public static void main(String[] args) throws InterruptedException {
     Options options;
+    QuotaServer server;
     try {
       options = parse(args);
+      server = start(options);
     } catch (IllegalArgumentException e) {
       System.err.println("QuotaServerMain: " + e.getMessage());
       System.exit(2);
       return;
     }
-    serve(options, new PrintWriter(System.out, true));
+    serve(server, options, new PrintWriter(System.out, true));
   }
 
-  /** Starts the service, prints what it serves, and blocks until the process is stopped. */
-  public static void serve(Options options, PrintWriter out) throws IOException, InterruptedException {
+  /**
+   * Starts the service on the options' port.
+   *
+   * @throws IllegalArgumentException in one line naming the port and the cause, when the port
+   *     cannot be listened on (most often another process holds it)
+   */
+  public static QuotaServer start(Options options) {
     QuotaService service = QuotaService.create(options.resources(), options.learn(), dev.ballast.health.NanoClock.system());
-    QuotaServer server = QuotaServer.start(
-        Grpc.newServerBuilderForPort(options.port(), InsecureServerCredentials.create()), service);
+    try {
+      return QuotaServer.start(Grpc.newServerBuilderForPort(options.port(), InsecureServerCredentials.create()), service);
+    } catch (IOException e) {
+      throw new IllegalArgumentException(
+          "--port: " + options.port() + " (" + whyNotListening(e) + "; expected: a free port, or 0 for any free one)", e);
+    }
+  }
+
+  /**
+   * Prints what the started server serves and blocks until the process is stopped; SIGTERM and
+   * Ctrl-C let the calls in flight finish.
+   */
+  public static void serve(QuotaServer server, Options options, PrintWriter out) throws InterruptedException {
     Runtime.getRuntime().addShutdownHook(new Thread(server::close, "ballast-quota-shutdown"));
     out.println(describe(options, server.port()));
     out.flush();
     server.awaitTermination();
+  }
+
+  /**
+   * "already in use", or the operating system's reason: gRPC wraps it, and its wording differs by
+   * transport ("Address already in use", "bind(..) failed with error(-98): Address already in use").
+   */
+  private static String whyNotListening(IOException e) {
+    Throwable innermost = e;
+    for (Throwable cause = e; cause != null; cause = cause.getCause()) {
+      if (cause.getMessage() != null && cause.getMessage().contains("already in use")) {
+        return "already in use";
+      }
+      innermost = cause;
+    }
+    return "cannot listen: " + (innermost.getMessage() == null ? innermost.getClass().getSimpleName() : innermost.getMessage());
   }
 
   static String describe(Options options, int port) {

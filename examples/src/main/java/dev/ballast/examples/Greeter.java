@@ -2,7 +2,9 @@ package dev.ballast.examples;
 
 import io.grpc.MethodDescriptor;
 import io.grpc.ServerServiceDefinition;
+import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.ServerCalls;
+import io.grpc.stub.StreamObserver;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -24,15 +26,24 @@ final class Greeter {
 
   private Greeter() {}
 
-  /** Answers with the backend's name, so the client can count who served it. */
-  static ServerServiceDefinition service(String backendName) {
+  /**
+   * Answers with the backend's name, so the client can count who served it, once one of the
+   * task's workers has served the call.
+   */
+  static ServerServiceDefinition service(String backendName, Workers workers, Runnable onAnswered) {
     return ServerServiceDefinition.builder("example.Greeter")
         .addMethod(
             GREET,
             ServerCalls.asyncUnaryCall(
-                (String name, io.grpc.stub.StreamObserver<String> response) -> {
-                  response.onNext(backendName);
-                  response.onCompleted();
+                (String name, StreamObserver<String> response) -> {
+                  ServerCallStreamObserver<String> call = (ServerCallStreamObserver<String>) response;
+                  // Without a handler gRPC throws when a cancelled call is answered; the line drops those instead.
+                  call.setOnCancelHandler(() -> {});
+                  workers.serve(new Workers.Call(call::isCancelled, () -> {
+                    call.onNext(backendName);
+                    call.onCompleted();
+                    onAnswered.run();
+                  }));
                 }))
         .build();
   }

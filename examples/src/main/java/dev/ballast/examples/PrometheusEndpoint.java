@@ -5,7 +5,6 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 
@@ -17,12 +16,8 @@ final class PrometheusEndpoint implements AutoCloseable {
   final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
   private final HttpServer http;
 
-  PrometheusEndpoint(int port) {
-    try {
-      http = HttpServer.create(new InetSocketAddress("127.0.0.1", port), 0);
-    } catch (IOException e) {
-      throw new UncheckedIOException("metrics port " + port + ": " + e.getMessage(), e);
-    }
+  private PrometheusEndpoint(HttpServer http) {
+    this.http = http;
     http.createContext("/metrics", exchange -> {
       byte[] body = registry.scrape().getBytes(StandardCharsets.UTF_8);
       exchange.getResponseHeaders().set("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
@@ -32,6 +27,19 @@ final class PrometheusEndpoint implements AutoCloseable {
       }
     });
     http.start();
+  }
+
+  /**
+   * Serves on 127.0.0.1:{@code port} (0: any free port; {@link #url()} says which).
+   *
+   * @throws ExampleFlags.UsageError naming {@code flag} when the port cannot be listened on
+   */
+  static PrometheusEndpoint open(String flag, int port) {
+    try {
+      return new PrometheusEndpoint(HttpServer.create(new InetSocketAddress("127.0.0.1", port), 0));
+    } catch (IOException e) {
+      throw ExampleFlags.cannotListen(flag, port, "", "a free port, or 0 for any free one", e);
+    }
   }
 
   String url() {

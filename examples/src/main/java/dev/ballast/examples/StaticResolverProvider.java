@@ -14,15 +14,16 @@ import java.util.Collection;
 import java.util.List;
 
 /**
- * Resolves {@code example:///50051/3} to 127.0.0.1:50051..50053, naming them task-0..task-2. In
+ * Resolves {@code example:///50051,50052,50053} to those ports on 127.0.0.1, naming them
+ * task-0..task-2 in that order. In
  * production the addresses come from DNS, xDS or a Kubernetes resolver; Ballast only asks that a
  * resolver which knows a stable name per task (an ordinal, a pod name) sets {@link
  * BallastLoadBalancerProvider#BACKEND_KEY}, so that a restart at a new address keeps the task's
  * place in every client's subset.
  */
 public final class StaticResolverProvider extends NameResolverProvider {
-  static String target(int firstPort, int backends) {
-    return "example:///" + firstPort + "/" + backends;
+  static String target(List<Integer> ports) {
+    return "example:///" + String.join(",", ports.stream().map(String::valueOf).toList());
   }
 
   @Override
@@ -50,9 +51,7 @@ public final class StaticResolverProvider extends NameResolverProvider {
     if (!"example".equals(target.getScheme())) {
       return null;
     }
-    String[] parts = target.getPath().substring(1).split("/");
-    int firstPort = Integer.parseInt(parts[0]);
-    int backends = Integer.parseInt(parts[1]);
+    String[] ports = target.getPath().substring(1).split(",");
     return new NameResolver() {
       @Override
       public String getServiceAuthority() {
@@ -62,10 +61,10 @@ public final class StaticResolverProvider extends NameResolverProvider {
       @Override
       public void start(Listener2 listener) {
         List<EquivalentAddressGroup> groups = new ArrayList<>();
-        for (int i = 0; i < backends; i++) {
+        for (int i = 0; i < ports.length; i++) {
           groups.add(
               new EquivalentAddressGroup(
-                  new InetSocketAddress("127.0.0.1", firstPort + i),
+                  new InetSocketAddress("127.0.0.1", Integer.parseInt(ports[i])),
                   Attributes.newBuilder().set(BallastLoadBalancerProvider.BACKEND_KEY, "task-" + i).build()));
         }
         listener.onResult2(
