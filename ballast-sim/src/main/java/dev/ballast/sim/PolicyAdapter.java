@@ -20,6 +20,14 @@ public interface PolicyAdapter {
   /** The core policy object every client of a run shares. */
   Policy policy();
 
+  /**
+   * Whether the policy's balancers probe backends: only then do the simulated backends keep what a
+   * probe answers from (a responder per backend, fed by every request, is otherwise wasted work).
+   */
+  default boolean sendsProbes() {
+    return false;
+  }
+
   /** One client's balancer: the core's, over {@link #policy()}, in the run's virtual time. */
   default Balancer newBalancer(HealthConfig health, NanoClock clock, RandomGenerator random) {
     return Balancer.create(policy(), health, clock, random);

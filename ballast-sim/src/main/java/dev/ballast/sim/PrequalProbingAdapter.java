@@ -39,6 +39,11 @@ final class PrequalProbingAdapter implements PolicyAdapter {
   }
 
   @Override
+  public boolean sendsProbes() {
+    return true;
+  }
+
+  @Override
   public Balancer newBalancer(HealthConfig health, NanoClock clock, RandomGenerator random) {
     return Balancer.create(policy, health, clock, random, probes);
   }

@@ -57,6 +57,8 @@ final class Simulation {
   private final Fleet fleet;
   private final Clients clients;
   private final PolicyAdapter adapter;
+  /** The policy the clients switch to mid-run, or null: known from the start, as the backends must be ready for it. */
+  private final PolicyAdapter switchTo;
   private final Probes probes;
   private final RunResult.Builder result;
   private long nextArrivalAt = Long.MAX_VALUE;
@@ -73,10 +75,14 @@ final class Simulation {
     events = new EventQueue(4 * (scenario.clients().count() + backends) + 1024);
     Network network = new Network(events, requests, scenario.rttNanos());
     result = new RunResult.Builder(scenario, policyName, seed, speed.clone());
-    fleet = new Fleet(scenario, events, requests, network, clock, random, result, keys, speed);
     probes = new Probes(events, clock, result, scenario.rttNanos());
-    probes.answeredBy(fleet);
     adapter = PolicyRegistry.create(policyName, new PolicyRegistry.Context(scenario, keys, speed.clone(), probes));
+    switchTo = scenario.policySwitch().enabled()
+        ? PolicyRegistry.create(scenario.policySwitch().policy(), new PolicyRegistry.Context(scenario, keys, speed.clone(), probes))
+        : null;
+    boolean probing = adapter.sendsProbes() || (switchTo != null && switchTo.sendsProbes());
+    fleet = new Fleet(scenario, events, requests, network, clock, random, result, keys, speed, probing);
+    probes.answeredBy(fleet);
     clients = new Clients(scenario, events, requests, network, fleet, clock, random, seed, result, adapter);
     result.fleet(fleet.cores.clone(), clients.connections, fleet.capacityCores() / scenario.cost().meanNanos() * 1e9);
   }
@@ -169,8 +175,7 @@ final class Simulation {
         case SIGNAL_LAME_DUCK, SIGNAL_DOWN, SIGNAL_UP -> clients.signal(argument, events.type());
         case BACKEND_UP -> fleet.backendUp(argument, now);
         case DRAIN_CHECK -> fleet.drainCheck(argument, now);
-        case SWITCH_POLICY -> clients.switchPolicy(
-            PolicyRegistry.create(scenario.policySwitch().policy(), new PolicyRegistry.Context(scenario, fleet.keys, fleet.speed.clone(), probes)));
+        case SWITCH_POLICY -> clients.switchPolicy(switchTo);
         default -> throw new AssertionError(events.type());
       }
     }
