@@ -3,7 +3,7 @@ package dev.ballast.health;
 import dev.ballast.concurrent.VarHandles;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-
+import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.LongAdder;
 
 final class TrackedBackend implements Backend {
@@ -33,21 +33,35 @@ final class TrackedBackend implements Backend {
   private static final VarHandle FLOW = VarHandles.field(MethodHandles.lookup(), "flow", long.class);
   private static final VarHandle PREDICTED_END = VarHandles.field(MethodHandles.lookup(), "predictedEndNanos", long.class);
   private static final VarHandle WARM_UP_START = VarHandles.field(MethodHandles.lookup(), "warmUpStartNanos", long.class);
+  private static final VarHandle ENDS = VarHandles.field(MethodHandles.lookup(), "ends", LongAdder[].class);
+  private static final VarHandle ENTRIES = VarHandles.field(MethodHandles.lookup(), "entries", AtomicLongArray.class);
+  private static final VarHandle UNMATCHED_ENDS = VarHandles.field(MethodHandles.lookup(), "unmatchedEnds", long.class);
 
   private volatile BackendState state = BackendState.CONNECTING;
   private static final int ACTIVE_BITS = 20;
   private static final long ACTIVE_MASK = (1L << ACTIVE_BITS) - 1;
   private static final long ONE_STARTED = 1L << ACTIVE_BITS;
-  /** Ends by outcome ordinal; success's stays 0, as successes are derived from the flow word. */
-  private final LongAdder[] ends = newAdders(RequestOutcome.values().length);
-  /** Moves into each state, by ordinal: written on the control plane, and when a pick wakes an idle backend. */
-  private final LongAdder[] entries = newAdders(BackendState.values().length);
-  private final LongAdder unmatchedEnds = new LongAdder();
+  // The counters below are read for metrics only and most stay at 0, so they are created when
+  // first counted: eagerly, eleven LongAdders made a backend about five times the size of the
+  // fields a request touches, and a client holds one backend per member of its subset (a fleet of
+  // clients with subsets of 100 spread its hot fields over tens of megabytes).
+  /**
+   * Ends by outcome ordinal, null until the first end that is not a success (successes are derived
+   * from the flow word). Adders, as a failing backend's ends may come from many threads at once.
+   */
+  private volatile LongAdder[] ends;
+  /**
+   * Moves into each state, by ordinal, null until the first: written on the control plane, and
+   * when a pick wakes an idle backend, so rarely that one word each does.
+   */
+  private volatile AtomicLongArray entries;
   private volatile long warmUpStartNanos = NOT_WARMING;
   /** Not connected since it last served (true from creation): its next return to service ramps in. */
   private volatile boolean downSinceServing = true;
   /** Left the subset: never takes a new request again. */
   private volatile boolean retired;
+  /** Ends without a start: only a caller's mistake counts one. */
+  private volatile long unmatchedEnds;
 
   // Idle detection runs on the control plane only (refreshIdle is serialized).
   private long startedAtLastCheck = -1;
@@ -187,37 +201,50 @@ final class TrackedBackend implements Backend {
       // before its undo landed (the count never exceeds the limit otherwise): it is unmatched too.
       // Until the undos land, concurrent picks see the backend at its limit and skip it.
       FLOW.getAndAdd(this, 1L);
-      unmatchedEnds.increment();
+      UNMATCHED_ENDS.getAndAdd(this, 1L);
       // A pick that failed on the borrow's full look may be waiting for capacity.
       gate.signal();
       return;
     }
     if (outcome != RequestOutcome.SUCCESS) {
-      ends[outcome.ordinal()].increment();
+      LongAdder[] counted = ends;
+      if (counted == null) {
+        counted = firstEnd();
+      }
+      counted[outcome.ordinal()].increment();
     }
     gate.signal();
   }
 
+  /** The end counters, created by the first end that needs them; a racing creator's are kept. */
+  private LongAdder[] firstEnd() {
+    LongAdder[] created = new LongAdder[RequestOutcome.values().length];
+    for (int i = 0; i < created.length; i++) {
+      created[i] = new LongAdder();
+    }
+    LongAdder[] won = (LongAdder[]) ENDS.compareAndExchange(this, null, created);
+    return won == null ? created : won;
+  }
+
   @Override
   public long transitionsTo(BackendState state) {
-    return entries[state.ordinal()].sum();
+    AtomicLongArray counted = entries;
+    return counted == null ? 0 : counted.get(state.ordinal());
   }
 
   private void entered(BackendState next) {
-    entries[next.ordinal()].increment();
-  }
-
-  private static LongAdder[] newAdders(int n) {
-    LongAdder[] adders = new LongAdder[n];
-    for (int i = 0; i < n; i++) {
-      adders[i] = new LongAdder();
+    AtomicLongArray counted = entries;
+    if (counted == null) {
+      AtomicLongArray created = new AtomicLongArray(BackendState.values().length);
+      AtomicLongArray won = (AtomicLongArray) ENTRIES.compareAndExchange(this, null, created);
+      counted = won == null ? created : won;
     }
-    return adders;
+    counted.incrementAndGet(next.ordinal());
   }
 
   @Override
   public long unmatchedEnds() {
-    return unmatchedEnds.sum();
+    return unmatchedEnds;
   }
 
   @Override
@@ -229,15 +256,20 @@ final class TrackedBackend implements Backend {
   private long successes() {
     long f = flow;
     long successes = (f >>> ACTIVE_BITS) - (f & ACTIVE_MASK);
-    for (LongAdder end : ends) {
-      successes -= end.sum();
+    LongAdder[] counted = ends;
+    for (int i = 0; counted != null && i < counted.length; i++) {
+      successes -= counted[i].sum();
     }
     return successes;
   }
 
   @Override
   public long requestsEnded(RequestOutcome outcome) {
-    return outcome == RequestOutcome.SUCCESS ? successes() : ends[outcome.ordinal()].sum();
+    if (outcome == RequestOutcome.SUCCESS) {
+      return successes();
+    }
+    LongAdder[] counted = ends;
+    return counted == null ? 0 : counted[outcome.ordinal()].sum();
   }
 
   @Override
