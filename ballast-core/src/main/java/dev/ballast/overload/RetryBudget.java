@@ -12,12 +12,15 @@ import dev.ballast.health.NanoClock;
  * at most {@code ratio} of the traffic, take the lock.
  */
 public final class RetryBudget {
+  private static final int ATTEMPTS = 0;
+  private static final int RETRIES = 1;
+
   private final RetryBudgetConfig config;
   private final NanoClock clock;
-  private final SlidingCounter attempts;
-  private final SlidingCounter retries;
+  /** First attempts and retries, two lanes of one counter; retries are taken under its lock. */
+  private final SlidingCounter counts;
   private final double floor;
-  // Totals since creation, for metrics; written under the retries lock.
+  // Totals since creation, for metrics; written under the counter's lock.
   private volatile long retriesTaken;
   private volatile long retriesDenied;
 
@@ -26,8 +29,7 @@ public final class RetryBudget {
     this.clock = clock;
     long now = clock.nanoTime();
     long slotNanos = config.window().toNanos() / config.slots();
-    this.attempts = new SlidingCounter(config.slots(), slotNanos, now);
-    this.retries = new SlidingCounter(config.slots(), slotNanos, now);
+    this.counts = new SlidingCounter(config.slots(), 2, slotNanos, now);
     this.floor = config.minRetriesPerSecond() * config.window().toNanos() / 1e9;
   }
 
@@ -45,18 +47,18 @@ public final class RetryBudget {
 
   /** A first attempt was sent (or is about to be). */
   public void onFirstAttempt() {
-    attempts.add(clock.nanoTime(), 1);
+    counts.add(clock.nanoTime(), ATTEMPTS, 1);
   }
 
   /** Takes one retry from the budget; {@code false} (and nothing taken) if it is spent. */
   public boolean tryRetry() {
     long now = clock.nanoTime();
-    synchronized (retries) {
-      if (retries.sum(now) >= allowed(now)) {
+    synchronized (counts) {
+      if (counts.sum(now, RETRIES) >= allowed(now)) {
         retriesDenied++;
         return false;
       }
-      retries.add(now, 1);
+      counts.add(now, RETRIES, 1);
       retriesTaken++;
       return true;
     }
@@ -64,13 +66,13 @@ public final class RetryBudget {
 
   /** Retries the window allows now. */
   private long allowed(long now) {
-    return (long) Math.floor(config.ratio() * attempts.sum(now) + floor);
+    return (long) Math.floor(config.ratio() * counts.sum(now, ATTEMPTS) + floor);
   }
 
   /** Retries left in the budget now. */
   public long remaining() {
     long now = clock.nanoTime();
-    return Math.max(0, allowed(now) - retries.sum(now));
+    return Math.max(0, allowed(now) - counts.sum(now, RETRIES));
   }
 
   /** Retries taken from the budget since it was created. */
@@ -85,6 +87,6 @@ public final class RetryBudget {
 
   /** Retries taken within the current window. */
   public long retriesInWindow() {
-    return retries.sum(clock.nanoTime());
+    return counts.sum(clock.nanoTime(), RETRIES);
   }
 }

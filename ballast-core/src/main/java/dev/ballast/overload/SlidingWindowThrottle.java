@@ -1,30 +1,35 @@
 package dev.ballast.overload;
 
+import dev.ballast.concurrent.VarHandles;
 import dev.ballast.health.NanoClock;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.random.RandomGenerator;
 
 /**
- * {@link AdaptiveThrottle} over {@link SlidingCounter}s: requests (answered or rejected locally)
- * and accepts, per criticality.
- * The rejection probabilities are recomputed at most once per {@code recomputeInterval}, by the
- * caller that finds them due (one compare-and-set elects it), so that a request costs two counter
- * updates, a read and a draw instead of a walk over the window.
+ * {@link AdaptiveThrottle} over a {@link SlidingCounter}: requests (answered or rejected locally)
+ * and accepts, per criticality, each a lane of one counter, so that an answer's two adds write
+ * one cache line. The rejection probabilities are recomputed at most once per {@code
+ * recomputeInterval}, by the caller that finds them due (one compare-and-set elects it), so that a
+ * request costs two counter updates, a read and a draw instead of a walk over the window.
  */
 final class SlidingWindowThrottle implements AdaptiveThrottle {
   private static final int LEVELS = Criticality.all().length;
+  private static final VarHandle NEXT_RECOMPUTE = VarHandles.field(MethodHandles.lookup(), "nextRecompute", long.class);
+  private static final VarHandle LONGS = MethodHandles.arrayElementVarHandle(long[].class);
 
   private final ThrottleConfig config;
   private final NanoClock clock;
   private final RandomGenerator random; // null: each thread's own
-  private final SlidingCounter[] requests = new SlidingCounter[LEVELS];
-  private final SlidingCounter[] accepts = new SlidingCounter[LEVELS];
+  /** Criticality {@code c}'s requests in lane {@code 2c}, its accepts in lane {@code 2c + 1}. */
+  private final SlidingCounter counts;
   private final AtomicLongArray rejected = new AtomicLongArray(LEVELS);
-  // Probabilities as raw double bits, per criticality.
-  private final AtomicLongArray probability = new AtomicLongArray(LEVELS);
-  private final AtomicLong nextRecompute;
+  // Probabilities as raw double bits, per criticality; read with the throttle's other fields
+  // rather than through an atomic array object, one dependent load less per request.
+  private final long[] probability = new long[LEVELS];
+  private volatile long nextRecompute;
   private final long recomputeNanos;
   private final double k;
 
@@ -35,12 +40,17 @@ final class SlidingWindowThrottle implements AdaptiveThrottle {
     this.k = config.k();
     long now = clock.nanoTime();
     long slotNanos = config.window().toNanos() / config.slots();
-    for (int c = 0; c < LEVELS; c++) {
-      requests[c] = new SlidingCounter(config.slots(), slotNanos, now);
-      accepts[c] = new SlidingCounter(config.slots(), slotNanos, now);
-    }
+    this.counts = new SlidingCounter(config.slots(), 2 * LEVELS, slotNanos, now);
     this.recomputeNanos = config.recomputeInterval().toNanos();
-    this.nextRecompute = new AtomicLong(now);
+    this.nextRecompute = now;
+  }
+
+  private static int requestsLane(int level) {
+    return 2 * level;
+  }
+
+  private static int acceptsLane(int level) {
+    return 2 * level + 1;
   }
 
   @Override
@@ -51,13 +61,13 @@ final class SlidingWindowThrottle implements AdaptiveThrottle {
   @Override
   public boolean tryAcquire(Criticality c) {
     long now = clock.nanoTime();
-    long due = nextRecompute.get();
-    if (now - due >= 0 && nextRecompute.compareAndSet(due, now + recomputeNanos)) {
+    long due = nextRecompute;
+    if (now - due >= 0 && NEXT_RECOMPUTE.compareAndSet(this, due, now + recomputeNanos)) {
       recompute(now);
     }
-    double p = Double.longBitsToDouble(probability.get(c.ordinal()));
+    double p = rejectionProbability(c);
     if (p > 0 && draw() < p) {
-      requests[c.ordinal()].add(now, 1);
+      counts.add(now, requestsLane(c.ordinal()), 1);
       rejected.incrementAndGet(c.ordinal());
       return false;
     }
@@ -76,9 +86,9 @@ final class SlidingWindowThrottle implements AdaptiveThrottle {
   private void recompute(long now) {
     double floor = 0;
     for (int c = 0; c < LEVELS; c++) {
-      double own = probability(requests[c].sum(now), accepts[c].sum(now), k);
+      double own = probability(counts.sum(now, requestsLane(c)), counts.sum(now, acceptsLane(c)), k);
       floor = Math.max(floor, own);
-      probability.set(c, Double.doubleToRawLongBits(floor));
+      LONGS.setVolatile(probability, c, Double.doubleToRawLongBits(floor));
     }
   }
 
@@ -92,18 +102,18 @@ final class SlidingWindowThrottle implements AdaptiveThrottle {
     long now = clock.nanoTime();
     // The accept first: a recompute between the two sees at worst one accept too many, never a
     // request without its accept.
-    accepts[c.ordinal()].add(now, 1);
-    requests[c.ordinal()].add(now, 1);
+    counts.add(now, acceptsLane(c.ordinal()), 1);
+    counts.add(now, requestsLane(c.ordinal()), 1);
   }
 
   @Override
   public void onRejected(Criticality c) {
-    requests[c.ordinal()].add(clock.nanoTime(), 1);
+    counts.add(clock.nanoTime(), requestsLane(c.ordinal()), 1);
   }
 
   @Override
   public double rejectionProbability(Criticality c) {
-    return Double.longBitsToDouble(probability.get(c.ordinal()));
+    return Double.longBitsToDouble((long) LONGS.getVolatile(probability, c.ordinal()));
   }
 
   @Override
