@@ -362,38 +362,41 @@ final class Clients {
       budgets[c].onFirstAttempt();
     }
     int r = requests.allocate();
-    requests.client[r] = c;
-    requests.criticality[r] = (byte) criticality;
-    requests.attempt[r] = 1;
-    requests.firstStart[r] = now;
-    requests.deadline[r] = now + deadline;
-    requests.cost[r] = cost.sample(random);
+    Requests.Attempt q = requests.at(r);
+    q.client = c;
+    q.criticality = (byte) criticality;
+    q.attempt = 1;
+    q.firstStart = now;
+    q.deadline = now + deadline;
+    q.cost = cost.sample(random);
     send(r, pick, now);
   }
 
   private void send(int r, Pick pick, long now) {
-    requests.backend[r] = backendNumber(pick.backend().key());
-    requests.start[r] = now;
-    requests.pick[r] = pick;
+    Requests.Attempt q = requests.at(r);
+    q.backend = backendNumber(pick.backend().key());
+    q.start = now;
+    q.pick = pick;
     // Counted by the request's own start, as its other outcomes are, so that a retry sent after the
     // warm-up of a request sent before it is not counted without its first attempt.
-    result.attempt(requests.firstStart[r]);
+    result.attempt(q.firstStart);
     network.toBackend(r, now);
   }
 
   // ---- Answers and retries ----
 
   void response(int r, long now) {
-    requests.refs[r]--;
-    Pick pick = requests.pick[r];
-    requests.pick[r] = null;
-    requests.answered[r] = true;
-    int c = requests.client[r];
-    Criticality level = CRITICALITIES[requests.criticality[r]];
-    long start = requests.firstStart[r];
-    long latency = now - requests.start[r];
+    Requests.Attempt q = requests.at(r);
+    q.refs--;
+    Pick pick = q.pick;
+    q.pick = null;
+    q.answered = true;
+    int c = q.client;
+    Criticality level = CRITICALITIES[q.criticality];
+    long start = q.firstStart;
+    long latency = now - q.start;
     boolean measured = start >= warmup;
-    byte outcome = requests.outcome[r];
+    byte outcome = q.outcome;
     if (outcome == Requests.PENDING) {
       throw new AssertionError("answered without an outcome: " + r);
     }
@@ -408,18 +411,18 @@ final class Clients {
         throttles[c].onAccepted(level);
       }
     }
-    if (now > requests.deadline[r] || outcome == Requests.EXPIRED) {
+    if (now > q.deadline || outcome == Requests.EXPIRED) {
       // The caller gave up at its deadline, whatever the answer turned out to be (a crash failing
       // a long-queued request included): never held against the backend.
       pick.onCancel();
-      result.deadlineMiss(start, deadline, measured, Math.max(now, requests.deadline[r]));
+      result.deadlineMiss(start, deadline, measured, Math.max(now, q.deadline));
       requests.release(r);
       return;
     }
     switch (outcome) {
       case Requests.OK -> {
         pick.onSuccess(latency);
-        result.success(start, now - start, measured, requests.criticality[r]);
+        result.success(start, now - start, measured, q.criticality);
       }
       case Requests.ERROR -> {
         pick.onFailure(FailureKind.BACKEND, latency);
@@ -444,54 +447,58 @@ final class Clients {
 
   /** Retries request {@code r} after a backoff if the policy and the budget allow it; otherwise it failed. */
   private void retryOrFail(int r, AnswerKind answer, long now) {
-    int attempt = requests.attempt[r];
+    Requests.Attempt q = requests.at(r);
+    int attempt = q.attempt;
     long at = 0;
-    boolean retrying = retry.isRetryable(answer, attempt, CRITICALITIES[requests.criticality[r]]);
+    boolean retrying = retry.isRetryable(answer, attempt, CRITICALITIES[q.criticality]);
     if (retrying) {
       at = now + retry.backoff().delayNanos(attempt, random);
       // A retry that could only land after the deadline is not sent; the budget is kept for others.
-      retrying = at < requests.deadline[r] && (budgets == null || budgets[requests.client[r]].tryRetry());
+      retrying = at < q.deadline && (budgets == null || budgets[q.client].tryRetry());
     }
-    long start = requests.firstStart[r];
+    long start = q.firstStart;
     if (!retrying) {
       result.failure(start, now - start, start >= warmup, now);
       return;
     }
     int next = requests.allocate();
-    requests.client[next] = requests.client[r];
-    requests.criticality[next] = requests.criticality[r];
-    requests.attempt[next] = (byte) (attempt + 1);
-    requests.firstStart[next] = start;
-    requests.deadline[next] = requests.deadline[r];
-    requests.cost[next] = requests.cost[r];
+    Requests.Attempt again = requests.at(next);
+    again.client = q.client;
+    again.criticality = q.criticality;
+    again.attempt = (byte) (attempt + 1);
+    again.firstStart = start;
+    again.deadline = q.deadline;
+    again.cost = q.cost;
     // Until it is sent, the retry remembers the backend to avoid.
-    requests.backend[next] = requests.backend[r];
-    requests.refs[next]++;
+    again.backend = q.backend;
+    again.refs++;
     events.schedule(at, Simulation.RETRY, next);
   }
 
   /** A retry's backoff is over: pick another backend than the last one and send. */
   void sendRetry(int r, long now) {
-    requests.refs[r]--;
-    int c = requests.client[r];
-    Pick pick = RetryPolicy.pickAvoiding(balancers[c], fleet.keys[requests.backend[r]]);
+    Requests.Attempt q = requests.at(r);
+    q.refs--;
+    int c = q.client;
+    Pick pick = RetryPolicy.pickAvoiding(balancers[c], fleet.keys[q.backend]);
     if (!pick.isPicked()) {
-      requests.answered[r] = true;
-      long start = requests.firstStart[r];
+      q.answered = true;
+      long start = q.firstStart;
       result.failure(start, now - start, start >= warmup, now);
       requests.release(r);
       return;
     }
-    result.retry(requests.firstStart[r]);
+    result.retry(q.firstStart);
     send(r, pick, now);
   }
 
   /** Requests still unanswered at the end whose deadline passed before it are misses. */
   void finish(long end) {
     for (int r = 0; r < requests.allocated(); r++) {
-      if (requests.pick[r] != null && requests.deadline[r] <= end) {
-        long start = requests.firstStart[r];
-        result.deadlineMiss(start, deadline, start >= warmup, requests.deadline[r]);
+      Requests.Attempt q = requests.at(r);
+      if (q.pick != null && q.deadline <= end) {
+        long start = q.firstStart;
+        result.deadlineMiss(start, deadline, start >= warmup, q.deadline);
       }
     }
   }

@@ -19,13 +19,13 @@ final class Network {
 
   /** Request {@code r} leaves its client now and reaches its backend half a round trip later. */
   void toBackend(int r, long now) {
-    requests.refs[r]++;
+    requests.at(r).refs++;
     events.scheduleInOrder(now + halfRtt, Simulation.AT_BACKEND, r);
   }
 
   /** The backend answers request {@code r} (its outcome is set); the answer reaches the client half a round trip later. */
   void toClient(int r, long now) {
-    requests.refs[r]++;
+    requests.at(r).refs++;
     events.scheduleInOrder(now + halfRtt, Simulation.RESPONSE, r);
   }
 

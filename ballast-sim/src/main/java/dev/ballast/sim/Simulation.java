@@ -13,9 +13,10 @@ import java.util.SplittableRandom;
  * Requests} in flight. This class owns the clock and the event loop, and hands each event to the
  * part it concerns.
  *
- * <p>The hot loop works on primitive arrays indexed by backend, client and request id, so a
- * simulated request allocates nothing once the arrays have grown. Given the same scenario, policy
- * and seed, a run produces the same result.
+ * <p>The hot loop works on state indexed by backend, client and request id, made before the run
+ * (what one event reads together sits in one object: a backend's queue and cores, a request's
+ * times), so a simulated request allocates nothing once the id space has grown. Given the same
+ * scenario, policy and seed, a run produces the same result.
  */
 final class Simulation {
   // Event types.
