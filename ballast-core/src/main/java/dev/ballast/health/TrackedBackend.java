@@ -6,29 +6,19 @@ import java.lang.invoke.VarHandle;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.LongAdder;
 
-final class TrackedBackend implements Backend {
+final class TrackedBackend extends BackendRequestFields implements Backend {
   private static final long NOT_WARMING = Long.MIN_VALUE;
 
-  private final String key;
   private final HealthConfig config;
   private final NanoClock clock;
-  private final CapacityGate gate;
-  private final int limit;
-  // The two words that picks write, declared before the other longs: the JVM lays out fields of
-  // one size in declaration order, so they sit together next to the header (see tryAcquire(long,
-  // long)). Requests started (upper 44 bits, wrapping after 2^44) and in flight (lower 20 bits:
-  // the limit is at most 1,000,000 < 2^20) share one word, so that a request costs one atomic
-  // operation to start and one to end. Successes are what ended without another outcome.
-  private volatile long flow;
-  private volatile long predictedEndNanos = Long.MIN_VALUE;
   private final long warmUpWindowNanos;
   private final long healthCheckNanos;
   private final long idleHealthCheckNanos;
   private final long idleAfterNanos;
 
-  // State and flow are plain volatile fields updated through VarHandles rather than Atomic*
-  // objects: a pick reads both for every backend it considers, and each Atomic* is one more
-  // dependent load, often on another cache line.
+  // State and flow (see BackendRequestFields) are plain volatile fields updated through VarHandles
+  // rather than Atomic* objects: a pick reads both for every backend it considers, and each
+  // Atomic* is one more dependent load, often on another cache line.
   private static final VarHandle STATE = VarHandles.field(MethodHandles.lookup(), "state", BackendState.class);
   private static final VarHandle FLOW = VarHandles.field(MethodHandles.lookup(), "flow", long.class);
   private static final VarHandle PREDICTED_END = VarHandles.field(MethodHandles.lookup(), "predictedEndNanos", long.class);
@@ -37,7 +27,6 @@ final class TrackedBackend implements Backend {
   private static final VarHandle ENTRIES = VarHandles.field(MethodHandles.lookup(), "entries", AtomicLongArray.class);
   private static final VarHandle UNMATCHED_ENDS = VarHandles.field(MethodHandles.lookup(), "unmatchedEnds", long.class);
 
-  private volatile BackendState state = BackendState.CONNECTING;
   private static final int ACTIVE_BITS = 20;
   private static final long ACTIVE_MASK = (1L << ACTIVE_BITS) - 1;
   private static final long ONE_STARTED = 1L << ACTIVE_BITS;
@@ -68,11 +57,9 @@ final class TrackedBackend implements Backend {
   private volatile long quietSinceNanos;
 
   TrackedBackend(String key, HealthConfig config, NanoClock clock, CapacityGate gate) {
-    this.key = key;
+    super(key, gate, config.activeRequestLimit());
     this.config = config;
     this.clock = clock;
-    this.gate = gate;
-    this.limit = config.activeRequestLimit();
     this.warmUpWindowNanos = config.warmUpWindow().toNanos();
     this.healthCheckNanos = config.healthCheckInterval().toNanos();
     this.idleHealthCheckNanos = config.idleHealthCheckInterval().toNanos();
@@ -156,7 +143,7 @@ final class TrackedBackend implements Backend {
   }
 
   /**
-   * Both words are on one line (see the fields), so the second compare-and-set finds the line
+   * Both words are on one line (see BackendRequestFields), so the second compare-and-set finds the line
    * that the first just took: on two cores a fair-share request moves one line between them, not
    * two (docs/benchmarks.md has the figures).
    */

@@ -408,17 +408,48 @@ final class BackendStateTransitionsTest {
    */
   @Test
   void theInFlightWordAndThePredictedEndAreNeighbours() throws ReflectiveOperationException {
-    // Through reflection, so that the build names no internal API (javac warns on sun.misc.Unsafe).
+    long flow = fieldOffset(BackendRequestFields.class, "flow");
+    long end = fieldOffset(BackendRequestFields.class, "predictedEndNanos");
+
+    assertThat(Math.abs(end - flow)).isEqualTo(Long.BYTES);
+  }
+
+  /**
+   * What a request reads and writes in its backend (state, flow word, predicted end, limit, gate,
+   * key) lies within the first 48 bytes of the object, header included: one cache line or two,
+   * where the state and the gate used to sit a line apart from the flow word. Fails if a field
+   * moves out of BackendRequestFields or the subclass's fields are laid out first.
+   */
+  @Test
+  void whatARequestTouchesComesFirstInTheObject() throws ReflectiveOperationException {
+    long last = 0;
+    for (String name : new String[] {"key", "gate", "limit", "flow", "predictedEndNanos", "state"}) {
+      long offset = fieldOffset(TrackedBackend.class, name);
+      assertThat(offset).as(name).isLessThan(48);
+      last = Math.max(last, offset);
+    }
+    for (java.lang.reflect.Field own : TrackedBackend.class.getDeclaredFields()) {
+      if (!java.lang.reflect.Modifier.isStatic(own.getModifiers())) {
+        assertThat(fieldOffset(TrackedBackend.class, own.getName())).as(own.getName()).isGreaterThan(last);
+      }
+    }
+  }
+
+  /** The field's offset in its object, through reflection, so that the build names no internal API (javac warns on sun.misc.Unsafe). */
+  private static long fieldOffset(Class<?> type, String name) throws ReflectiveOperationException {
     Class<?> unsafeClass = Class.forName("sun.misc.Unsafe");
     java.lang.reflect.Field theUnsafe = unsafeClass.getDeclaredField("theUnsafe");
     theUnsafe.setAccessible(true);
     Object unsafe = theUnsafe.get(null);
     java.lang.reflect.Method offset = unsafeClass.getMethod("objectFieldOffset", java.lang.reflect.Field.class);
-
-    long flow = (long) offset.invoke(unsafe, TrackedBackend.class.getDeclaredField("flow"));
-    long end = (long) offset.invoke(unsafe, TrackedBackend.class.getDeclaredField("predictedEndNanos"));
-
-    assertThat(Math.abs(end - flow)).isEqualTo(Long.BYTES);
+    for (Class<?> c = type; c != null; c = c.getSuperclass()) {
+      for (java.lang.reflect.Field field : c.getDeclaredFields()) {
+        if (field.getName().equals(name) && !java.lang.reflect.Modifier.isStatic(field.getModifiers())) {
+          return (long) offset.invoke(unsafe, field);
+        }
+      }
+    }
+    throw new NoSuchFieldException(type.getName() + "." + name);
   }
 
   /** Racing requests each move the predicted end: none is lost. */
