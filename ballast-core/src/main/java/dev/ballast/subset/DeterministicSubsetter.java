@@ -30,9 +30,30 @@ final class DeterministicSubsetter implements Subsetter {
     Subsetter.checkSubsetSize(subsetSize, n);
     int c = Subsetter.requireIndex(client, name());
     int subsetCount = n / subsetSize;
-    int leftover = n - subsetCount * subsetSize;
-    int round = c / subsetCount;
-    int subsetId = c % subsetCount;
+    return subset(shuffledRound(n, subsetSize, c / subsetCount), c % subsetCount, subsetSize);
+  }
+
+  /** The same subsets as {@link #subsetRanks} gives each client, with one shuffle per round rather than per client. */
+  @Override
+  public int[][] assignAll(BackendSet backends, int clientCount, int subsetSize) {
+    Subsetter.checkClientCount(clientCount);
+    int n = backends.size();
+    Subsetter.checkSubsetSize(subsetSize, n);
+    int subsetCount = n / subsetSize;
+    int[][] out = new int[clientCount][];
+    int[] shuffled = null;
+    for (int c = 0; c < clientCount; c++) {
+      if (c % subsetCount == 0) {
+        shuffled = shuffledRound(n, subsetSize, c / subsetCount);
+      }
+      out[c] = subset(shuffled, c % subsetCount, subsetSize);
+    }
+    return out;
+  }
+
+  /** Round {@code round}'s ranks, its leftover window left out, in the round's shuffled order. */
+  private int[] shuffledRound(int n, int subsetSize, int round) {
+    int leftover = n - (n / subsetSize) * subsetSize;
     int[] included = new int[n - leftover];
     int start = (int) (((long) round * leftover) % n);
     int m = 0;
@@ -43,10 +64,14 @@ final class DeterministicSubsetter implements Subsetter {
       }
     }
     int[] permutation = Shuffle.permutation(m, SplitMix64.derive(salt, Tags.DETERMINISTIC, round));
-    int[] out = new int[subsetSize];
-    for (int t = 0; t < subsetSize; t++) {
-      out[t] = included[permutation[subsetId * subsetSize + t]];
+    int[] shuffled = new int[m];
+    for (int i = 0; i < m; i++) {
+      shuffled[i] = included[permutation[i]];
     }
-    return out;
+    return shuffled;
+  }
+
+  private static int[] subset(int[] shuffled, int subsetId, int subsetSize) {
+    return java.util.Arrays.copyOfRange(shuffled, subsetId * subsetSize, (subsetId + 1) * subsetSize);
   }
 }

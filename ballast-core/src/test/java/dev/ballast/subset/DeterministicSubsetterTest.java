@@ -48,4 +48,23 @@ final class DeterministicSubsetterTest {
     assertThatThrownBy(() -> deterministic.subsetRanks(BackendSet.ofCount(5), ClientIdentity.of(0, 1), 0))
         .hasMessage("subsetSize: 0 (expected: 1..5)");
   }
+
+  /** assignAll shuffles once per round; each client must still get exactly what it computes alone. */
+  @Test
+  void assigningAllClientsGivesEachTheSubsetItComputesAlone() {
+    java.util.SplittableRandom random = new java.util.SplittableRandom(7);
+    for (int trial = 0; trial < 200; trial++) {
+      int n = 1 + random.nextInt(60);
+      int k = 1 + random.nextInt(n);
+      int clients = 1 + random.nextInt(40);
+      long salt = random.nextLong();
+      Subsetter subsetter = Subsetter.deterministic(salt);
+      int[][] all = subsetter.assignAll(BackendSet.ofCount(n), clients, k);
+      for (int c = 0; c < clients; c++) {
+        assertThat(all[c])
+            .as("trial %d: n %d, k %d, client %d of %d, salt %d", trial, n, k, c, clients, salt)
+            .containsExactly(subsetter.subsetRanks(BackendSet.ofCount(n), ClientIdentity.of(c, clients), k));
+      }
+    }
+  }
 }
