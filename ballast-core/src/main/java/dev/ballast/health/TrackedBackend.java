@@ -178,6 +178,12 @@ final class TrackedBackend extends BackendRequestFields implements Backend {
     if (outcome == null) {
       throw new NullPointerException("outcome: null (expected: a RequestOutcome)");
     }
+    // An end other than a success is counted before the in-flight count falls, so that whoever
+    // sees the backend idle also sees its ends counted (the first one creates the counters).
+    LongAdder end = outcome == RequestOutcome.SUCCESS ? null : endCounter(outcome);
+    if (end != null) {
+      end.increment();
+    }
     long before = (long) FLOW.getAndAdd(this, -1L);
     long active = before & ACTIVE_MASK;
     if (active == 0 || active > limit) {
@@ -188,29 +194,29 @@ final class TrackedBackend extends BackendRequestFields implements Backend {
       // before its undo landed (the count never exceeds the limit otherwise): it is unmatched too.
       // Until the undos land, concurrent picks see the backend at its limit and skip it.
       FLOW.getAndAdd(this, 1L);
+      if (end != null) {
+        end.decrement();
+      }
       UNMATCHED_ENDS.getAndAdd(this, 1L);
       // A pick that failed on the borrow's full look may be waiting for capacity.
       gate.signal();
       return;
     }
-    if (outcome != RequestOutcome.SUCCESS) {
-      LongAdder[] counted = ends;
-      if (counted == null) {
-        counted = firstEnd();
-      }
-      counted[outcome.ordinal()].increment();
-    }
     gate.signal();
   }
 
-  /** The end counters, created by the first end that needs them; a racing creator's are kept. */
-  private LongAdder[] firstEnd() {
-    LongAdder[] created = new LongAdder[RequestOutcome.values().length];
-    for (int i = 0; i < created.length; i++) {
-      created[i] = new LongAdder();
+  /** The counter of {@code outcome}'s ends; the first end that needs one creates them all (a racing creator's are kept). */
+  private LongAdder endCounter(RequestOutcome outcome) {
+    LongAdder[] counted = ends;
+    if (counted == null) {
+      LongAdder[] created = new LongAdder[RequestOutcome.values().length];
+      for (int i = 0; i < created.length; i++) {
+        created[i] = new LongAdder();
+      }
+      LongAdder[] won = (LongAdder[]) ENDS.compareAndExchange(this, null, created);
+      counted = won == null ? created : won;
     }
-    LongAdder[] won = (LongAdder[]) ENDS.compareAndExchange(this, null, created);
-    return won == null ? created : won;
+    return counted[outcome.ordinal()];
   }
 
   @Override
