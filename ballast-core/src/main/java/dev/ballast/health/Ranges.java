@@ -55,6 +55,39 @@ public final class Ranges {
     return value;
   }
 
+  /** Values longer than this many characters are quoted by their first {@link #QUOTED_PREFIX} only. */
+  public static final int LONGEST_QUOTE = 48;
+  /** How many characters of a long value a message quotes. */
+  public static final int QUOTED_PREFIX = 32;
+
+  /**
+   * A string value as a message quotes it: whole and in single quotes when it is short ({@code
+   * 'db'}), else its first {@value #QUOTED_PREFIX} characters and its length ({@code
+   * 'aaaaaaaa...' of 65536 characters}), so that a megabyte sent as a name never comes back
+   * whole in an error (a gRPC status travels in metadata of a few kilobytes). Characters count
+   * Unicode code points; control characters are written as {@code \u0000} escapes, so a message
+   * stays on one line.
+   */
+  public static String quote(String value) {
+    if (value == null) {
+      return "null";
+    }
+    int characters = value.codePointCount(0, value.length());
+    boolean whole = characters <= LONGEST_QUOTE;
+    int end = whole ? value.length() : value.offsetByCodePoints(0, QUOTED_PREFIX);
+    StringBuilder quoted = new StringBuilder(end + 32).append('\'');
+    for (int i = 0; i < end; i++) {
+      char c = value.charAt(i);
+      if (Character.isISOControl(c)) {
+        quoted.append(String.format(java.util.Locale.ROOT, "\\u%04x", (int) c));
+      } else {
+        quoted.append(c);
+      }
+    }
+    quoted.append(whole ? "'" : "...' of " + characters + " characters");
+    return quoted.toString();
+  }
+
   /**
    * A duration in the largest unit that holds it exactly, as HOCON files and the command line's
    * flags take it: {@code 2m}, {@code 20s}, {@code 1500ms}, {@code 250us}; {@code 0s} for zero.

@@ -35,6 +35,11 @@ public final class MaxMinAllocator {
    * are relative, so the range only keeps the sums meaningful.
    */
   public static final double MAX_WEIGHT = QuotaProto.MAX_WEIGHT;
+  /**
+   * The smallest weight accepted, the same as on the wire ({@link QuotaProto#MIN_WEIGHT}): it keeps
+   * every demand over weight finite, so the water level never overflows to infinity.
+   */
+  public static final double MIN_WEIGHT = QuotaProto.MIN_WEIGHT;
 
   private MaxMinAllocator() {}
 
@@ -50,7 +55,7 @@ public final class MaxMinAllocator {
    * proportion to {@code weights}.
    *
    * @throws IllegalArgumentException naming the value if the capacity or a demand is NaN,
-   *     negative or above {@link #MAX_RATE}, a weight is not in {@code (0, MAX_WEIGHT]}, or the
+   *     negative or above {@link #MAX_RATE}, a weight is not in {@code [MIN_WEIGHT, MAX_WEIGHT]}, or the
    *     arrays differ in length
    */
   public static double[] allocate(double capacity, double[] demands, double[] weights) {

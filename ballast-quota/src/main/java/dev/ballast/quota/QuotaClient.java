@@ -49,8 +49,10 @@ public final class QuotaClient implements AutoCloseable {
 
   /**
    * @param channel to the quota service; the client does not own it
-   * @param clientId names this client across requests and server restarts: 1..256 characters,
-   *     unique among the service's clients (a task's name, host and port, ...)
+   * @param clientId names this client across requests and server restarts: 1..256 characters and
+   *     at most 512 bytes in UTF-8, unique to this process among the service's clients (a task's
+   *     name, host and port, ...): the server grants a lease to one process per id
+   *     (docs/quota.md, "One client id, two processes")
    */
   public static Builder builder(Channel channel, String clientId) {
     return new Builder(Objects.requireNonNull(channel, "channel"), clientId);

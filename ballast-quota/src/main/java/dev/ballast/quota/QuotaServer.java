@@ -23,9 +23,12 @@ public final class QuotaServer implements AutoCloseable {
     this.service = service;
   }
 
-  /** Adds the service to the builder, builds the server and starts it. */
+  /**
+   * Adds the service and its {@linkplain QuotaService#transportFilter() transport filter} to the
+   * builder, builds the server and starts it.
+   */
   public static QuotaServer start(ServerBuilder<?> builder, QuotaService service) throws IOException {
-    return new QuotaServer(builder.addService(service).build().start(), service);
+    return new QuotaServer(builder.addTransportFilter(service.transportFilter()).addService(service).build().start(), service);
   }
 
   public QuotaService service() {

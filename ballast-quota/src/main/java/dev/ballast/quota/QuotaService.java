@@ -9,8 +9,12 @@ import dev.ballast.quota.v1.QuotaProto.ReleaseCapacityRequest;
 import dev.ballast.quota.v1.QuotaProto.ReleaseCapacityResponse;
 import dev.ballast.quota.v1.QuotaProto.ResourceRequest;
 import dev.ballast.quota.v1.QuotaProto.ResourceResponse;
+import dev.ballast.health.Ranges;
 import io.grpc.BindableService;
+import io.grpc.Metadata;
+import io.grpc.ServerInterceptors;
 import io.grpc.ServerServiceDefinition;
+import io.grpc.ServerTransportFilter;
 import io.grpc.Status;
 import io.grpc.StatusException;
 import io.grpc.stub.ServerCalls;
@@ -20,6 +24,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -29,22 +34,56 @@ import java.util.logging.Logger;
  * fairness, in leases. See {@link ResourceState} for the grant rule and docs/quota.md for the
  * bounds it keeps.
  *
- * <p>A malformed request (bytes that are not the message, a NaN or negative demand, an empty
- * client id) is answered INVALID_ARGUMENT, an unknown resource NOT_FOUND, each with a description
- * naming the value; no request can stop the service.
+ * <p>A malformed request (bytes that are not the message, a NaN or negative demand, an empty or
+ * oversized client id) is answered INVALID_ARGUMENT, an unknown resource NOT_FOUND, a new client
+ * past a resource's {@link ResourceConfig#maxClients()} RESOURCE_EXHAUSTED, each with a
+ * description naming the value (a long one by its first characters); no request can stop the
+ * service or grow its memory past the bound.
+ *
+ * <p>Behind mutual TLS, a lease belongs to the identity of the caller's certificate: the client id
+ * only tells apart the processes that share one, and no caller can refresh or release another
+ * identity's leases. Served by {@link QuotaServer} (or on a server built with {@link
+ * #transportFilter()}), a lease also belongs to the connection that took it, so that two processes
+ * sharing a client id are found out (see {@link #duplicateClientIds()}).
+ *
+ * <p>A replica of a replicated service leads some resources and follows the others ({@link
+ * #lead}, {@link #follow}): a request for a resource it does not lead is answered UNAVAILABLE with
+ * the leader's address in the trailer {@value #LEADER_TRAILER}.
  */
 public final class QuotaService implements BindableService {
   private static final Logger logger = Logger.getLogger(QuotaService.class.getName());
+  /** The trailer that names the replica leading a resource, {@code host:port}, on a follower's UNAVAILABLE. */
+  public static final String LEADER_TRAILER = "ballast-quota-leader";
+  static final Metadata.Key<String> LEADER = Metadata.Key.of(LEADER_TRAILER, Metadata.ASCII_STRING_MARSHALLER);
 
-  private final Map<String, ResourceState> resources = new LinkedHashMap<>();
+  private final Map<String, Resource> resources = new LinkedHashMap<>();
   private final NanoClock clock;
+  private final LongAdder duplicates = new LongAdder();
+  private final LongAdder refused = new LongAdder();
 
-  private QuotaService(List<ResourceConfig> configs, boolean learn, NanoClock clock) {
+  /** A configured resource: its ledger while this service leads it, else where its leader is. */
+  private static final class Resource {
+    final ResourceConfig config;
+    /** Null while another replica leads the resource (or none does yet). */
+    volatile ResourceState state;
+    /** The leader's address while following; null if none is known. */
+    volatile String leader;
+
+    Resource(ResourceConfig config) {
+      this.config = config;
+    }
+  }
+
+  private QuotaService(List<ResourceConfig> configs, boolean lead, boolean learn, NanoClock clock) {
     this.clock = clock;
     long now = clock.nanoTime();
     for (ResourceConfig config : configs) {
-      if (resources.putIfAbsent(config.name(), new ResourceState(config, now, learn)) != null) {
-        throw new IllegalArgumentException("resources: '" + config.name() + "' twice (expected: each name at most once)");
+      Resource resource = new Resource(config);
+      if (lead) {
+        resource.state = new ResourceState(config, now, learn, duplicates, refused);
+      }
+      if (resources.putIfAbsent(config.name(), resource) != null) {
+        throw new IllegalArgumentException("resources: " + Ranges.quote(config.name()) + " twice (expected: each name at most once)");
       }
     }
     if (resources.isEmpty()) {
@@ -67,34 +106,97 @@ public final class QuotaService implements BindableService {
    *     these resources within a lease length
    */
   public static QuotaService create(List<ResourceConfig> resources, boolean learn, NanoClock clock) {
-    return new QuotaService(List.copyOf(resources), learn, clock);
+    return new QuotaService(List.copyOf(resources), true, learn, clock);
+  }
+
+  /**
+   * A replica that leads none of its resources yet: it answers UNAVAILABLE for each until {@link
+   * #lead} or {@link #follow} says otherwise.
+   */
+  public static QuotaService replica(List<ResourceConfig> resources, NanoClock clock) {
+    return new QuotaService(List.copyOf(resources), false, false, clock);
+  }
+
+  /**
+   * Starts granting leases of a resource, from an empty ledger and learning for one lease length:
+   * a new leader does not know the leases the old one granted, exactly as after a restart. Does
+   * nothing if this service leads it already.
+   */
+  public void lead(String resource) {
+    Resource r = require(resource);
+    synchronized (r) {
+      if (r.state == null) {
+        r.state = new ResourceState(r.config, clock.nanoTime(), true, duplicates, refused);
+        r.leader = null;
+      }
+    }
+  }
+
+  /**
+   * Stops granting leases of a resource at once, forgetting its ledger, and sends its clients to
+   * {@code leaderAddress} ({@code host:port}; null while no leader is known).
+   */
+  public void follow(String resource, String leaderAddress) {
+    Resource r = require(resource);
+    synchronized (r) {
+      r.state = null;
+      r.leader = leaderAddress;
+    }
+  }
+
+  /** Whether this service grants leases of the resource now. */
+  public boolean leads(String resource) {
+    return require(resource).state != null;
+  }
+
+  /**
+   * Marks each connection, so that the service tells two processes sharing a client id apart.
+   * {@link QuotaServer} adds it; add it to a server you build yourself with {@code
+   * ServerBuilder.addTransportFilter}.
+   */
+  public ServerTransportFilter transportFilter() {
+    return QuotaCaller.connections();
   }
 
   /** Grants the client a lease for every resource of the request, in the request's order. */
   public GetCapacityResponse getCapacity(GetCapacityRequest request) throws StatusException {
+    return getCapacity(QuotaCaller.ANONYMOUS, request);
+  }
+
+  GetCapacityResponse getCapacity(QuotaCaller caller, GetCapacityRequest request) throws StatusException {
     List<ResourceState> states = new ArrayList<>(request.resources().size());
     for (ResourceRequest resource : request.resources()) {
-      states.add(resource(resource.resourceId()));
+      states.add(led(resource.resourceId()));
     }
     long now = clock.nanoTime();
     List<ResourceResponse> leases = new ArrayList<>(states.size());
     for (int i = 0; i < states.size(); i++) {
-      leases.add(states.get(i).request(request.clientId(), request.resources().get(i), now));
+      leases.add(states.get(i).request(caller, request.clientId(), request.resources().get(i), now));
     }
     return new GetCapacityResponse(leases);
   }
 
-  /** Forgets the client's leases of the listed resources (of all of them if none is listed). */
+  /** Forgets the client's leases of the listed resources (of all it leads if none is listed). */
   public void releaseCapacity(ReleaseCapacityRequest request) throws StatusException {
+    releaseCapacity(QuotaCaller.ANONYMOUS, request);
+  }
+
+  void releaseCapacity(QuotaCaller caller, ReleaseCapacityRequest request) throws StatusException {
     List<ResourceState> states = new ArrayList<>();
     if (request.resourceIds().isEmpty()) {
-      states.addAll(resources.values());
+      for (Resource r : resources.values()) {
+        ResourceState state = r.state;
+        if (state != null) {
+          states.add(state);
+        }
+      }
     } else {
       for (String id : request.resourceIds()) {
-        states.add(resource(id));
+        states.add(led(id));
       }
     }
-    states.forEach(state -> state.release(request.clientId()));
+    long now = clock.nanoTime();
+    states.forEach(state -> state.release(caller, request.clientId(), now));
   }
 
   /** The configured resources' names. */
@@ -102,50 +204,81 @@ public final class QuotaService implements BindableService {
     return resources.keySet();
   }
 
-  /** The sum of the leases of a resource outstanding now. */
+  /** The sum of the leases of a resource outstanding now (0 where this service does not lead it). */
   public double granted(String resource) {
-    return require(resource).granted(clock.nanoTime());
+    ResourceState state = require(resource).state;
+    return state == null ? 0 : state.granted(clock.nanoTime());
   }
 
-  /** The clients holding a lease of a resource now. */
+  /** The clients holding a lease of a resource now (0 where this service does not lead it). */
   public int clients(String resource) {
-    return require(resource).clients(clock.nanoTime());
+    ResourceState state = require(resource).state;
+    return state == null ? 0 : state.clients(clock.nanoTime());
   }
 
-  /** Whether a resource is still in its learning period. */
+  /** Whether a resource is still in its learning period (false where this service does not lead it). */
   public boolean learning(String resource) {
-    return require(resource).learning(clock.nanoTime());
+    ResourceState state = require(resource).state;
+    return state != null && state.learning(clock.nanoTime());
   }
 
-  private ResourceState require(String resource) {
-    ResourceState state = resources.get(resource);
-    if (state == null) {
-      throw new IllegalArgumentException("resource: '" + resource + "' (expected: one of " + resources.keySet() + ")");
+  /**
+   * Requests and releases refused because another open connection holds the client id's lease:
+   * two processes sharing one client id. Each such client id is also logged, at WARNING, at most
+   * once a lease length.
+   */
+  public long duplicateClientIds() {
+    return duplicates.sum();
+  }
+
+  /** New clients refused because their resource already had {@link ResourceConfig#maxClients()}. */
+  public long clientsRefused() {
+    return refused.sum();
+  }
+
+  private Resource require(String resource) {
+    Resource r = resources.get(resource);
+    if (r == null) {
+      throw new IllegalArgumentException("resource: " + Ranges.quote(resource) + " (expected: one of " + resources.keySet() + ")");
     }
-    return state;
+    return r;
   }
 
-  private ResourceState resource(String id) throws StatusException {
-    ResourceState state = resources.get(id);
-    if (state == null) {
+  /** The ledger of a resource this service leads; else NOT_FOUND, or UNAVAILABLE naming the leader. */
+  private ResourceState led(String id) throws StatusException {
+    Resource r = resources.get(id);
+    if (r == null) {
       throw Status.NOT_FOUND
-          .withDescription("ballast quota: resource_id: '" + id + "' (expected: one of " + resources.keySet() + ")")
+          .withDescription("ballast quota: resource_id: " + Ranges.quote(id) + " (expected: one of " + resources.keySet() + ")")
           .asException();
     }
-    return state;
+    ResourceState state = r.state;
+    if (state != null) {
+      return state;
+    }
+    String leader = r.leader;
+    Metadata trailers = new Metadata();
+    if (leader == null) {
+      throw Status.UNAVAILABLE.withDescription("ballast quota: resource_id: '" + id
+          + "' has no leader yet (expected: a retry once a replica leads it)").asException(trailers);
+    }
+    trailers.put(LEADER, leader);
+    throw Status.UNAVAILABLE.withDescription("ballast quota: resource_id: '" + id + "' is led by " + leader
+        + ", not by this replica (expected: the leader, named in the trailer " + LEADER_TRAILER + ")").asException(trailers);
   }
 
   @Override
   public ServerServiceDefinition bindService() {
-    return ServerServiceDefinition.builder(QuotaGrpc.SERVICE_NAME)
+    return ServerInterceptors.intercept(ServerServiceDefinition.builder(QuotaGrpc.SERVICE_NAME)
         .addMethod(QuotaGrpc.withRawRequest(QuotaGrpc.GET_CAPACITY),
-            ServerCalls.asyncUnaryCall(handler("GetCapacityRequest", GetCapacityRequest::parseFrom, this::getCapacity)))
+            ServerCalls.asyncUnaryCall(handler("GetCapacityRequest", GetCapacityRequest::parseFrom,
+                request -> getCapacity(QuotaCaller.current(), request))))
         .addMethod(QuotaGrpc.withRawRequest(QuotaGrpc.RELEASE_CAPACITY),
             ServerCalls.asyncUnaryCall(handler("ReleaseCapacityRequest", ReleaseCapacityRequest::parseFrom, request -> {
-              releaseCapacity(request);
+              releaseCapacity(QuotaCaller.current(), request);
               return new ReleaseCapacityResponse();
             })))
-        .build();
+        .build(), QuotaCaller.interceptor());
   }
 
   private interface Parser<T> {

@@ -19,13 +19,20 @@ import java.time.Duration;
  *     has expired.
  * @param refreshInterval how often a client asks again (default 5 s; 10 ms up to less than the
  *     lease length, so that a refresh that fails can be retried before the lease runs out)
+ * @param maxClients how many clients may hold a lease at once (default 10,000; 1..10,000,000):
+ *     the bound on the server's memory for the resource (a client costs about 400 bytes until its
+ *     lease expires). A new client past it is answered RESOURCE_EXHAUSTED naming the bound; the
+ *     clients already in keep their leases.
  */
 public record ResourceConfig(
-    String name, double capacity, double safeCapacity, Duration leaseLength, Duration refreshInterval) {
+    String name, double capacity, double safeCapacity, Duration leaseLength, Duration refreshInterval, int maxClients) {
   public static final Duration DEFAULT_LEASE = Duration.ofSeconds(20);
   public static final Duration DEFAULT_REFRESH = Duration.ofSeconds(5);
+  public static final int DEFAULT_MAX_CLIENTS = 10_000;
+  public static final int MAX_MAX_CLIENTS = 10_000_000;
 
   public ResourceConfig {
+    Ranges.checkInt("maxClients", maxClients, 1, MAX_MAX_CLIENTS);
     QuotaProto.checkId("name", name);
     QuotaProto.checkRate("capacity", capacity);
     if (!(safeCapacity >= 0 && safeCapacity <= capacity)) {
@@ -41,16 +48,25 @@ public record ResourceConfig(
     Ranges.checkDuration("refreshInterval", refreshInterval, Duration.ofMillis(10), leaseLength);
   }
 
+  /** A resource with at most {@link #DEFAULT_MAX_CLIENTS} clients. */
+  public ResourceConfig(String name, double capacity, double safeCapacity, Duration leaseLength, Duration refreshInterval) {
+    this(name, capacity, safeCapacity, leaseLength, refreshInterval, DEFAULT_MAX_CLIENTS);
+  }
+
   /** A resource with the default lease terms and no safe capacity. */
   public static ResourceConfig of(String name, double capacity) {
     return new ResourceConfig(name, capacity, 0, DEFAULT_LEASE, DEFAULT_REFRESH);
   }
 
   public ResourceConfig withSafeCapacity(double safeCapacity) {
-    return new ResourceConfig(name, capacity, safeCapacity, leaseLength, refreshInterval);
+    return new ResourceConfig(name, capacity, safeCapacity, leaseLength, refreshInterval, maxClients);
   }
 
   public ResourceConfig withLease(Duration leaseLength, Duration refreshInterval) {
-    return new ResourceConfig(name, capacity, safeCapacity, leaseLength, refreshInterval);
+    return new ResourceConfig(name, capacity, safeCapacity, leaseLength, refreshInterval, maxClients);
+  }
+
+  public ResourceConfig withMaxClients(int maxClients) {
+    return new ResourceConfig(name, capacity, safeCapacity, leaseLength, refreshInterval, maxClients);
   }
 }

@@ -267,7 +267,7 @@ public final class ResourceQuota implements AutoCloseable {
       return this;
     }
 
-    /** The priority: hungry clients' shares are in proportion to weight (default 1; more than 0, at most 1e6). */
+    /** The priority: hungry clients' shares are in proportion to weight (default 1; 1e-6..1e6). */
     public Builder weight(double weight) {
       QuotaProto.checkWeight("weight", weight);
       this.weight = weight;

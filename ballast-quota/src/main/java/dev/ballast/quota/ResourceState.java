@@ -1,11 +1,19 @@
 package dev.ballast.quota;
 
+import dev.ballast.health.Ranges;
+import dev.ballast.quota.QuotaCaller.Connection;
 import dev.ballast.quota.v1.QuotaProto.Lease;
 import dev.ballast.quota.v1.QuotaProto.ResourceRequest;
 import dev.ballast.quota.v1.QuotaProto.ResourceResponse;
+import io.grpc.Status;
+import io.grpc.StatusException;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 /**
  * One resource's clients and their leases on the server. Every request expires the leases that
@@ -19,12 +27,27 @@ import java.util.Map;
  * it reports holding, or the safe capacity if it holds none: a restarted server does not know the
  * leases its previous incarnation granted, and by the end of the period every one of them has been
  * reported or has expired.
+ *
+ * <p>Two guards keep one caller from hurting the others. The table holds at most {@link
+ * ResourceConfig#maxClients()} clients: a new one past that is refused, and the table does not
+ * grow. And a lease belongs to the connection that took it: while that connection is open and the
+ * lease runs, the same client id asking on another connection is a second process sharing the id.
+ * It is counted, logged, and granted nothing; the holder's lease and demand stand, so the ledger
+ * counts every lease in force once. The lease moves to the new connection when the old one has
+ * closed, or when the request reports holding exactly the lease the holder was granted (the same
+ * process, reconnected while the server still sees its old connection open).
  */
 final class ResourceState {
+  private static final Logger logger = Logger.getLogger(QuotaService.class.getName());
+  /** How much later than the server's a moved client's idea of its lease's expiry may be: one-way delays differ. */
+  private static final long MOVED_EXPIRY_SLACK_MILLIS = 1000;
+
   private final ResourceConfig config;
   private final long leaseNanos;
   private final long learningUntilNanos;
-  private final Map<String, ClientLease> clients = new HashMap<>();
+  private final Map<LeaseKey, ClientLease> clients = new HashMap<>();
+  private final LongAdder duplicates;
+  private final LongAdder refused;
   /** The sum of the clients' leases, kept as they change and summed afresh at every expiry scan. */
   private double totalHas;
   /** No lease expires before this: an expiry scan before it would find nothing. */
@@ -34,15 +57,28 @@ final class ResourceState {
   private double[] wants = new double[16];
   private double[] weights = new double[16];
 
+  /** A lease's owner: the identity its caller's certificate proves ("" without one) and the client id it wrote. */
+  private record LeaseKey(String identity, String clientId) {}
+
   private static final class ClientLease {
     double wants;
     double weight;
     double has;
     long expiresAtNanos;
+    /** Null when the server cannot tell connections apart. */
+    Connection connection;
+    boolean warned;
+    long warnedAtNanos;
   }
 
-  ResourceState(ResourceConfig config, long startNanos, boolean learn) {
+  /**
+   * @param duplicates counts the requests refused because another connection holds the client's lease
+   * @param refused counts the new clients refused because the table was full
+   */
+  ResourceState(ResourceConfig config, long startNanos, boolean learn, LongAdder duplicates, LongAdder refused) {
     this.config = config;
+    this.duplicates = duplicates;
+    this.refused = refused;
     this.leaseNanos = config.leaseLength().toNanos();
     this.learningUntilNanos = learn ? startNanos + leaseNanos : startNanos;
     this.noExpiryBeforeNanos = startNanos;
@@ -52,14 +88,27 @@ final class ResourceState {
     return config;
   }
 
-  synchronized ResourceResponse request(String clientId, ResourceRequest request, long nowNanos) {
+  synchronized ResourceResponse request(QuotaCaller caller, String clientId, ResourceRequest request, long nowNanos)
+      throws StatusException {
     expire(nowNanos);
-    ClientLease client = clients.get(clientId);
+    LeaseKey key = new LeaseKey(caller.identity() == null ? "" : caller.identity(), clientId);
+    ClientLease client = clients.get(key);
+    if (client != null && heldElsewhere(client, caller.connection(), request.has(), nowNanos)) {
+      duplicate(client, clientId, caller.connection(), nowNanos);
+      return response(0);
+    }
     if (client == null) {
+      if (clients.size() >= config.maxClients()) {
+        refused.increment();
+        throw Status.RESOURCE_EXHAUSTED.withDescription("ballast quota: clients of '" + config.name() + "': "
+            + config.maxClients() + " hold leases, so client_id " + Ranges.quote(clientId) + " cannot join (expected: at most "
+            + config.maxClients() + ", the resource's maxClients, --max-clients on the command line)").asException();
+      }
       client = new ClientLease();
-      clients.put(clientId, client);
+      clients.put(key, client);
       level = Double.NaN;
     }
+    client.connection = caller.connection();
     if (client.wants != request.wants() || client.weight != request.weight()) {
       client.wants = request.wants();
       client.weight = request.weight();
@@ -78,8 +127,40 @@ final class ResourceState {
     totalHas += grant - client.has;
     client.has = grant;
     client.expiresAtNanos = nowNanos + leaseNanos;
+    return response(grant);
+  }
+
+  private ResourceResponse response(double grant) {
     return new ResourceResponse(config.name(),
         new Lease(grant, config.leaseLength().toMillis(), config.refreshInterval().toMillis()), config.safeCapacity());
+  }
+
+  /**
+   * Whether another connection, still open, holds the client's lease. Not if the caller reports
+   * holding exactly that lease: only the holder was granted it, so it is the holder, reconnected.
+   */
+  private static boolean heldElsewhere(ClientLease client, Connection from, Lease has, long nowNanos) {
+    Connection holder = client.connection;
+    if (holder == null || from == null || holder == from || !holder.isOpen()) {
+      return false;
+    }
+    long leftMillis = TimeUnit.NANOSECONDS.toMillis(client.expiresAtNanos - nowNanos);
+    boolean holdsThatLease = has != null && has.capacity() == client.has
+        && has.expiresInMillis() <= leftMillis + MOVED_EXPIRY_SLACK_MILLIS;
+    return !holdsThatLease;
+  }
+
+  /** Counts a second process using the client's id, and says so once a lease length. */
+  private void duplicate(ClientLease client, String clientId, Connection from, long nowNanos) {
+    duplicates.increment();
+    if (client.warned && nowNanos - client.warnedAtNanos < leaseNanos) {
+      return;
+    }
+    client.warned = true;
+    client.warnedAtNanos = nowNanos;
+    logger.log(Level.WARNING, "ballast quota: client_id {0} asks for ''{1}'' on two connections at once: {2} holds"
+        + " the lease, {3} is granted nothing while it does (expected: a client_id unique to each process)",
+        new Object[] {Ranges.quote(clientId), config.name(), client.connection, from});
   }
 
   /** The water level, computed again only after demands changed: a steady fleet's refresh is O(1). */
@@ -101,12 +182,20 @@ final class ResourceState {
     return level;
   }
 
-  synchronized void release(String clientId) {
-    ClientLease gone = clients.remove(clientId);
-    if (gone != null) {
-      totalHas -= gone.has;
-      level = Double.NaN;
+  /** Forgets the client's lease, unless another connection holds it (then the release is a duplicate's, counted). */
+  synchronized void release(QuotaCaller caller, String clientId, long nowNanos) {
+    LeaseKey key = new LeaseKey(caller.identity() == null ? "" : caller.identity(), clientId);
+    ClientLease client = clients.get(key);
+    if (client == null) {
+      return;
     }
+    if (heldElsewhere(client, caller.connection(), null, nowNanos)) {
+      duplicate(client, clientId, caller.connection(), nowNanos);
+      return;
+    }
+    clients.remove(key);
+    totalHas -= client.has;
+    level = Double.NaN;
   }
 
   synchronized boolean learning(long nowNanos) {

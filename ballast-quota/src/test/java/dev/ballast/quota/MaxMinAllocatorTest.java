@@ -59,9 +59,59 @@ final class MaxMinAllocatorTest {
     assertThatThrownBy(() -> MaxMinAllocator.allocate(Double.POSITIVE_INFINITY, new double[] {1}))
         .hasMessage("capacity: Infinity (expected: 0..1e12)");
     assertThatThrownBy(() -> MaxMinAllocator.allocate(10, new double[] {1, 2}, new double[] {1, 0}))
-        .hasMessage("weights[1]: 0 (expected: more than 0, at most 1e6)");
+        .hasMessage("weights[1]: 0 (expected: 1e-6..1e6)");
     assertThatThrownBy(() -> MaxMinAllocator.allocate(10, new double[] {1, 2}, new double[] {1}))
         .hasMessage("weights: 1 of them (expected: one per demand, 2)");
+  }
+
+  /** The starved client of a weight of 1e-310: the level overflowed to infinity and the normal client got nothing. */
+  @Test
+  void aWeightBelowTheBoundIsRefusedAndTheSmallestAllowedOneKeepsTheArithmeticExact() {
+    assertThatThrownBy(() -> MaxMinAllocator.allocate(1000, new double[] {800, 800, 100}, new double[] {1e-310, 1e-310, 1}))
+        .hasMessage("weights[0]: 1e-310 (expected: 1e-6..1e6)");
+    assertThatThrownBy(() -> MaxMinAllocator.allocate(1000, new double[] {1}, new double[] {9.99e-7}))
+        .hasMessage("weights[0]: 0.000000999 (expected: 1e-6..1e6)");
+
+    double[] shares = MaxMinAllocator.allocate(
+        1000, new double[] {800, 800, 100}, new double[] {MaxMinAllocator.MIN_WEIGHT, MaxMinAllocator.MIN_WEIGHT, 1});
+
+    assertThat(shares).containsExactly(450, 450, 100);
+  }
+
+  /**
+   * Weights anywhere in 1e-6..1e6 (the bounds themselves half the time) and demands anywhere in
+   * 0..1e12: every share is finite, within its demand, and they add up to the capacity when the
+   * demands do not fit, or to the demands when they do, to within 1e-12 relative.
+   */
+  @Test
+  void sharesStayExactOverTheWholeRangeOfWeightsAndDemands() {
+    for (long seed = 0; seed < 2000; seed++) {
+      java.util.SplittableRandom random = new java.util.SplittableRandom(seed);
+      int n = 1 + random.nextInt(40);
+      double[] demands = new double[n];
+      double[] weights = new double[n];
+      for (int i = 0; i < n; i++) {
+        demands[i] = random.nextBoolean() ? MaxMinAllocator.MAX_RATE * random.nextDouble() : Math.pow(10, 12 * random.nextDouble());
+        weights[i] = switch (random.nextInt(4)) {
+          case 0 -> MaxMinAllocator.MIN_WEIGHT;
+          case 1 -> MaxMinAllocator.MAX_WEIGHT;
+          default -> Math.pow(10, -6 + 12 * random.nextDouble());
+        };
+      }
+      double capacity = random.nextBoolean() ? MaxMinAllocator.MAX_RATE : Math.pow(10, 12 * random.nextDouble());
+      String input = "seed " + seed + ": " + new Case(capacity, demands, weights);
+
+      double[] shares = MaxMinAllocator.allocate(capacity, demands, weights);
+
+      double sum = 0;
+      double demanded = 0;
+      for (int i = 0; i < n; i++) {
+        assertThat(shares[i]).as("share %d, %s", i, input).isFinite().isBetween(0.0, demands[i]);
+        sum += shares[i];
+        demanded += demands[i];
+      }
+      assertThat(sum).as("sum of the shares, %s", input).isCloseTo(Math.min(capacity, demanded), within(1e-12 * Math.min(capacity, demanded)));
+    }
   }
 
   record Case(double capacity, double[] demands, double[] weights) {

@@ -95,7 +95,7 @@ final class QuotaServerTest {
     Status status = rawCall(request("", "db", 1));
     assertThat(status.getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
     assertThat(status.getDescription()).isEqualTo(
-        "ballast quota: malformed GetCapacityRequest: client_id: '' (expected: 1..256 characters)");
+        "ballast quota: malformed GetCapacityRequest: client_id: '' (expected: 1..256 characters, at most 512 bytes in UTF-8)");
   }
 
   @Test
@@ -103,5 +103,32 @@ final class QuotaServerTest {
     Status status = rawCall(request("a", "cache", 1));
     assertThat(status.getCode()).isEqualTo(Status.Code.NOT_FOUND);
     assertThat(status.getDescription()).isEqualTo("ballast quota: resource_id: 'cache' (expected: one of [db])");
+  }
+
+  /**
+   * A client id of 64 KiB or 1 MiB used to come back whole in the status, past what gRPC's
+   * metadata carries: the call got no answer and the next one on the connection hung. Now the
+   * message quotes 32 characters and the length, and the connection carries on.
+   */
+  @Test
+  void aHugeClientIdIsInvalidArgumentQuotingAShortPrefixAndTheConnectionCarriesOn() throws Exception {
+    for (int length : new int[] {9_000, 64 * 1024, 1024 * 1024}) {
+      Status status = rawCall(request("x".repeat(length), "db", 1));
+
+      assertThat(status.getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+      assertThat(status.getDescription()).isEqualTo("ballast quota: malformed GetCapacityRequest: client_id: '"
+          + "x".repeat(32) + "...' of " + length + " characters, " + length
+          + " UTF-8 bytes (expected: 1..256 characters, at most 512 bytes in UTF-8)");
+      assertThat(call(new GetCapacityRequest("a", List.of(new ResourceRequest("db", 1)))).resources())
+          .as("a good call on the same connection after an id of %d characters", length).hasSize(1);
+    }
+  }
+
+  @Test
+  void aHugeResourceIdIsInvalidArgumentQuotingAShortPrefix() throws Exception {
+    Status status = rawCall(request("a", "r".repeat(100_000), 1));
+    assertThat(status.getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+    assertThat(status.getDescription()).startsWith("ballast quota: malformed GetCapacityRequest: resource_id: '"
+        + "r".repeat(32) + "...' of 100000 characters, 100000 UTF-8 bytes (expected:");
   }
 }

@@ -178,9 +178,9 @@ final class ResourceQuotaTest {
   @Test
   void settingsAreValidatedNamingTheValue() {
     assertThatThrownBy(() -> client.resource("db").wants(-1)).hasMessage("wants: -1 (expected: 0..1e12)");
-    assertThatThrownBy(() -> client.resource("db").weight(0)).hasMessage("weight: 0 (expected: more than 0, at most 1e6)");
+    assertThatThrownBy(() -> client.resource("db").weight(0)).hasMessage("weight: 0 (expected: 1e-6..1e6)");
     assertThatThrownBy(() -> client.resource("db").burst(0)).hasMessage("burst: 0 (expected: 1..1000000000)");
-    assertThatThrownBy(() -> client.resource("")).hasMessage("resourceId: '' (expected: 1..256 characters)");
-    assertThatThrownBy(() -> QuotaClient.builder(unusedChannel, "")).hasMessage("clientId: '' (expected: 1..256 characters)");
+    assertThatThrownBy(() -> client.resource("")).hasMessage("resourceId: '' (expected: 1..256 characters, at most 512 bytes in UTF-8)");
+    assertThatThrownBy(() -> QuotaClient.builder(unusedChannel, "")).hasMessage("clientId: '' (expected: 1..256 characters, at most 512 bytes in UTF-8)");
   }
 }

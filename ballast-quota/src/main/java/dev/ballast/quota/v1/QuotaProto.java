@@ -20,14 +20,27 @@ import java.util.Set;
  * naming the value.
  */
 public final class QuotaProto {
-  /** Client and resource ids: 1 to this many characters. */
-  public static final int MAX_ID_LENGTH = 256;
+  /**
+   * Client and resource ids: 1 to this many characters, counted as Unicode code points (an emoji is
+   * one), and at most {@link #MAX_ID_BYTES} bytes in UTF-8, as they travel.
+   */
+  public static final int MAX_ID_CHARACTERS = 256;
+  /** Client and resource ids: at most this many bytes in UTF-8 (256 ASCII characters, 170 of CJK). */
+  public static final int MAX_ID_BYTES = 512;
   /** Resources in one request: at most this many. */
   public static final int MAX_RESOURCES = 1000;
   /** Rates (wants, capacity, safe capacity): 0 to this many per second. */
   public static final double MAX_RATE = 1e12;
-  /** Weights: more than 0, at most this. */
+  /** Weights: at most this. */
   public static final double MAX_WEIGHT = 1e6;
+  /**
+   * Weights: at least this. Weights are relative, so the range {@code MIN_WEIGHT..MAX_WEIGHT}, a
+   * ratio of 1e12, loses nothing a priority needs; what it buys is arithmetic that stays exact: a
+   * demand over a weight is at most {@code MAX_RATE / MIN_WEIGHT = 1e18}, far from overflowing to
+   * infinity (which a weight of 1e-310 did, starving every other client), and a sum of up to
+   * 10 million weights keeps its 15 significant digits.
+   */
+  public static final double MIN_WEIGHT = 1e-6;
 
   private QuotaProto() {}
 
@@ -43,7 +56,7 @@ public final class QuotaProto {
       for (ResourceRequest resource : resources) {
         if (!seen.add(resource.resourceId())) {
           throw new IllegalArgumentException(
-              "resource_id: '" + resource.resourceId() + "' twice (expected: each resource at most once)");
+              "resource_id: " + Ranges.quote(resource.resourceId()) + " twice (expected: each resource at most once)");
         }
       }
     }
@@ -141,12 +154,45 @@ public final class QuotaProto {
     }
   }
 
-  /** Throws, naming {@code name} and the value, unless {@code id} is 1 to {@value #MAX_ID_LENGTH} characters. */
+  /**
+   * Throws, naming {@code name} and the value, unless {@code id} is 1 to {@value #MAX_ID_CHARACTERS}
+   * characters (code points) and at most {@value #MAX_ID_BYTES} bytes in UTF-8. The message quotes
+   * a long value by its first characters only, with its length.
+   */
   public static void checkId(String name, String id) {
-    if (id == null || id.isEmpty() || id.length() > MAX_ID_LENGTH) {
-      throw new IllegalArgumentException(
-          name + ": " + (id == null ? "null" : "'" + id + "'") + " (expected: 1.." + MAX_ID_LENGTH + " characters)");
+    if (id == null) {
+      throw new IllegalArgumentException(name + ": null " + ID_EXPECTED);
     }
+    int characters = id.codePointCount(0, id.length());
+    int bytes = utf8Length(id);
+    if (characters == 0 || characters > MAX_ID_CHARACTERS || bytes > MAX_ID_BYTES) {
+      String quoted = Ranges.quote(id);
+      String size = bytes <= MAX_ID_BYTES ? ""
+          : (quoted.endsWith(" characters") ? ", " : " of " + characters + " characters, ") + bytes + " UTF-8 bytes";
+      throw new IllegalArgumentException(name + ": " + quoted + size + " " + ID_EXPECTED);
+    }
+  }
+
+  private static final String ID_EXPECTED =
+      "(expected: 1.." + MAX_ID_CHARACTERS + " characters, at most " + MAX_ID_BYTES + " bytes in UTF-8)";
+
+  /** The length of {@code s} in UTF-8 (a lone surrogate, which no valid message holds, counted as 3 bytes). */
+  static int utf8Length(String s) {
+    int bytes = 0;
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (c < 0x80) {
+        bytes += 1;
+      } else if (c < 0x800) {
+        bytes += 2;
+      } else if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
+        bytes += 4;
+        i++;
+      } else {
+        bytes += 3;
+      }
+    }
+    return bytes;
   }
 
   /** Throws, naming {@code name} and the value, unless {@code rate} is 0 to {@link #MAX_RATE}. */
@@ -156,10 +202,10 @@ public final class QuotaProto {
     }
   }
 
-  /** Throws, naming {@code name} and the value, unless {@code weight} is more than 0 and at most {@link #MAX_WEIGHT}. */
+  /** Throws, naming {@code name} and the value, unless {@code weight} is {@link #MIN_WEIGHT} to {@link #MAX_WEIGHT}. */
   public static void checkWeight(String name, double weight) {
-    if (!(weight > 0 && weight <= MAX_WEIGHT)) {
-      throw new IllegalArgumentException(name + ": " + Ranges.format(weight) + " (expected: more than 0, at most 1e6)");
+    if (!(weight >= MIN_WEIGHT && weight <= MAX_WEIGHT)) {
+      throw new IllegalArgumentException(name + ": " + Ranges.format(weight) + " (expected: 1e-6..1e6)");
     }
   }
 

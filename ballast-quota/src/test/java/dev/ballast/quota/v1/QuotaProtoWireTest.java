@@ -129,13 +129,13 @@ final class QuotaProtoWireTest {
         .isInstanceOf(InvalidProtocolBufferException.class)
         .hasMessage("wants: NaN (expected: 0..1e12)");
     assertThatThrownBy(() -> GetCapacityRequest.parseFrom(new byte[0]))
-        .hasMessage("client_id: '' (expected: 1..256 characters)");
+        .hasMessage("client_id: '' (expected: 1..256 characters, at most 512 bytes in UTF-8)");
   }
 
   @Test
   void recordsRejectBadValuesNamingThem() {
     assertThatThrownBy(() -> new ResourceRequest("db", -1)).hasMessage("wants: -1 (expected: 0..1e12)");
-    assertThatThrownBy(() -> new ResourceRequest("db", 1, null, 0)).hasMessage("weight: 0 (expected: more than 0, at most 1e6)");
+    assertThatThrownBy(() -> new ResourceRequest("db", 1, null, 0)).hasMessage("weight: 0 (expected: 1e-6..1e6)");
     assertThatThrownBy(() -> new GetCapacityRequest("c", List.of(new ResourceRequest("db", 1), new ResourceRequest("db", 2))))
         .hasMessage("resource_id: 'db' twice (expected: each resource at most once)");
     assertThatThrownBy(() -> new GetCapacityRequest("c", List.of())).hasMessage("resource: 0 of them (expected: 1..1000)");
