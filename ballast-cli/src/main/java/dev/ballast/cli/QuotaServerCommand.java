@@ -2,6 +2,7 @@ package dev.ballast.cli;
 
 import dev.ballast.quota.QuotaServer;
 import dev.ballast.quota.QuotaServerMain;
+import dev.ballast.quota.ResourceConfig;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -21,6 +22,11 @@ import picocli.CommandLine.Option;
 final class QuotaServerCommand implements Callable<Integer> {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
+  @Option(names = "--host", paramLabel = "ADDRESS", defaultValue = QuotaServerMain.DEFAULT_HOST,
+      description = "The address to listen on (default: ${DEFAULT-VALUE}, this machine only: without mutual TLS the"
+          + " service authenticates no one). 0.0.0.0 for every IPv4 interface, :: for every interface.")
+  String host;
+
   @Option(names = "--port", paramLabel = "N", defaultValue = "" + QuotaServerMain.DEFAULT_PORT,
       description = "The port to listen on, 0..65535; 0 picks a free one (default: ${DEFAULT-VALUE}).")
   String port;
@@ -29,6 +35,11 @@ final class QuotaServerCommand implements Callable<Integer> {
       description = "A resource and its global limit per second, with the rate a client falls back to when it"
           + " cannot reach the service (default safe: 0); repeatable, at least one. Example: db=50000:safe=500.")
   List<String> resources = new ArrayList<>();
+
+  @Option(names = "--max-clients", paramLabel = "N", defaultValue = "" + ResourceConfig.DEFAULT_MAX_CLIENTS,
+      description = "How many clients may hold a lease of each resource at once, 1..10000000; a new client past it is"
+          + " refused RESOURCE_EXHAUSTED (default: ${DEFAULT-VALUE}).")
+  String maxClients;
 
   @Option(names = "--lease", paramLabel = "DURATION", defaultValue = "20s",
       description = "How long a grant holds, such as 20s or 500ms; 100ms..1h (default: ${DEFAULT-VALUE}).")
@@ -43,13 +54,36 @@ final class QuotaServerCommand implements Callable<Integer> {
           + " (default: on; --no-learning only when no other instance granted leases within a lease length).")
   boolean learning;
 
+  @Option(names = "--tls-cert", paramLabel = "FILE",
+      description = "Serve TLS: the server's certificate chain, PEM (with --tls-key).")
+  String tlsCert;
+
+  @Option(names = "--tls-key", paramLabel = "FILE", description = "The server's private key, PEM (PKCS#8).")
+  String tlsKey;
+
+  @Option(names = "--tls-client-ca", paramLabel = "FILE",
+      description = "Mutual TLS: accept only clients whose certificate this authority (PEM) signed; each lease then"
+          + " belongs to the identity of its caller's certificate.")
+  String tlsClientCa;
+
   @Override
   public Integer call() throws Exception {
     QuotaServerMain.Options options;
     QuotaServer server;
     try {
-      options = QuotaServerMain.options(QuotaServerMain.port(port), resources, lease, refresh, learning);
-      // A port in use is the user's to change, like a bad flag: one line and exit 2, no trace.
+      QuotaServerMain.Flags flags = new QuotaServerMain.Flags();
+      flags.host = host;
+      flags.port = QuotaServerMain.port(port);
+      flags.resources = resources;
+      flags.maxClients = QuotaServerMain.maxClients(maxClients);
+      flags.lease = lease;
+      flags.refresh = refresh;
+      flags.learn = learning;
+      flags.tlsCert = tlsCert;
+      flags.tlsKey = tlsKey;
+      flags.tlsClientCa = tlsClientCa;
+      options = flags.options();
+      // A port in use or TLS files that do not load are the user's to change, like a bad flag.
       server = QuotaServerMain.start(options);
     } catch (IllegalArgumentException e) {
       throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());

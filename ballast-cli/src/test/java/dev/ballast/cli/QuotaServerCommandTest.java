@@ -18,7 +18,8 @@ final class QuotaServerCommandTest {
   void helpListsTheFlags() {
     SimCommandTest.Result result = SimCommandTest.run("quota-server", "--help");
     assertThat(result.exitCode()).isZero();
-    assertThat(result.out()).contains("--port", "--resource", "--lease", "--refresh", "--[no-]learning");
+    assertThat(result.out()).contains("--host", "--port", "--resource", "--max-clients", "--lease", "--refresh",
+        "--[no-]learning", "--tls-cert", "--tls-key", "--tls-client-ca");
   }
 
   @Test
@@ -37,6 +38,12 @@ final class QuotaServerCommandTest {
         "--refresh: 2s (expected: less than the lease length, 1s)");
     assertUsageError(SimCommandTest.run("quota-server", "--resource", "db=10", "--resource", "db=5"),
         "--resource: 'db=5' (expected: each resource named once)");
+    assertUsageError(SimCommandTest.run("quota-server", "--resource", "db=10", "--max-clients", "many"),
+        "--max-clients: 'many' (expected: 1..10000000)");
+    assertUsageError(SimCommandTest.run("quota-server", "--resource", "db=10", "--tls-key", "server.key"),
+        "--tls-cert: missing (expected: --tls-cert and --tls-key together)");
+    assertUsageError(SimCommandTest.run("quota-server", "--resource", "db=10", "--host", "no-such-host.invalid"),
+        "--host: 'no-such-host.invalid' (unknown; expected: an IP address or a host name, 0.0.0.0 for every interface)");
   }
 
   @Test

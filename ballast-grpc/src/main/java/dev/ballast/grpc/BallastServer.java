@@ -78,7 +78,7 @@ public final class BallastServer {
     AdmissionLimiter limiter = settings.limiter == null
         ? null
         : AdmissionLimiter.create(settings.limiter, settings.cpuUtilization, settings.clock);
-    this.overload = new OverloadInterceptor(limiter, settings.minDeadline.toNanos(), settings.clock);
+    this.overload = new OverloadInterceptor(limiter, settings.minDeadline.toNanos(), settings.clock, settings.criticalityTrust);
     this.callerLimit = settings.callerKey == null
         ? null
         : new CallerRateLimitInterceptor(
@@ -160,6 +160,14 @@ public final class BallastServer {
   /** Calls whose {@code ballast-criticality} header named no criticality (taken as CRITICAL). */
   public long badCriticalityHeaders() {
     return overload.badCriticality();
+  }
+
+  /**
+   * Calls whose {@code ballast-criticality} claimed more than the {@linkplain
+   * Builder#criticalityTrust trust policy} lets their caller claim, served at the caller's cap.
+   */
+  public long criticalityDowngrades() {
+    return overload.downgraded();
   }
 
   /** Calls refused because their caller was over its rate limit (0 without a per-caller limit). */
@@ -276,8 +284,20 @@ public final class BallastServer {
     private int maxCallers = 10_000;
     private NanoClock callerClock = NanoClock.system();
     private NanoClock clock = NanoClock.system();
+    private CriticalityTrust criticalityTrust = CriticalityTrust.all();
 
     private Builder() {}
+
+    /**
+     * Whose {@code ballast-criticality} header to believe (default {@link CriticalityTrust#all()}):
+     * with mutual TLS, only callers whose certificate identity matches a pattern, or a cap per
+     * caller. A call that claims more than its caller may is served at the caller's cap and
+     * counted ({@link BallastServer#criticalityDowngrades()}), never refused for it.
+     */
+    public Builder criticalityTrust(CriticalityTrust trust) {
+      this.criticalityTrust = Objects.requireNonNull(trust, "criticalityTrust");
+      return this;
+    }
 
     /**
      * Caps each caller at {@code ratePerSecond} calls per second on this server, with bursts of
@@ -286,7 +306,8 @@ public final class BallastServer {
      * ballast-overload: shed}, without running. Health checks and probes are never limited. Off by
      * default; rate 0..10^9, burst 1..10^9.
      *
-     * @param callers who is calling: {@link CallerKey#header} or {@link CallerKey#remoteHost}
+     * @param callers who is calling: {@link CallerKey#certificate} behind mutual TLS (the one a
+     *     caller cannot choose), {@link CallerKey#header} or {@link CallerKey#remoteHost}
      */
     public Builder callerRateLimit(double ratePerSecond, long burst, CallerKey callers) {
       TokenBucket.create(ratePerSecond, burst); // validates both, naming the value

@@ -1,5 +1,6 @@
 package dev.ballast.grpc;
 
+import dev.ballast.identity.CertificateIdentity;
 import io.grpc.Grpc;
 import io.grpc.Metadata;
 import io.grpc.ServerCall;
@@ -22,6 +23,16 @@ public interface CallerKey {
   static CallerKey header(String name) {
     Metadata.Key<String> key = Metadata.Key.of(Objects.requireNonNull(name, "name"), Metadata.ASCII_STRING_MARSHALLER);
     return (call, headers) -> headers.get(key);
+  }
+
+  /**
+   * The identity the caller's TLS client certificate proves ({@link CertificateIdentity}: its
+   * URI name, such as a SPIFFE ID, else its DNS name, else its subject's CN): with mutual TLS, the
+   * one key a caller cannot change by writing another header. Null (the shared bucket) without a
+   * verified client certificate.
+   */
+  static CallerKey certificate() {
+    return (call, headers) -> CertificateIdentity.of(call.getAttributes().get(Grpc.TRANSPORT_ATTR_SSL_SESSION));
   }
 
   /** The peer's IP address (without the port: one caller per host). */

@@ -1,6 +1,7 @@
 package dev.ballast.grpc;
 
 import dev.ballast.health.NanoClock;
+import dev.ballast.health.Ranges;
 import dev.ballast.overload.TokenBucket;
 import io.grpc.Metadata;
 import io.grpc.ServerCall;
@@ -60,7 +61,7 @@ final class CallerRateLimitInterceptor extends ApplicationCallInterceptor {
     rejected.increment();
     Metadata trailers = new Metadata();
     trailers.put(OverloadSignal.TRAILER, OverloadSignal.SHED);
-    call.close(Status.RESOURCE_EXHAUSTED.withDescription("ballast: caller '" + caller + "' is over its rate limit of "
+    call.close(Status.RESOURCE_EXHAUSTED.withDescription("ballast: caller " + Ranges.quote(caller) + " is over its rate limit of "
         + rate + " calls per second (burst " + burst + ") on this server"), trailers);
     return new ServerCall.Listener<>() {};
   }

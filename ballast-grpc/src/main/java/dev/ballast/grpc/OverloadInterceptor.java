@@ -1,12 +1,14 @@
 package dev.ballast.grpc;
 
 import dev.ballast.health.NanoClock;
+import dev.ballast.identity.CertificateIdentity;
 import dev.ballast.overload.AdmissionLimiter;
 import dev.ballast.overload.Criticality;
 import dev.ballast.overload.Deadlines;
 import io.grpc.Context;
 import io.grpc.Contexts;
 import io.grpc.Deadline;
+import io.grpc.Grpc;
 import io.grpc.Metadata;
 import io.grpc.ServerCall;
 import io.grpc.ServerCallHandler;
@@ -18,8 +20,9 @@ import java.util.concurrent.atomic.LongAdder;
  * A Ballast server's side of overload protection, for every call before it runs:
  *
  * <ol>
- *   <li>reads the caller's criticality from the {@code ballast-criticality} header into the call's
- *       {@link Context}, where {@link BallastCalls#interceptor()} finds it for outgoing calls;
+ *   <li>reads the caller's criticality from the {@code ballast-criticality} header, downgraded to
+ *       what the {@link CriticalityTrust} lets that caller claim, into the call's {@link Context},
+ *       where {@link BallastCalls#interceptor()} finds it for outgoing calls;
  *   <li>answers DEADLINE_EXCEEDED at once, without running it, a call whose deadline has passed
  *       or is closer than {@code minDeadline};
  *   <li>if the server has an {@link AdmissionLimiter}, asks it, and answers a shed call at once
@@ -38,21 +41,24 @@ final class OverloadInterceptor extends ApplicationCallInterceptor {
   private final AdmissionLimiter limiter; // null: no limiter
   private final long minDeadlineNanos;
   private final NanoClock clock;
+  private final CriticalityTrust trust;
+  private final LongAdder downgraded = new LongAdder();
   private final LongAdder shed = new LongAdder();
   private final LongAdder refusedForDeadline = new LongAdder();
   private final LongAdder badCriticality = new LongAdder();
   private final LongAdder markedDontRetry = new LongAdder();
 
-  OverloadInterceptor(AdmissionLimiter limiter, long minDeadlineNanos, NanoClock clock) {
+  OverloadInterceptor(AdmissionLimiter limiter, long minDeadlineNanos, NanoClock clock, CriticalityTrust trust) {
     this.limiter = limiter;
     this.minDeadlineNanos = minDeadlineNanos;
     this.clock = clock;
+    this.trust = trust;
   }
 
   @Override
   <ReqT, RespT> ServerCall.Listener<ReqT> interceptApplicationCall(
       ServerCall<ReqT, RespT> call, Metadata headers, ServerCallHandler<ReqT, RespT> next) {
-    Criticality criticality = criticality(headers.get(BallastCalls.CRITICALITY_HEADER));
+    Criticality criticality = trusted(call, criticality(headers.get(BallastCalls.CRITICALITY_HEADER)));
     Deadline deadline = Context.current().getDeadline();
     if (deadline != null) {
       long left = deadline.timeRemaining(TimeUnit.NANOSECONDS);
@@ -75,6 +81,19 @@ final class OverloadInterceptor extends ApplicationCallInterceptor {
     }
     Context context = Context.current().withValue(BallastCalls.CRITICALITY_CONTEXT, criticality);
     return new Admitted<>(call).start(admitted -> Contexts.interceptCall(context, admitted, headers, next));
+  }
+
+  /** The claim, or what the caller may claim if it claims more (counted). */
+  private Criticality trusted(ServerCall<?, ?> call, Criticality claimed) {
+    if (trust.trustsAll()) {
+      return claimed;
+    }
+    String identity = CertificateIdentity.of(call.getAttributes().get(Grpc.TRANSPORT_ATTR_SSL_SESSION));
+    Criticality allowed = trust.allowed(identity, claimed);
+    if (allowed != claimed) {
+      downgraded.increment();
+    }
+    return allowed;
   }
 
   /** A header value, or the default when absent; an unknown value is counted and taken as the default. */
@@ -143,6 +162,11 @@ final class OverloadInterceptor extends ApplicationCallInterceptor {
   /** Calls whose {@code ballast-criticality} header was not a criticality, taken as the default. */
   long badCriticality() {
     return badCriticality.sum();
+  }
+
+  /** Calls whose criticality was lowered to what their caller may claim. */
+  long downgraded() {
+    return downgraded.sum();
   }
 
   /** Admitted calls answered "overloaded, don't retry". */

@@ -1,10 +1,17 @@
 package dev.ballast.quota;
 
 import dev.ballast.health.Ranges;
-import io.grpc.Grpc;
 import io.grpc.InsecureServerCredentials;
+import io.grpc.ServerCredentials;
+import io.grpc.TlsServerCredentials;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,22 +26,34 @@ import java.util.regex.Pattern;
  * java -cp ... dev.ballast.quota.QuotaServerMain --port 8470 --resource db=50000:safe=500 --lease 20s --refresh 5s
  * </pre>
  *
- * (or {@code ./ballast quota-server} with the same flags). Needs a gRPC transport on the class
- * path (the ballast command bundles grpc-netty-shaded). A bad flag prints one line naming the
- * value and exits with status 2. The flags' parsing lives here so that the command line shares it.
+ * (or {@code ./ballast quota-server} with the same flags). Needs grpc-netty-shaded on the class
+ * path (the ballast command bundles it): it binds one address and serves TLS from PEM files. A bad
+ * flag prints one line naming the value and exits with status 2. The flags' parsing lives here so
+ * that the command line shares it.
+ *
+ * <p>It listens on the loopback address unless {@code --host} names another: without TLS the
+ * service authenticates no one, so it is reachable from other machines only when asked to be.
  */
 public final class QuotaServerMain {
   public static final int DEFAULT_PORT = 8470;
-  static final String USAGE =
-      "usage: QuotaServerMain [--port N] --resource NAME=CAPACITY[:safe=RATE] ... [--lease 20s] [--refresh 5s] [--no-learning]";
+  public static final String DEFAULT_HOST = "127.0.0.1";
+  static final String USAGE = "usage: QuotaServerMain [--host ADDRESS] [--port N] --resource NAME=CAPACITY[:safe=RATE] ..."
+      + " [--max-clients N] [--lease 20s] [--refresh 5s] [--no-learning]"
+      + " [--tls-cert FILE --tls-key FILE [--tls-client-ca FILE]]";
 
   private static final Pattern RESOURCE = Pattern.compile("([^=:]+)=([^:]+)(?::safe=(.+))?");
   private static final Pattern DURATION = Pattern.compile("(\\d{1,9})(ms|s|m|h)");
 
   private QuotaServerMain() {}
 
-  /** What the flags say. */
-  public record Options(int port, List<ResourceConfig> resources, boolean learn) {
+  /**
+   * What the flags say.
+   *
+   * @param host the address to listen on, as written (a name or an IP address; {@code 0.0.0.0} for
+   *     every IPv4 interface, {@code ::} for every interface)
+   * @param tls null for plaintext
+   */
+  public record Options(String host, int port, List<ResourceConfig> resources, boolean learn, Tls tls) {
     public Options {
       if (port < 0 || port > 65535) {
         throw new IllegalArgumentException("--port: " + port + " (expected: 0..65535)");
@@ -42,6 +61,54 @@ public final class QuotaServerMain {
       resources = List.copyOf(resources);
       if (resources.isEmpty()) {
         throw new IllegalArgumentException("--resource: none (expected: at least one NAME=CAPACITY[:safe=RATE])");
+      }
+    }
+
+    /** Plaintext on the loopback address. */
+    public Options(int port, List<ResourceConfig> resources, boolean learn) {
+      this(DEFAULT_HOST, port, resources, learn, null);
+    }
+  }
+
+  /**
+   * TLS from PEM files.
+   *
+   * @param certificateChain the server's certificate, then any intermediates
+   * @param privateKey its private key, PKCS#8
+   * @param clientCa null: any client may connect; else mutual TLS, and only clients with a
+   *     certificate this authority signed can: the service then keys each lease on the
+   *     certificate's identity (docs/quota.md)
+   */
+  public record Tls(Path certificateChain, Path privateKey, Path clientCa) {
+    public Tls {
+      readable("--tls-cert", certificateChain, "the server's certificate chain");
+      readable("--tls-key", privateKey, "the server's private key");
+      if (clientCa != null) {
+        readable("--tls-client-ca", clientCa, "the certificate of the authority that signs the clients' certificates");
+      }
+    }
+
+    /** The credentials gRPC serves with. */
+    public ServerCredentials credentials() {
+      try {
+        TlsServerCredentials.Builder tls = TlsServerCredentials.newBuilder()
+            .keyManager(certificateChain.toFile(), privateKey.toFile());
+        if (clientCa != null) {
+          tls.trustManager(clientCa.toFile()).clientAuth(TlsServerCredentials.ClientAuth.REQUIRE);
+        }
+        return tls.build();
+      } catch (IOException e) {
+        throw new IllegalArgumentException("--tls-cert: '" + certificateChain + "' (cannot read: " + e.getMessage()
+            + "; expected: PEM files of the certificate chain and its private key)", e);
+      }
+    }
+
+    private static void readable(String flag, Path file, String what) {
+      if (file == null) {
+        throw new IllegalArgumentException(flag + ": missing (expected: a PEM file of " + what + ")");
+      }
+      if (!Files.isRegularFile(file) || !Files.isReadable(file)) {
+        throw new IllegalArgumentException(flag + ": '" + file + "' (not a readable file; expected: a PEM file of " + what + ")");
       }
     }
   }
@@ -61,15 +128,17 @@ public final class QuotaServerMain {
   }
 
   /**
-   * Starts the service on the options' port.
+   * Starts the service on the options' address.
    *
-   * @throws IllegalArgumentException in one line naming the port and the cause, when the port
-   *     cannot be listened on (most often another process holds it)
+   * @throws IllegalArgumentException in one line naming the flag and the cause, when the address
+   *     cannot be listened on (most often another process holds the port) or the TLS files cannot
+   *     be used
    */
   public static QuotaServer start(Options options) {
     QuotaService service = QuotaService.create(options.resources(), options.learn(), dev.ballast.health.NanoClock.system());
+    NettyServerBuilder builder = serverBuilder(options);
     try {
-      return QuotaServer.start(Grpc.newServerBuilderForPort(options.port(), InsecureServerCredentials.create()), service);
+      return QuotaServer.start(builder, service);
     } catch (IOException e) {
       throw new IllegalArgumentException(
           "--port: " + options.port() + " (" + whyNotListening(e) + "; expected: a free port, or 0 for any free one)", e);
@@ -102,47 +171,110 @@ public final class QuotaServerMain {
     return "cannot listen: " + (innermost.getMessage() == null ? innermost.getClass().getSimpleName() : innermost.getMessage());
   }
 
+  /** A Netty server builder on the options' address, with their TLS if any. */
+  public static NettyServerBuilder serverBuilder(Options options) {
+    ServerCredentials credentials = options.tls() == null ? InsecureServerCredentials.create() : options.tls().credentials();
+    try {
+      return NettyServerBuilder.forAddress(new InetSocketAddress(address(options.host()), options.port()), credentials);
+    } catch (IllegalArgumentException e) {
+      // Netty reads the PEM files here: a file that is not a certificate or a key.
+      throw new IllegalArgumentException("--tls-cert: '" + options.tls().certificateChain() + "' (cannot use: "
+          + e.getMessage() + "; expected: PEM files of a certificate chain and its PKCS#8 private key)", e);
+    }
+  }
+
+  /** The address {@code --host} names. */
+  public static InetAddress address(String host) {
+    try {
+      return InetAddress.getByName(host);
+    } catch (UnknownHostException e) {
+      throw new IllegalArgumentException("--host: " + Ranges.quote(host) + " (unknown; expected: an IP address or a host name,"
+          + " 0.0.0.0 for every interface)");
+    }
+  }
+
   static String describe(Options options, int port) {
-    StringBuilder text = new StringBuilder("ballast quota server on port " + port
+    String security = options.tls() == null ? "plaintext"
+        : options.tls().clientCa() == null ? "TLS" : "mutual TLS, clients of " + options.tls().clientCa();
+    StringBuilder text = new StringBuilder("ballast quota server on " + options.host() + " port " + port + " (" + security + ")"
         + (options.learn() ? ", learning for one lease length" : "") + ":");
     for (ResourceConfig r : options.resources()) {
-      text.append(String.format(Locale.ROOT, "%n  %s: capacity %s/s, safe capacity %s/s, lease %s, refresh %s",
+      text.append(String.format(Locale.ROOT, "%n  %s: capacity %s/s, safe capacity %s/s, lease %s, refresh %s, at most %d clients",
           r.name(), Ranges.format(r.capacity()), Ranges.format(r.safeCapacity()), Ranges.format(r.leaseLength()),
-          Ranges.format(r.refreshInterval())));
+          Ranges.format(r.refreshInterval()), r.maxClients()));
     }
     return text.toString();
   }
 
   /** Parses the flags; a bad one is an IllegalArgumentException with a one-line message naming it. */
   public static Options parse(String[] args) {
-    int port = DEFAULT_PORT;
-    List<String> specs = new ArrayList<>();
-    String lease = "20s";
-    String refresh = "5s";
-    boolean learn = true;
+    Flags flags = new Flags();
     for (int i = 0; i < args.length; i++) {
       String flag = args[i];
+      if (flag.equals("--no-learning")) {
+        flags.learn = false;
+        continue;
+      }
+      if (!Flags.WITH_VALUE.contains(flag)) {
+        throw new IllegalArgumentException("unknown option: " + Ranges.quote(flag) + " (" + USAGE + ")");
+      }
+      if (i + 1 == args.length) {
+        throw new IllegalArgumentException(flag + ": missing value (" + USAGE + ")");
+      }
+      String value = args[++i];
       switch (flag) {
-        case "--no-learning" -> learn = false;
-        case "--port", "--resource", "--lease", "--refresh" -> {
-          if (i + 1 == args.length) {
-            throw new IllegalArgumentException(flag + ": missing value (" + USAGE + ")");
-          }
-          String value = args[++i];
-          switch (flag) {
-            case "--port" -> port = port(value);
-            case "--resource" -> specs.add(value);
-            case "--lease" -> lease = value;
-            default -> refresh = value;
-          }
-        }
-        default -> throw new IllegalArgumentException("unknown option: '" + flag + "' (" + USAGE + ")");
+        case "--host" -> flags.host = value;
+        case "--port" -> flags.port = port(value);
+        case "--resource" -> flags.resources.add(value);
+        case "--max-clients" -> flags.maxClients = maxClients(value);
+        case "--lease" -> flags.lease = value;
+        case "--refresh" -> flags.refresh = value;
+        case "--tls-cert" -> flags.tlsCert = value;
+        case "--tls-key" -> flags.tlsKey = value;
+        default -> flags.tlsClientCa = value;
       }
     }
-    return options(port, specs, lease, refresh, learn);
+    return flags.options();
   }
 
-  /** The options from the flags' values, each checked. */
+  /** The flags' values as written, each with its default; {@link #options()} checks them. */
+  public static final class Flags {
+    static final List<String> WITH_VALUE = List.of(
+        "--host", "--port", "--resource", "--max-clients", "--lease", "--refresh", "--tls-cert", "--tls-key", "--tls-client-ca");
+
+    public String host = DEFAULT_HOST;
+    public int port = DEFAULT_PORT;
+    public List<String> resources = new ArrayList<>();
+    public int maxClients = ResourceConfig.DEFAULT_MAX_CLIENTS;
+    public String lease = "20s";
+    public String refresh = "5s";
+    public boolean learn = true;
+    /** Null: plaintext. */
+    public String tlsCert;
+    public String tlsKey;
+    public String tlsClientCa;
+
+    /** The options, each value checked. */
+    public Options options() {
+      address(host);
+      Tls tls = null;
+      if (tlsCert != null || tlsKey != null || tlsClientCa != null) {
+        if (tlsCert == null || tlsKey == null) {
+          throw new IllegalArgumentException((tlsCert == null ? "--tls-cert" : "--tls-key")
+              + ": missing (expected: --tls-cert and --tls-key together" + (tlsClientCa != null ? ", which --tls-client-ca needs)" : ")"));
+        }
+        tls = new Tls(Path.of(tlsCert), Path.of(tlsKey), tlsClientCa == null ? null : Path.of(tlsClientCa));
+      }
+      Options plain = QuotaServerMain.options(port, resources, lease, refresh, learn);
+      List<ResourceConfig> bounded = new ArrayList<>();
+      for (ResourceConfig r : plain.resources()) {
+        bounded.add(r.withMaxClients(maxClients));
+      }
+      return new Options(host, port, bounded, learn, tls);
+    }
+  }
+
+  /** The options from the flags' values, each checked: plaintext on the loopback address. */
   public static Options options(int port, List<String> resourceSpecs, String lease, String refresh, boolean learn) {
     Duration leaseLength = duration("--lease", lease);
     Duration refreshInterval = duration("--refresh", refresh);
@@ -157,6 +289,19 @@ public final class QuotaServerMain {
       resources.add(resource);
     }
     return new Options(port, resources, learn);
+  }
+
+  /** {@code --max-clients}: 1..10,000,000. */
+  public static int maxClients(String value) {
+    try {
+      int n = Integer.parseInt(value);
+      if (n >= 1 && n <= ResourceConfig.MAX_MAX_CLIENTS) {
+        return n;
+      }
+    } catch (NumberFormatException e) {
+      // reported below
+    }
+    throw new IllegalArgumentException("--max-clients: " + Ranges.quote(value) + " (expected: 1.." + ResourceConfig.MAX_MAX_CLIENTS + ")");
   }
 
   public static int port(String value) {

@@ -17,8 +17,8 @@ final class QuotaServerMainTest {
     assertThat(options.resources()).containsExactly(
         new ResourceConfig("db", 1000, 25, Duration.ofSeconds(3), Duration.ofSeconds(1)),
         new ResourceConfig("cache", 50_000, 0, Duration.ofSeconds(3), Duration.ofSeconds(1)));
-    assertThat(QuotaServerMain.describe(options, 8470)).startsWith("ballast quota server on port 8470:")
-        .contains("db: capacity 1000/s, safe capacity 25/s, lease 3s, refresh 1s");
+    assertThat(QuotaServerMain.describe(options, 8470)).startsWith("ballast quota server on 127.0.0.1 port 8470 (plaintext):")
+        .contains("db: capacity 1000/s, safe capacity 25/s, lease 3s, refresh 1s, at most 10000 clients");
   }
 
   /** Rates and durations read back as they were typed, not as 1.0E7 or PT20S. */
@@ -27,12 +27,15 @@ final class QuotaServerMainTest {
     QuotaServerMain.Options options = QuotaServerMain.parse(new String[] {
         "--resource", "db=10000000:safe=0.5", "--lease", "2m", "--refresh", "500ms"});
     assertThat(QuotaServerMain.describe(options, 8470))
-        .contains("db: capacity 10000000/s, safe capacity 0.5/s, lease 2m, refresh 500ms");
+        .contains("db: capacity 10000000/s, safe capacity 0.5/s, lease 2m, refresh 500ms, at most 10000 clients");
   }
 
   @Test
-  void defaultsToTwentySecondLeasesRefreshedEveryFiveAndLearning() {
+  void defaultsToTheLoopbackAddressInPlaintextTwentySecondLeasesRefreshedEveryFiveAndLearning() {
     QuotaServerMain.Options options = QuotaServerMain.parse(new String[] {"--resource", "db=10"});
+    assertThat(options.host()).isEqualTo("127.0.0.1");
+    assertThat(options.tls()).isNull();
+    assertThat(options.resources().get(0).maxClients()).isEqualTo(10_000);
     assertThat(options.port()).isEqualTo(QuotaServerMain.DEFAULT_PORT);
     assertThat(options.learn()).isTrue();
     assertThat(options.resources().get(0).leaseLength()).isEqualTo(Duration.ofSeconds(20));
@@ -61,5 +64,16 @@ final class QuotaServerMainTest {
         .hasMessage("--resource: none (expected: at least one NAME=CAPACITY[:safe=RATE])");
     assertThatThrownBy(() -> QuotaServerMain.parse(new String[] {"--resource"})).hasMessageStartingWith("--resource: missing value (usage:");
     assertThatThrownBy(() -> QuotaServerMain.parse(new String[] {"--verbose"})).hasMessageStartingWith("unknown option: '--verbose' (usage:");
+    assertThatThrownBy(() -> QuotaServerMain.parse(new String[] {"--resource", "db=10", "--max-clients", "0"}))
+        .hasMessage("--max-clients: '0' (expected: 1..10000000)");
+  }
+
+  @Test
+  void parsesTheHostAndTheBoundOnClients() {
+    QuotaServerMain.Options options = QuotaServerMain.parse(new String[] {
+        "--host", "0.0.0.0", "--resource", "db=10", "--resource", "cache=5", "--max-clients", "250"});
+    assertThat(options.host()).isEqualTo("0.0.0.0");
+    assertThat(options.resources()).extracting(ResourceConfig::maxClients).containsExactly(250, 250);
+    assertThat(QuotaServerMain.describe(options, 8470)).startsWith("ballast quota server on 0.0.0.0 port 8470 (plaintext)");
   }
 }
