@@ -11,23 +11,56 @@ import io.grpc.Channel;
 import io.grpc.Context;
 import io.grpc.Deadline;
 import io.grpc.ManagedChannel;
+import io.grpc.Metadata;
+import io.grpc.Status;
 import io.grpc.stub.ClientCalls;
 import io.grpc.stub.StreamObserver;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
 
 /**
- * The quota service over a gRPC channel. Calls start in the root context: a lease refresh that
- * {@link ResourceQuota#setWants} starts inside a request's handler must not end with that request.
- * Their deadlines count on the client's clock.
+ * The quota service over gRPC channels: one, or one per replica of a replicated service. Calls
+ * start in the root context: a lease refresh that {@link ResourceQuota#setWants} starts inside a
+ * request's handler must not end with that request. Their deadlines count on the client's clock.
+ *
+ * <p>With replicas, each resource's calls go to one replica at a time: to the leader a follower's
+ * answer names ({@value QuotaService#LEADER_TRAILER}), and to the next replica in turn when the
+ * one asked cannot be reached or has no leader to name.
  */
 final class GrpcQuotaTransport implements QuotaTransport {
-  private final Channel channel;
+  private final List<String> addresses;
+  private final Map<String, Channel> channels;
+  /** The replica each resource's calls go to now; the first one until an answer says otherwise. */
+  private final Map<String, String> targets = new ConcurrentHashMap<>();
   private final Deadline.Ticker ticker;
 
-  GrpcQuotaTransport(Channel channel, NanoClock clock) {
-    this.channel = channel;
+  GrpcQuotaTransport(Map<String, ? extends Channel> replicas, NanoClock clock) {
+    this.addresses = List.copyOf(replicas.keySet());
+    this.channels = Map.copyOf(replicas);
     this.ticker = deadlineTicker(clock);
+  }
+
+  private String target(String resource) {
+    return targets.getOrDefault(resource, addresses.get(0));
+  }
+
+  /** Where the next call for {@code resource} goes after a failed one to {@code address}. */
+  private Throwable failed(String resource, String address, Throwable error) {
+    Status status = Status.fromThrowable(error);
+    Metadata trailers = Status.trailersFromThrowable(error);
+    String leader = trailers == null ? null : trailers.get(QuotaService.LEADER);
+    if (leader != null && !leader.equals(address) && channels.containsKey(leader)) {
+      targets.put(resource, leader);
+      return new Redirected(leader, error);
+    }
+    if (addresses.size() > 1
+        && (status.getCode() == Status.Code.UNAVAILABLE || status.getCode() == Status.Code.DEADLINE_EXCEEDED)) {
+      targets.put(resource, addresses.get((addresses.indexOf(address) + 1) % addresses.size()));
+    }
+    return error;
   }
 
   /**
@@ -53,8 +86,11 @@ final class GrpcQuotaTransport implements QuotaTransport {
   @Override
   public void getCapacity(
       GetCapacityRequest request, long timeoutNanos, BiConsumer<GetCapacityResponse, Throwable> done) {
+    // A ResourceQuota asks for its one resource: its calls follow that resource's leader.
+    String resource = request.resources().get(0).resourceId();
+    String address = target(resource);
     Context.ROOT.run(() -> ClientCalls.asyncUnaryCall(
-        channel.newCall(QuotaGrpc.GET_CAPACITY, options(timeoutNanos)),
+        channels.get(address).newCall(QuotaGrpc.GET_CAPACITY, options(timeoutNanos)),
         request,
         new StreamObserver<>() {
           private GetCapacityResponse response;
@@ -66,7 +102,7 @@ final class GrpcQuotaTransport implements QuotaTransport {
 
           @Override
           public void onError(Throwable t) {
-            done.accept(null, t);
+            done.accept(null, failed(resource, address, t));
           }
 
           @Override
@@ -78,8 +114,9 @@ final class GrpcQuotaTransport implements QuotaTransport {
 
   @Override
   public void releaseCapacity(ReleaseCapacityRequest request, long timeoutNanos) {
+    String address = request.resourceIds().isEmpty() ? addresses.get(0) : target(request.resourceIds().get(0));
     Context.ROOT.run(() -> ClientCalls.asyncUnaryCall(
-        channel.newCall(QuotaGrpc.RELEASE_CAPACITY, options(timeoutNanos)),
+        channels.get(address).newCall(QuotaGrpc.RELEASE_CAPACITY, options(timeoutNanos)),
         request,
         new StreamObserver<ReleaseCapacityResponse>() {
           @Override
@@ -96,8 +133,10 @@ final class GrpcQuotaTransport implements QuotaTransport {
   @Override
   public void reconnectNow() {
     // The client's own backoff already spaces the retries; the channel's would add up to minutes.
-    if (channel instanceof ManagedChannel managed) {
-      managed.resetConnectBackoff();
+    for (Channel channel : channels.values()) {
+      if (channel instanceof ManagedChannel managed) {
+        managed.resetConnectBackoff();
+      }
     }
   }
 }

@@ -7,7 +7,9 @@ import dev.ballast.overload.Backoff;
 import io.grpc.Channel;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.SplittableRandom;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -55,7 +57,23 @@ public final class QuotaClient implements AutoCloseable {
    *     (docs/quota.md, "One client id, two processes")
    */
   public static Builder builder(Channel channel, String clientId) {
-    return new Builder(Objects.requireNonNull(channel, "channel"), clientId);
+    return new Builder(Map.of("quota", Objects.requireNonNull(channel, "channel")), clientId);
+  }
+
+  /**
+   * A client of a replicated service ({@code ballast-quota-zookeeper}): each resource's calls go
+   * to its leader, which a follower names in its answer, and to the next replica in turn when the
+   * one asked cannot be reached.
+   *
+   * @param replicas a channel to each replica, by the address the replicas advertise ({@code
+   *     host:port}), tried in the map's order; the client owns none of them
+   * @param clientId as for {@link #builder(Channel, String)}
+   */
+  public static Builder builder(Map<String, ? extends Channel> replicas, String clientId) {
+    if (replicas.isEmpty()) {
+      throw new IllegalArgumentException("replicas: none (expected: a channel to each replica, by its address)");
+    }
+    return new Builder(new LinkedHashMap<>(replicas), clientId);
   }
 
   public String clientId() {
@@ -90,7 +108,7 @@ public final class QuotaClient implements AutoCloseable {
   }
 
   public static final class Builder {
-    private final Channel channel;
+    private final Map<String, ? extends Channel> channels;
     private final String clientId;
     private ScheduledExecutorService executor;
     private NanoClock clock = NanoClock.system();
@@ -98,9 +116,9 @@ public final class QuotaClient implements AutoCloseable {
     private Duration rpcTimeout = Duration.ofSeconds(5);
     private long seed = System.nanoTime();
 
-    private Builder(Channel channel, String clientId) {
+    private Builder(Map<String, ? extends Channel> channels, String clientId) {
       QuotaProto.checkId("clientId", clientId);
-      this.channel = channel;
+      this.channels = channels;
       this.clientId = clientId;
     }
 
@@ -149,7 +167,7 @@ public final class QuotaClient implements AutoCloseable {
         });
         exec = own;
       }
-      return new QuotaClient(this, new GrpcQuotaTransport(channel, clock), QuotaTimer.of(exec), own);
+      return new QuotaClient(this, new GrpcQuotaTransport(channels, clock), QuotaTimer.of(exec), own);
     }
 
     /** For unit tests: any transport, manual time. */

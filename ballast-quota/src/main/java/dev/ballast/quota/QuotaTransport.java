@@ -7,7 +7,17 @@ import java.util.function.BiConsumer;
 
 /** How a {@link ResourceQuota} reaches the service: gRPC in production, a fake in unit tests. */
 interface QuotaTransport {
-  /** Calls {@code done} exactly once, with the response or the failure, on any thread. */
+  /** A call answered by a replica that does not lead the resource: the next call goes to the leader it named. */
+  final class Redirected extends Exception {
+    Redirected(String leader, Throwable answer) {
+      super("redirected to " + leader, answer);
+    }
+  }
+
+  /**
+   * Calls {@code done} exactly once, with the response or the failure, on any thread; the failure
+   * is a {@link Redirected} when the answer named the resource's leader.
+   */
   void getCapacity(GetCapacityRequest request, long timeoutNanos, BiConsumer<GetCapacityResponse, Throwable> done);
 
   /** Best effort, answer ignored. */

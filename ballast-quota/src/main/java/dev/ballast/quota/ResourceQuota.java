@@ -33,6 +33,7 @@ public final class ResourceQuota implements AutoCloseable {
   private static final Logger logger = Logger.getLogger(ResourceQuota.class.getName());
   private static final long DEFAULT_REFRESH_NANOS = TimeUnit.SECONDS.toNanos(5);
   private static final double BUCKET_MAX_RATE = 1e9;
+  private static final int MAX_REDIRECTS_AT_ONCE = 3;
 
   /** Where the rate being enforced comes from. */
   public enum Source {
@@ -63,6 +64,7 @@ public final class ResourceQuota implements AutoCloseable {
   private Source source = Source.NO_LEASE_YET;
   private long refreshNanos = DEFAULT_REFRESH_NANOS;
   private int failures;
+  private int redirects;
   private boolean inFlight;
   private boolean askAgain;
   private boolean closed;
@@ -193,6 +195,7 @@ public final class ResourceQuota implements AutoCloseable {
       return;
     }
     failures = 0;
+    redirects = 0;
     leases++;
     Lease lease = mine.lease();
     safeCapacity = mine.safeCapacity();
@@ -213,8 +216,15 @@ public final class ResourceQuota implements AutoCloseable {
   }
 
   private void failed(Throwable error) {
-    failures++;
     failedCalls++;
+    // A follower named the leader: ask it at once. A few in a row, then back off as for any failure,
+    // in case the replicas disagree while an election settles.
+    if (error instanceof QuotaTransport.Redirected && ++redirects <= MAX_REDIRECTS_AT_ONCE) {
+      send();
+      return;
+    }
+    redirects = 0;
+    failures++;
     if (failures == 1) {
       logger.log(Level.FINE, "ballast quota: refreshing the lease of '" + resourceId + "' failed, retrying", error);
     }

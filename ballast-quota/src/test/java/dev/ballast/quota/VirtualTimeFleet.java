@@ -35,12 +35,22 @@ final class VirtualTimeFleet implements QuotaFleet.Environment, AutoCloseable {
 
   @Override
   public Channel quotaChannel(int client) {
-    ManagedChannel channel = InProcessChannelBuilder.forName(serverName)
-        .directExecutor()
-        .scheduledExecutorService(scheduler)
-        .build();
+    ManagedChannel channel = channel(serverName, scheduler);
     channels.add(channel);
     return channel;
+  }
+
+  /** A channel to the in-process server {@code name}, on the scheduler's virtual time. */
+  static ManagedChannel channel(String name, FakeScheduler scheduler) {
+    return InProcessChannelBuilder.forName(name).directExecutor().scheduledExecutorService(scheduler).build();
+  }
+
+  /** A builder of the in-process server {@code name}, on the scheduler's clock and virtual time. */
+  static InProcessServerBuilder serverBuilder(String name, FakeScheduler scheduler) {
+    return InProcessServerBuilder.forName(name)
+        .directExecutor()
+        .scheduledExecutorService(scheduler)
+        .deadlineTicker(scheduler.deadlineTicker());
   }
 
   @Override
@@ -50,10 +60,7 @@ final class VirtualTimeFleet implements QuotaFleet.Environment, AutoCloseable {
 
   /** A builder of a server that the channels reach, on the fleet's clock and scheduler. */
   InProcessServerBuilder serverBuilder() {
-    return InProcessServerBuilder.forName(serverName)
-        .directExecutor()
-        .scheduledExecutorService(scheduler)
-        .deadlineTicker(scheduler.deadlineTicker());
+    return serverBuilder(serverName, scheduler);
   }
 
   /** Moves the fleet's time forward, running everything due on the way. */

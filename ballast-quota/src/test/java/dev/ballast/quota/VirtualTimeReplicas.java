@@ -1,0 +1,72 @@
+package dev.ballast.quota;
+
+import dev.ballast.health.NanoClock;
+import io.grpc.ManagedChannel;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ScheduledExecutorService;
+
+/**
+ * Replicas of a quota service in virtual time: in-process servers named {@code replica-0},
+ * {@code replica-1}, ... (their addresses, as followers name the leader), and the clients' channels
+ * to each, all on one {@link FakeScheduler}, as {@link VirtualTimeFleet} has them for one server.
+ */
+public final class VirtualTimeReplicas implements AutoCloseable {
+  private final FakeScheduler scheduler = new FakeScheduler(new FakeClock());
+  private final String prefix = "replica-" + System.identityHashCode(this) + "-";
+  private final List<String> addresses = new ArrayList<>();
+  private final List<ManagedChannel> channels = new ArrayList<>();
+
+  public VirtualTimeReplicas(int replicas) {
+    for (int i = 0; i < replicas; i++) {
+      addresses.add(prefix + i);
+    }
+  }
+
+  public NanoClock clock() {
+    return scheduler.clock();
+  }
+
+  public ScheduledExecutorService executor() {
+    return scheduler;
+  }
+
+  /** Replica {@code replica}'s address. */
+  public String address(int replica) {
+    return addresses.get(replica);
+  }
+
+  /** New channels for one client, one to each replica, by address, in the replicas' order. */
+  public Map<String, ManagedChannel> channels() {
+    Map<String, ManagedChannel> mine = new LinkedHashMap<>();
+    for (String address : addresses) {
+      ManagedChannel channel = VirtualTimeFleet.channel(address, scheduler);
+      channels.add(channel);
+      mine.put(address, channel);
+    }
+    return mine;
+  }
+
+  /** Starts replica {@code replica}'s server with {@code service}. */
+  public QuotaServer start(int replica, QuotaService service) throws IOException {
+    return QuotaServer.start(VirtualTimeFleet.serverBuilder(addresses.get(replica), scheduler), service);
+  }
+
+  public void advance(Duration duration) {
+    scheduler.advance(duration);
+  }
+
+  /** Moves time to {@code nanoTime}, running everything due on the way. */
+  public void advanceTo(long nanoTime) {
+    scheduler.advanceTo(nanoTime);
+  }
+
+  @Override
+  public void close() {
+    channels.forEach(ManagedChannel::shutdownNow);
+  }
+}
