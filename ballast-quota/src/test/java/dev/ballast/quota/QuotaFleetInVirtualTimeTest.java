@@ -12,6 +12,7 @@ import static dev.ballast.quota.fleet.QuotaFleet.SAFE_CAPACITY;
 import static dev.ballast.quota.fleet.QuotaFleet.SHARE_WINDOWS;
 import static dev.ballast.quota.fleet.QuotaFleet.SHORT_OUTAGE_END;
 import static dev.ballast.quota.fleet.QuotaFleet.SHORT_OUTAGE_START;
+import static dev.ballast.quota.fleet.FleetRecord.slots;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
@@ -53,16 +54,6 @@ final class QuotaFleetInVirtualTimeTest {
     try (VirtualTimeFleet fleet = new VirtualTimeFleet()) {
       return QuotaFleet.run(fleet);
     }
-  }
-
-  /** Every slot start in [from, to). */
-  private static double[] slots(double from, double to) {
-    int n = (int) Math.round((to - from) * 10);
-    double[] at = new double[n];
-    for (int k = 0; k < n; k++) {
-      at[k] = Math.round(from * 10 + k) / 10.0;
-    }
-    return at;
   }
 
   @Test

@@ -69,6 +69,16 @@ public final class FleetRecord {
     admitted[client][slot]++;
   }
 
+  /** Every slot start in [from, to), in seconds. */
+  public static double[] slots(double from, double to) {
+    int n = (int) Math.round((to - from) * 10);
+    double[] at = new double[n];
+    for (int k = 0; k < n; k++) {
+      at[k] = Math.round(from * 10 + k) / 10.0;
+    }
+    return at;
+  }
+
   /** All the calls the fleet's quotas admitted. */
   public long admittedCalls() {
     return Arrays.stream(admitted).flatMapToLong(Arrays::stream).sum();

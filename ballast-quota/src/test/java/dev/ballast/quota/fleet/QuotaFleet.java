@@ -79,29 +79,33 @@ public final class QuotaFleet {
       new Window("after the short outage", 25, LONG_OUTAGE_START),
       new Window("after the long outage and learning", 41, END));
 
-  private static final long TICK_NANOS = Duration.ofMillis(5).toNanos();
+  /** The load's tick: how often the fleet looks and offers calls, on its clock. */
+  public static final long TICK_NANOS = Duration.ofMillis(5).toNanos();
   private static final long FIRST_LEASES_WITHIN_NANOS = Duration.ofSeconds(20).toNanos();
 
   private QuotaFleet() {}
 
-  /** What differs between a run in virtual time and one on the wall clock. */
-  public interface Environment {
+  /** The time a fleet runs in: the clients' clock and executor, and how the run moves on. */
+  public interface Time {
     /** The clock of the clients, their buckets and the quota servers. */
     NanoClock clock();
 
     /** Runs the clients' refreshes. */
     ScheduledExecutorService executor();
 
-    /** A new channel, for one client, to where {@link #startServer} serves: the same address at every restart. */
-    Channel quotaChannel(int client);
-
-    QuotaServer startServer(QuotaService service) throws IOException;
-
     /** Returns once the clock reads {@code nanoTime} or later, everything due by then having run. */
     void waitUntil(long nanoTime);
 
     /** What else a call the client's quota admitted does (on loopback: it goes to a real backend). */
     default void admitted(int client, int slot) {}
+  }
+
+  /** What differs between a run in virtual time and one on the wall clock. */
+  public interface Environment extends Time {
+    /** A new channel, for one client, to where {@link #startServer} serves: the same address at every restart. */
+    Channel quotaChannel(int client);
+
+    QuotaServer startServer(QuotaService service) throws IOException;
   }
 
   public static double[] demandsA() {
@@ -152,31 +156,15 @@ public final class QuotaFleet {
    */
   public static FleetRecord run(Environment env) throws IOException, InterruptedException {
     NanoClock clock = env.clock();
-    double[] weights = weights();
     double[] demands = demandsA();
     QuotaService service = QuotaService.create(List.of(resource()), false, clock);
     QuotaServer server = env.startServer(service);
     List<QuotaClient> clients = new ArrayList<>();
-    List<ResourceQuota> quotas = new ArrayList<>();
     try {
       for (int i = 0; i < CLIENTS; i++) {
-        QuotaClient client = QuotaClient.builder(env.quotaChannel(i), "client-" + i)
-            .executor(env.executor())
-            .clock(clock)
-            .rpcTimeout(RPC_TIMEOUT)
-            .backoff(BACKOFF)
-            .seed(i)
-            .build();
-        clients.add(client);
-        quotas.add(client.resource(RESOURCE).wants(demands[i]).weight(weights[i]).burst(BURST).start());
+        clients.add(client(QuotaClient.builder(env.quotaChannel(i), "client-" + i), env, i));
       }
-      long giveUp = clock.nanoTime() + FIRST_LEASES_WITHIN_NANOS;
-      while (!quotas.stream().allMatch(q -> q.source() == ResourceQuota.Source.LEASE)) {
-        if (clock.nanoTime() - giveUp >= 0) {
-          throw new IllegalStateException("quota fleet: some client has no lease 20 s after the server started");
-        }
-        env.waitUntil(clock.nanoTime() + TICK_NANOS);
-      }
+      List<ResourceQuota> quotas = startQuotas(clients, env);
 
       FleetRecord record = new FleetRecord();
       long start = clock.nanoTime();
@@ -204,23 +192,60 @@ public final class QuotaFleet {
         }
         int slot = (int) ((now - start) / FleetRecord.SLOT_NANOS);
         record.look(slot, quotas, service);
-        double dt = (now - previous) / 1e9;
+        offer(demands, (now - previous) / 1e9, owed, quotas, record, slot, env);
         previous = now;
-        for (int i = 0; i < CLIENTS; i++) {
-          owed[i] += demands[i] * dt;
-          for (; owed[i] >= 1; owed[i] -= 1) {
-            if (quotas.get(i).tryAcquire()) {
-              record.admitted(i, slot);
-              env.admitted(i, slot);
-            }
-          }
-        }
         env.waitUntil(now + TICK_NANOS);
       }
       return record;
     } finally {
       clients.forEach(QuotaClient::close);
       server.kill();
+    }
+  }
+
+  /** Client {@code i}'s settings on the environment's clock and executor, seeded with {@code i}. */
+  public static QuotaClient client(QuotaClient.Builder builder, Time env, int i) {
+    return builder.executor(env.executor()).clock(env.clock()).rpcTimeout(RPC_TIMEOUT).backoff(BACKOFF).seed(i).build();
+  }
+
+  /**
+   * Starts each client's quota of the resource, with demands A, its weight and the burst, and
+   * returns once every one holds a lease.
+   *
+   * @throws IllegalStateException if some client holds no lease 20 s (of the environment's clock) later
+   */
+  public static List<ResourceQuota> startQuotas(List<QuotaClient> clients, Time env) {
+    double[] demands = demandsA();
+    double[] weights = weights();
+    List<ResourceQuota> quotas = new ArrayList<>();
+    for (int i = 0; i < CLIENTS; i++) {
+      quotas.add(clients.get(i).resource(RESOURCE).wants(demands[i]).weight(weights[i]).burst(BURST).start());
+    }
+    long giveUp = env.clock().nanoTime() + FIRST_LEASES_WITHIN_NANOS;
+    while (!quotas.stream().allMatch(q -> q.source() == ResourceQuota.Source.LEASE)) {
+      if (env.clock().nanoTime() - giveUp >= 0) {
+        throw new IllegalStateException("quota fleet: some client has no lease 20 s after the server started");
+      }
+      env.waitUntil(env.clock().nanoTime() + TICK_NANOS);
+    }
+    return quotas;
+  }
+
+  /**
+   * The calls of {@code seconds} more of the load: each client's arrive evenly at its demand
+   * ({@code owed} carries the fractions over) and go out if its quota admits them, counted in
+   * {@code slot}.
+   */
+  public static void offer(double[] demands, double seconds, double[] owed, List<ResourceQuota> quotas, FleetRecord record,
+      int slot, Time env) {
+    for (int i = 0; i < CLIENTS; i++) {
+      owed[i] += demands[i] * seconds;
+      for (; owed[i] >= 1; owed[i] -= 1) {
+        if (quotas.get(i).tryAcquire()) {
+          record.admitted(i, slot);
+          env.admitted(i, slot);
+        }
+      }
     }
   }
 

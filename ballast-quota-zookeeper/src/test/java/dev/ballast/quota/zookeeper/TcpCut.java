@@ -1,0 +1,105 @@
+package dev.ballast.quota.zookeeper;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * A TCP relay on loopback between one replica and ZooKeeper, which the test can cut: every
+ * connection closes at once and no new one is taken, as when the replica's process is killed with
+ * SIGKILL. ZooKeeper keeps the replica's session, and its leadership, until the session times out:
+ * closing the replica's Curator client instead would end the session at once, which a killed
+ * process never does.
+ */
+public final class TcpCut implements AutoCloseable {
+  private final ServerSocket listener;
+  private final int target;
+  private final List<Socket> sockets = new CopyOnWriteArrayList<>();
+  private volatile boolean cut;
+
+  public TcpCut(int targetPort) throws IOException {
+    this.target = targetPort;
+    this.listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+    Thread acceptor = new Thread(this::accept, "tcp-cut-" + listener.getLocalPort());
+    acceptor.setDaemon(true);
+    acceptor.start();
+  }
+
+  /** Where the replica connects: {@code 127.0.0.1:port}. */
+  public String address() {
+    return "127.0.0.1:" + listener.getLocalPort();
+  }
+
+  private void accept() {
+    while (!cut) {
+      try {
+        Socket replica = listener.accept();
+        Socket zookeeper = new Socket();
+        zookeeper.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), target));
+        sockets.add(replica);
+        sockets.add(zookeeper);
+        if (cut) {
+          closeAll();
+          return;
+        }
+        pump(replica, zookeeper);
+        pump(zookeeper, replica);
+      } catch (IOException e) {
+        if (!cut) {
+          continue;
+        }
+        return;
+      }
+    }
+  }
+
+  private void pump(Socket from, Socket to) {
+    Thread thread = new Thread(() -> {
+      byte[] buffer = new byte[8192];
+      try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
+        for (int n = in.read(buffer); n >= 0 && !cut; n = in.read(buffer)) {
+          out.write(buffer, 0, n);
+          out.flush();
+        }
+      } catch (IOException e) {
+        // the other side closed, or the cut did
+      }
+      closeQuietly(from);
+      closeQuietly(to);
+    }, "tcp-cut-pump");
+    thread.setDaemon(true);
+    thread.start();
+  }
+
+  /** Cuts every connection and takes no new one. */
+  public void cut() {
+    cut = true;
+    closeQuietly(listener);
+    closeAll();
+  }
+
+  private void closeAll() {
+    for (Socket socket : sockets) {
+      closeQuietly(socket);
+    }
+  }
+
+  private static void closeQuietly(AutoCloseable closeable) {
+    try {
+      closeable.close();
+    } catch (Exception e) {
+      // closing on the way out
+    }
+  }
+
+  @Override
+  public void close() {
+    cut();
+  }
+}
