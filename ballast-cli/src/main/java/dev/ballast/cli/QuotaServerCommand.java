@@ -66,10 +66,34 @@ final class QuotaServerCommand implements Callable<Integer> {
           + " belongs to the identity of its caller's certificate.")
   String tlsClientCa;
 
+  @Option(names = "--zookeeper", paramLabel = "HOST:PORT[,...]",
+      description = "Run as one of several replicas that elect a leader per resource through this ZooKeeper ensemble;"
+          + " followers send clients to the leader (docs/quota.md, High availability). Default: a single server.")
+  String zookeeper;
+
+  @Option(names = "--advertise", paramLabel = "HOST:PORT",
+      description = "With --zookeeper: where clients reach this replica, as followers name it to them.")
+  String advertise;
+
+  @Option(names = "--replica", paramLabel = "I/N",
+      description = "With --zookeeper: this is replica I (0-based) of N; it leads every Nth resource while all are up"
+          + " (default: it stands for every resource at once).")
+  String replica;
+
+  @Option(names = "--zookeeper-path", paramLabel = "PATH", defaultValue = "/ballast/quota",
+      description = "With --zookeeper: where the elections live, one path per service (default: ${DEFAULT-VALUE}).")
+  String zookeeperPath;
+
+  @Option(names = "--session-timeout", paramLabel = "DURATION", defaultValue = "2s",
+      description = "With --zookeeper: ZooKeeper's session timeout, how long a dead leader holds its resources;"
+          + " under the lease, so that clients keep their leases through a failover (default: ${DEFAULT-VALUE}).")
+  String sessionTimeout;
+
   @Override
   public Integer call() throws Exception {
     QuotaServerMain.Options options;
     QuotaServer server;
+    QuotaReplication replication;
     try {
       QuotaServerMain.Flags flags = new QuotaServerMain.Flags();
       flags.host = host;
@@ -83,10 +107,14 @@ final class QuotaServerCommand implements Callable<Integer> {
       flags.tlsKey = tlsKey;
       flags.tlsClientCa = tlsClientCa;
       options = flags.options();
+      replication = QuotaReplication.of(zookeeper, advertise, replica, zookeeperPath, sessionTimeout, options);
       // A port in use or TLS files that do not load are the user's to change, like a bad flag.
-      server = QuotaServerMain.start(options);
+      server = replication == null ? QuotaServerMain.start(options) : replication.start(options);
     } catch (IllegalArgumentException e) {
       throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+    }
+    if (replication != null) {
+      spec.commandLine().getOut().println(replication.describe());
     }
     QuotaServerMain.serve(server, options, spec.commandLine().getOut());
     return 0;

@@ -19,7 +19,8 @@ final class QuotaServerCommandTest {
     SimCommandTest.Result result = SimCommandTest.run("quota-server", "--help");
     assertThat(result.exitCode()).isZero();
     assertThat(result.out()).contains("--host", "--port", "--resource", "--max-clients", "--lease", "--refresh",
-        "--[no-]learning", "--tls-cert", "--tls-key", "--tls-client-ca");
+        "--[no-]learning", "--tls-cert", "--tls-key", "--tls-client-ca", "--zookeeper", "--advertise", "--replica",
+        "--zookeeper-path", "--session-timeout");
   }
 
   @Test
@@ -48,12 +49,26 @@ final class QuotaServerCommandTest {
 
   @Test
   void aPortInUseIsOneLineNamingThePortAndTheCauseWithExitTwo() throws Exception {
-    // Bound like the quota server binds (every address), so that its bind is refused.
+    // Held on every address, so that the quota server's bind of 127.0.0.1 is refused.
     try (ServerSocket taken = new ServerSocket(0)) {
       int port = taken.getLocalPort();
       SimCommandTest.Result result = SimCommandTest.run("quota-server", "--resource", "db=10", "--port", Integer.toString(port));
       assertUsageError(result,
           "--port: " + port + " (already in use; expected: a free port, or 0 for any free one)");
     }
+  }
+
+  @Test
+  void badReplicationFlagsAreOneLineUsageErrorsNamingTheValue() {
+    assertUsageError(SimCommandTest.run("quota-server", "--resource", "db=10", "--advertise", "quota-1:8470"),
+        "--advertise: without --zookeeper (expected: --zookeeper HOST:PORT[,...] to run as a replica)");
+    assertUsageError(SimCommandTest.run("quota-server", "--resource", "db=10", "--zookeeper", "zk:2181"),
+        "--advertise: missing (expected: HOST:PORT where clients reach this replica, with --zookeeper)");
+    assertUsageError(SimCommandTest.run("quota-server", "--resource", "db=10", "--zookeeper", "zk:2181",
+            "--advertise", "quota-1:8470", "--replica", "3/3"),
+        "--replica: '3/3' (expected: I/N with 0 <= I < N, such as 1/3)");
+    assertUsageError(SimCommandTest.run("quota-server", "--resource", "db=10", "--zookeeper", "zk:2181",
+            "--advertise", "quota-1:8470", "--lease", "2s", "--refresh", "1s"),
+        "--session-timeout: 2s (expected: less than the lease, 2s, so that clients keep their leases through a failover)");
   }
 }
