@@ -215,7 +215,6 @@ public final class ZooKeeperQuotaReplica implements AutoCloseable {
   @Override
   public void close() {
     closed = true;
-    timer.shutdownNow();
     for (Election election : elections.values()) {
       election.participants.close();
       if (election.joined) {
@@ -227,6 +226,8 @@ public final class ZooKeeperQuotaReplica implements AutoCloseable {
       }
       service.follow(election.resource, null);
     }
+    // Last: leaving an election tells its listener, on the events executor, that leadership ended.
+    timer.shutdown();
   }
 
   /** Settings of a replica; {@link #start()} joins the elections. */
