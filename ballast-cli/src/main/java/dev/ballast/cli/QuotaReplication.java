@@ -7,7 +7,6 @@ import dev.ballast.quota.QuotaServerMain;
 import dev.ballast.quota.QuotaService;
 import dev.ballast.quota.ResourceConfig;
 import dev.ballast.quota.zookeeper.ZooKeeperQuotaReplica;
-import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.regex.Matcher;
@@ -73,13 +72,7 @@ record QuotaReplication(String zookeeper, String advertise, int replica, int rep
   /** Starts the server as a replica that leads nothing until ZooKeeper says so, and joins the elections. */
   QuotaServer start(QuotaServerMain.Options options) {
     QuotaService service = QuotaService.replica(options.resources(), NanoClock.system());
-    QuotaServer server;
-    try {
-      server = QuotaServer.start(QuotaServerMain.serverBuilder(options), service);
-    } catch (IOException e) {
-      throw new IllegalArgumentException("--port: " + options.port() + " (cannot listen: " + e.getMessage()
-          + "; expected: a free port, or 0 for any free one)", e);
-    }
+    QuotaServer server = QuotaServerMain.start(options, service);
     int millis = (int) sessionTimeout.toMillis();
     CuratorFramework curator = CuratorFrameworkFactory.newClient(zookeeper, millis, millis, new ExponentialBackoffRetry(100, 5));
     curator.start();

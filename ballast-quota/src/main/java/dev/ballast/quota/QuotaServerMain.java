@@ -135,7 +135,11 @@ public final class QuotaServerMain {
    *     be used
    */
   public static QuotaServer start(Options options) {
-    QuotaService service = QuotaService.create(options.resources(), options.learn(), dev.ballast.health.NanoClock.system());
+    return start(options, QuotaService.create(options.resources(), options.learn(), dev.ballast.health.NanoClock.system()));
+  }
+
+  /** Starts {@code service} on the options' address; errors as {@link #start(Options)}. */
+  public static QuotaServer start(Options options, QuotaService service) {
     NettyServerBuilder builder = serverBuilder(options);
     try {
       return QuotaServer.start(builder, service);
