@@ -4,7 +4,7 @@ import dev.ballast.health.NanoClock;
 import java.util.function.DoubleSupplier;
 
 /**
- * A server's admission decision per request ({@link LimiterConfig} describes the two kinds).
+ * A server's admission decision per request ({@link LimiterConfig} describes the three kinds).
  * Call {@link #tryAcquire} when a request arrives; if it says no, answer at once with an
  * "overloaded" error without doing the request's work. If it says yes, end the request exactly
  * once: {@link #onComplete} when it ran (whatever its outcome), {@link #onDropped} when it was
@@ -17,12 +17,13 @@ public interface AdmissionLimiter {
 
   /**
    * A limiter on {@code clock}; {@code cpuUtilization} (0 to 1, the whole machine's or the
-   * process's share of it) is read once per slot, and only by the {@link LimiterConfig.Kind#CPU}
-   * limiter.
+   * process's share of it) is read once per slot, and only by the {@link
+   * LimiterConfig.Kind#CPU_OR_LATENCY} and {@link LimiterConfig.Kind#CPU} limiters.
    */
   static AdmissionLimiter create(LimiterConfig config, DoubleSupplier cpuUtilization, NanoClock clock) {
     return switch (config.kind()) {
-      case CPU -> new CpuLimiter(config, cpuUtilization, clock);
+      case CPU_OR_LATENCY -> new CpuLimiter(config, cpuUtilization, clock, true);
+      case CPU -> new CpuLimiter(config, cpuUtilization, clock, false);
       case GRADIENT -> new GradientLimiter(config, clock);
     };
   }
@@ -35,8 +36,7 @@ public interface AdmissionLimiter {
   /**
    * An admitted request ended after waiting {@code queuedNanos} for a worker and running for
    * {@code serviceNanos}. A server that cannot tell the two apart passes its whole time as
-   * service and 0 as queued (the CPU limiter then sees queueing as service; see
-   * docs/overload.md).
+   * service and 0 as queued (the CPU kind then sees queueing as service; see docs/overload.md).
    */
   void onComplete(long queuedNanos, long serviceNanos);
 
@@ -48,7 +48,10 @@ public interface AdmissionLimiter {
 
   int inFlight();
 
-  /** Whether the CPU limiter is shedding above its limit now; always true for the gradient limiter. */
+  /**
+   * Whether the limiter sheds above its limit now: while the server is hot for the CPU and
+   * CPU-or-latency kinds, always for the gradient kind.
+   */
   boolean isEnforcing();
 
   /** Requests of criticality {@code c} shed so far. */

@@ -9,7 +9,7 @@ import dev.ballast.health.NanoClock;
 final class GradientLimiter extends WindowedLimiter {
   // Written by one elected caller per slot; volatile so that the next one reads them.
   private volatile double estimate;
-  private volatile double baselineMicros = Double.MAX_VALUE;
+  private final LatencyBaseline baseline = new LatencyBaseline();
 
   GradientLimiter(LimiterConfig config, NanoClock clock) {
     super(config, clock);
@@ -33,7 +33,7 @@ final class GradientLimiter extends WindowedLimiter {
       return;
     }
     double recent = (double) latencyMicros.countAt(lastPeriod) / count;
-    baselineMicros = Math.min(baselineMicros * config.baselineRise(), Math.max(1, recent));
+    double baselineMicros = baseline.update(recent, config.baselineRise());
     double gradient = Math.max(0.5, Math.min(1.0, config.tolerance() * baselineMicros / Math.max(1, recent)));
     double target = estimate * gradient + Math.sqrt(estimate);
     if (inFlight() < estimate / 2) {
@@ -47,6 +47,6 @@ final class GradientLimiter extends WindowedLimiter {
 
   /** The baseline latency in microseconds (for tests and metrics); {@code Double.MAX_VALUE} before the first slot. */
   double baselineMicros() {
-    return baselineMicros;
+    return baseline.micros();
   }
 }

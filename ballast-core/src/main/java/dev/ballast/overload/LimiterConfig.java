@@ -8,19 +8,28 @@ import java.util.Arrays;
  * A server's adaptive admission limiter: how many requests it lets in at once, and whom it sheds
  * first. Built with {@link #builder()}; every setting is validated on {@link Builder#build()}.
  *
- * <p>Both kinds keep a limit L on requests in flight (admitted and not yet ended) and admit a
+ * <p>Every kind keeps a limit L on requests in flight (admitted and not yet ended) and admits a
  * request of criticality c while fewer than {@code L x criticalityShares[c]} are in flight, so
  * lower criticalities are shed first and {@code CRITICAL} (the default) sees exactly L.
  *
  * <ul>
- *   <li>{@link Kind#CPU} (default): the design of the talk in the project's reference material. It
- *       sheds only while the machine is hot (CPU, averaged over about a window, above {@code
- *       cpuThreshold}, or within {@code
- *       coolOff} of the last shed), and then caps requests in flight at L = maxPass x minService x
- *       {@code queueFactor}: the most requests completed per second in any slot of the last
- *       {@code window}, times the least mean service time of a slot, is the number of requests
- *       the server can have running at full speed without queueing; {@code queueFactor} admits a
- *       short queue on top so that cores never idle between requests.
+ *   <li>{@link Kind#CPU_OR_LATENCY} (default): the talk's design with a second signal, so that it
+ *       protects a server whatever its capacity is made of. It sheds only while the server is hot:
+ *       its CPU, averaged over about a window, is above {@code cpuThreshold}; or its latency
+ *       (queueing included), averaged the same way, is above {@code tolerance} times the least
+ *       slot-mean latency seen (rising by {@code baselineRise} per slot); or it shed within
+ *       {@code coolOff}. Then it caps requests in flight at L = maxPass x minService x {@code
+ *       queueFactor}, as {@link Kind#CPU} does, with minService never taken above that least
+ *       latency. A handler that waits on a pool, a lock or a downstream call never heats the CPU,
+ *       but its queue shows in its latency.
+ *   <li>{@link Kind#CPU}: the talk's design alone. It sheds only while the machine is hot (CPU,
+ *       averaged over about a window, above {@code cpuThreshold}, or within {@code coolOff} of
+ *       the last shed), and then caps requests in flight at L = maxPass x minService x {@code
+ *       queueFactor}: the most requests completed per second in any slot of the last {@code
+ *       window}, times the least mean service time of a slot, is the number of requests the
+ *       server can have running at full speed without queueing; {@code queueFactor} admits a short
+ *       queue on top so that cores never idle between requests. A server whose handlers wait
+ *       rather than compute is never hot, and is not protected.
  *   <li>{@link Kind#GRADIENT}: for servers that share a machine, where CPU says nothing about this
  *       server's capacity. It watches latency instead: every slot, L moves towards {@code L x
  *       min(1, tolerance x baseline / recent) + sqrt(L)}, smoothed by {@code smoothing}, where
@@ -29,26 +38,27 @@ import java.util.Arrays;
  *       for good is followed. Latency settles near {@code tolerance} times its unloaded value.
  * </ul>
  *
- * @param kind which limiter (default {@link Kind#CPU})
- * @param cpuThreshold CPU utilization above which the CPU limiter sheds (default 0.8, the talk's
- *     800 permille; 0.05..1.0)
- * @param coolOff how long after a shed the CPU limiter keeps shedding above L even if CPU fell
- *     below the threshold, so that it does not flap (default 1 s; 0..1 min)
+ * @param kind which limiter (default {@link Kind#CPU_OR_LATENCY})
+ * @param cpuThreshold CPU utilization above which the CPU and CPU-or-latency limiters shed
+ *     (default 0.8, the talk's 800 permille; 0.05..1.0)
+ * @param coolOff how long after a shed the CPU and CPU-or-latency limiters keep shedding above L
+ *     though the server cooled, so that they do not flap (default 1 s; 0..1 min)
  * @param window how far back passes and service times are kept (default 1 s; 10 ms..1 min)
  * @param slots the window's slots; L is recomputed once per slot (default 10; 2..1000)
- * @param queueFactor the CPU limiter's queue allowance, as a multiple of the requests it can run
- *     at once (default 4.0: at twice its capacity a server queues about three times what it runs,
- *     which keeps its cores busy and leaves critical requests room while sheddable ones are shed,
- *     see docs/overload.md; 1.0..100)
+ * @param queueFactor the CPU and CPU-or-latency limiters' queue allowance, as a multiple of the
+ *     requests the server can run at once (default 4.0: at twice its capacity a server queues
+ *     about three times what it runs, which keeps its cores busy and leaves critical requests room
+ *     while sheddable ones are shed, see docs/overload.md; 1.0..100)
  * @param initialLimit L before the first measurement (default 100; minLimit..maxLimit)
  * @param minLimit the least L (default 4; 1..maxLimit)
  * @param maxLimit the most L (default 10000; minLimit..1000000)
- * @param tolerance the gradient limiter's allowed latency, as a multiple of the baseline
- *     (default 2.0; 1.0..100)
+ * @param tolerance the allowed latency, as a multiple of the baseline: the gradient limiter holds
+ *     latency near it, the CPU-or-latency limiter is hot above it (default 2.0; 1.0..100)
  * @param smoothing how far the gradient limiter moves L towards its new value per slot (default
  *     0.2; 0.01..1.0)
- * @param baselineRise the factor by which the gradient limiter's baseline may rise per slot
- *     (default 1.0001: doubling takes about 7,000 slots, 12 minutes at 100 ms; 1.0..2.0)
+ * @param baselineRise the factor by which the baseline latency of the gradient and CPU-or-latency
+ *     limiters may rise per slot (default 1.0001: doubling takes about 7,000 slots, 12 minutes at
+ *     100 ms; 1.0..2.0)
  * @param criticalityShares the share of L each criticality may fill, in the order of {@link
  *     Criticality} (default 1.5, 1.0, 0.75, 0.5; each 0.05..10 and none above a more important
  *     one's)
@@ -68,8 +78,13 @@ public record LimiterConfig(
     double baselineRise,
     double[] criticalityShares) {
 
-  /** The two limiters. */
+  /** The limiters. */
   public enum Kind {
+    /**
+     * CPU above a threshold or latency above its baseline x tolerance, then in flight above max
+     * pass rate x min service time (the default: safe whether handlers compute or wait).
+     */
+    CPU_OR_LATENCY,
     /** CPU above a threshold, then in flight above max pass rate x min service time. */
     CPU,
     /** Latency against its unloaded baseline, no CPU signal. */
@@ -78,7 +93,7 @@ public record LimiterConfig(
 
   public LimiterConfig {
     if (kind == null) {
-      throw new IllegalArgumentException("kind: null (expected: cpu or gradient)");
+      throw new IllegalArgumentException("kind: null (expected: cpu_or_latency, cpu or gradient)");
     }
     Ranges.checkDouble("cpuThreshold", cpuThreshold, 0.05, 1.0);
     Ranges.checkDuration("coolOff", coolOff, Duration.ZERO, Duration.ofMinutes(1));
@@ -172,7 +187,7 @@ public record LimiterConfig(
 
   /** Settings start at their defaults. */
   public static final class Builder {
-    private Kind kind = Kind.CPU;
+    private Kind kind = Kind.CPU_OR_LATENCY;
     private double cpuThreshold = 0.8;
     private Duration coolOff = Duration.ofSeconds(1);
     private Duration window = Duration.ofSeconds(1);

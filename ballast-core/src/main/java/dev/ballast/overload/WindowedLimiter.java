@@ -22,6 +22,7 @@ abstract class WindowedLimiter implements AdmissionLimiter {
   private final AtomicLongArray shed = new AtomicLongArray(LEVELS);
   private final AtomicLong nextRecompute;
   private final long slotNanos;
+  private final long originNanos;
   volatile int limit;
 
   WindowedLimiter(LimiterConfig config, NanoClock clock) {
@@ -30,8 +31,9 @@ abstract class WindowedLimiter implements AdmissionLimiter {
     this.shares = config.criticalityShares();
     long now = clock.nanoTime();
     this.slotNanos = config.window().toNanos() / config.slots();
-    this.passes = new SlidingCounter(config.slots(), slotNanos, now);
-    this.latencyMicros = new SlidingCounter(config.slots(), slotNanos, now);
+    this.originNanos = now;
+    this.passes = newCounter();
+    this.latencyMicros = newCounter();
     this.nextRecompute = new AtomicLong(now + slotNanos);
     this.limit = config.initialLimit();
   }
@@ -82,7 +84,11 @@ abstract class WindowedLimiter implements AdmissionLimiter {
     long now = clock.nanoTime();
     passes.add(now, 1);
     latencyMicros.add(now, Math.max(0, sampleNanos(queuedNanos, serviceNanos)) / 1000);
+    recorded(now, queuedNanos, serviceNanos);
   }
+
+  /** An admitted request ended at {@code now}; for a kind that keeps more than passes and its sample. */
+  void recorded(long now, long queuedNanos, long serviceNanos) {}
 
   /** The latency this limiter learns from. */
   abstract long sampleNanos(long queuedNanos, long serviceNanos);
@@ -110,6 +116,11 @@ abstract class WindowedLimiter implements AdmissionLimiter {
   @Override
   public final long shed(Criticality c) {
     return shed.get(c.ordinal());
+  }
+
+  /** An empty counter over the window's slots, its periods numbered as those of {@link #passes}. */
+  final SlidingCounter newCounter() {
+    return new SlidingCounter(config.slots(), slotNanos, originNanos);
   }
 
   final double slotSeconds() {

@@ -13,7 +13,8 @@ final class AdmissionLimiterTest {
   private final FakeClock clock = new FakeClock();
   private final AtomicReference<Double> cpu = new AtomicReference<>(0.5);
 
-  private AdmissionLimiter cpuLimiter() {
+  /** The default kind, which watches CPU as the CPU kind does (and latency besides, see CpuOrLatencyLimiterTest). */
+  private AdmissionLimiter defaultLimiter() {
     return AdmissionLimiter.create(LimiterConfig.defaults(), cpu::get, clock);
   }
 
@@ -28,7 +29,7 @@ final class AdmissionLimiterTest {
 
   @Test
   void aCoolServerAdmitsEverythingWhateverItHasInFlight() {
-    AdmissionLimiter limiter = cpuLimiter();
+    AdmissionLimiter limiter = defaultLimiter();
     for (int i = 0; i < 5000; i++) {
       assertThat(limiter.tryAcquire(Criticality.SHEDDABLE)).isTrue();
     }
@@ -39,7 +40,7 @@ final class AdmissionLimiterTest {
   @Test
   void theCpuLimitIsMaxPassTimesMinServiceTimesTheQueueFactor() {
     cpu.set(0.9);
-    AdmissionLimiter limiter = cpuLimiter();
+    AdmissionLimiter limiter = defaultLimiter();
     // Slots: 40 passes of 20 ms, 80 of 10 ms, 60 of 15 ms. maxPass = 800/s, minService = 10 ms:
     // 8 requests can run at once; queue factor 4: limit 32.
     slotOf(limiter, 40, 20);
@@ -53,7 +54,7 @@ final class AdmissionLimiterTest {
 
   @Test
   void cpuIsAveragedSoThatOneBusySlotDoesNotStartShedding() {
-    AdmissionLimiter limiter = cpuLimiter(); // 0.5 at first
+    AdmissionLimiter limiter = defaultLimiter(); // 0.5 at first
     slotOf(limiter, 10, 10);
     slotOf(limiter, 10, 10); // its first call reads 0.5
     cpu.set(1.0);
@@ -69,20 +70,26 @@ final class AdmissionLimiterTest {
   @Test
   void aHotServerShedsAboveItsLimitAndLowerCriticalitiesFirst() {
     cpu.set(0.95);
-    AdmissionLimiter limiter = cpuLimiter();
+    AdmissionLimiter limiter = defaultLimiter();
     slotOf(limiter, 40, 20);
     slotOf(limiter, 80, 10);
     clock.advance(Duration.ofMillis(100));
     // Limit 32: SHEDDABLE up to 16 in flight, SHEDDABLE_PLUS 24, CRITICAL 32, CRITICAL_PLUS 48.
-    int sheddable = admitted(limiter, Criticality.SHEDDABLE, 100);
-    int sheddablePlus = admitted(limiter, Criticality.SHEDDABLE_PLUS, 100);
-    int critical = admitted(limiter, Criticality.CRITICAL, 100);
-    int criticalPlus = admitted(limiter, Criticality.CRITICAL_PLUS, 100);
+    assertThat(admittedLeastImportantFirst(limiter)).containsExactly(16, 8, 8, 16);
     assertThat(limiter.limit()).isEqualTo(32);
-    assertThat(new int[] {sheddable, sheddablePlus, critical, criticalPlus}).containsExactly(16, 8, 8, 16);
     assertThat(limiter.shed(Criticality.SHEDDABLE)).isEqualTo(84);
     assertThat(limiter.shed(Criticality.CRITICAL_PLUS)).isEqualTo(84);
     assertThat(limiter.inFlight()).isEqualTo(48);
+  }
+
+  /** Requests admitted of 100 tries of each criticality, SHEDDABLE first, none ending. */
+  private static int[] admittedLeastImportantFirst(AdmissionLimiter limiter) {
+    return new int[] {
+      admitted(limiter, Criticality.SHEDDABLE, 100),
+      admitted(limiter, Criticality.SHEDDABLE_PLUS, 100),
+      admitted(limiter, Criticality.CRITICAL, 100),
+      admitted(limiter, Criticality.CRITICAL_PLUS, 100)
+    };
   }
 
   private static int admitted(AdmissionLimiter limiter, Criticality c, int tries) {
@@ -114,11 +121,83 @@ final class AdmissionLimiterTest {
 
   @Test
   void anUnreadableCpuCountsAsHot() {
-    AdmissionLimiter limiter = cpuLimiter();
+    AdmissionLimiter limiter = defaultLimiter();
     cpu.set(Double.NaN);
     clock.advance(Duration.ofMillis(100));
     limiter.tryAcquire(Criticality.CRITICAL);
     assertThat(limiter.isEnforcing()).isTrue();
+  }
+
+  /** The default kind on a CPU that stays cool (5%): only latency can make it hot. */
+  private CpuLimiter coolDefaultLimiter() {
+    return (CpuLimiter) AdmissionLimiter.create(LimiterConfig.defaults(), () -> 0.05, clock);
+  }
+
+  /** {@code slots} slots as {@link #slotOf}. */
+  private void slotsOf(AdmissionLimiter limiter, int slots, int completions, long latencyMs) {
+    for (int s = 0; s < slots; s++) {
+      slotOf(limiter, completions, latencyMs);
+    }
+  }
+
+  /** The first call of a slot recomputes; it takes no room. */
+  private static void recompute(AdmissionLimiter limiter) {
+    if (limiter.tryAcquire(Criticality.CRITICAL_PLUS)) {
+      limiter.onDropped();
+    }
+  }
+
+  @Test
+  void latencyFarAboveItsBaselineMakesACoolServerShedAndItsReturnLetsItGo() {
+    CpuLimiter limiter = coolDefaultLimiter();
+    slotsOf(limiter, 10, 20, 20);
+    recompute(limiter);
+    assertThat(limiter.isEnforcing()).isFalse();
+    // Baseline: 20 ms with its margin of two standard errors over 180 requests, about 23 ms. The
+    // window's mean climbs past twice that within a few slots.
+    slotsOf(limiter, 3, 20, 200);
+    recompute(limiter);
+    assertThat(limiter.latencyHot()).isTrue();
+    assertThat(limiter.cpuHot()).isFalse();
+    assertThat(limiter.isEnforcing()).isTrue();
+    // maxPass 200/s x min(least slot mean 20 ms, baseline about 23 ms) x 4.
+    assertThat(limiter.limit()).isEqualTo(16);
+
+    // Back to 20 ms: once the slow slots leave the window and the cool-off has passed, it lets go.
+    slotsOf(limiter, 20, 20, 20);
+    recompute(limiter);
+    assertThat(limiter.latencyHot()).isFalse();
+    assertThat(limiter.isEnforcing()).isFalse();
+  }
+
+  @Test
+  void whenLatencyAloneSaysOverloadedLowerCriticalitiesAreShedFirst() {
+    CpuLimiter limiter = coolDefaultLimiter();
+    slotsOf(limiter, 10, 20, 20);
+    slotsOf(limiter, 3, 20, 200);
+    recompute(limiter);
+    assertThat(limiter.isEnforcing()).isTrue();
+    // Limit 16: SHEDDABLE up to 8 in flight, SHEDDABLE_PLUS 12, CRITICAL 16, CRITICAL_PLUS 24.
+    assertThat(admittedLeastImportantFirst(limiter)).containsExactly(8, 4, 4, 8);
+    assertThat(limiter.limit()).isEqualTo(16);
+    assertThat(limiter.shed(Criticality.SHEDDABLE)).isEqualTo(92);
+    assertThat(limiter.shed(Criticality.CRITICAL_PLUS)).isEqualTo(92);
+  }
+
+  @Test
+  void aWindowOfAFewFastRequestsDoesNotSetTheBaseline() {
+    CpuLimiter limiter = coolDefaultLimiter();
+    // Nine requests of 1 ms: too few to stand for the service.
+    slotOf(limiter, 9, 1);
+    recompute(limiter);
+    assertThat(limiter.latencyHot()).isFalse();
+    // Then the service's usual 20 ms, over slots of 20 completions: never hot.
+    for (int s = 0; s < 20; s++) {
+      slotOf(limiter, 20, 20);
+      recompute(limiter);
+      assertThat(limiter.latencyHot()).as("slot %d", s).isFalse();
+    }
+    assertThat(limiter.isEnforcing()).isFalse();
   }
 
   @Test

@@ -27,7 +27,7 @@ final class OverloadConfigValidationTest {
     assertThatThrownBy(() -> LimiterConfig.builder().cpuThreshold(1.5).build())
         .isInstanceOf(IllegalArgumentException.class).hasMessage("cpuThreshold: 1.5 (expected: 0.05..1)");
     assertThatThrownBy(() -> LimiterConfig.builder().kind(null).build())
-        .hasMessage("kind: null (expected: cpu or gradient)");
+        .hasMessage("kind: null (expected: cpu_or_latency, cpu or gradient)");
     assertThatThrownBy(() -> LimiterConfig.builder().minLimit(50).initialLimit(10).build())
         .hasMessage("initialLimit: 10 (expected: 50..10000)");
     assertThatThrownBy(() -> LimiterConfig.builder().queueFactor(0.5).build())
