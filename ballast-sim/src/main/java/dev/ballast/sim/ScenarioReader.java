@@ -520,12 +520,15 @@ public final class ScenarioReader {
     }
     LimiterConfig limiter = null;
     if (flag(o + "limiter.enabled")) {
-      String kind = string(o + "limiter.kind");
-      if (!kind.equals("cpu") && !kind.equals("gradient")) {
-        throw fail(o + "limiter.kind", kind, "cpu or gradient");
-      }
+      String kindName = string(o + "limiter.kind");
+      LimiterConfig.Kind kind = switch (kindName) {
+        case "cpu-or-latency" -> LimiterConfig.Kind.CPU_OR_LATENCY;
+        case "cpu" -> LimiterConfig.Kind.CPU;
+        case "gradient" -> LimiterConfig.Kind.GRADIENT;
+        default -> throw fail(o + "limiter.kind", kindName, "cpu-or-latency, cpu or gradient");
+      };
       limiter = core(o + "limiter", () -> LimiterConfig.builder()
-          .kind(kind.equals("cpu") ? LimiterConfig.Kind.CPU : LimiterConfig.Kind.GRADIENT)
+          .kind(kind)
           .cpuThreshold(number(o + "limiter.cpu-threshold", 0.05, 1))
           .queueFactor(number(o + "limiter.queue-factor", 1, 100))
           .tolerance(number(o + "limiter.tolerance", 1, 100))

@@ -3,6 +3,7 @@ package dev.ballast.sim;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.ballast.overload.LimiterConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -27,6 +28,16 @@ final class ScenarioReaderTest {
     assertThat(defaults.restart().minDrainNanos()).isEqualTo(10_000_000_000L);
     assertThat(defaults.restart().maxDrainNanos()).isEqualTo(150_000_000_000L);
     assertThat(defaults.clients().subsetSize()).isBetween(20, 100);
+  }
+
+  @Test
+  void theSimulatedLimiterIsTheLibrarysDefaultAndTheOtherKindsCanBeChosen(@TempDir Path dir) throws Exception {
+    assertThat(ScenarioReader.defaults().overload().limiter()).isEqualTo(LimiterConfig.defaults());
+    Path file = dir.resolve("cpu.conf");
+    Files.writeString(file, "name = cpu\noverload.limiter.kind = cpu\n");
+    assertThat(ScenarioReader.read(file).overload().limiter().kind()).isEqualTo(LimiterConfig.Kind.CPU);
+    Files.writeString(file, "name = cpu\noverload.limiter.kind = gradient\n");
+    assertThat(ScenarioReader.read(file).overload().limiter().kind()).isEqualTo(LimiterConfig.Kind.GRADIENT);
   }
 
   @Test
@@ -67,7 +78,7 @@ final class ScenarioReaderTest {
         "backends.count = 0 | bad.conf: backends.count: 0 (expected: a whole number 1..1000000)",
         "duration = soon | bad.conf: duration: soon (expected: a duration such as 15ms, 10s or 2m)",
         "load.utilization = 60 | bad.conf: load.utilization: 60 (expected: a number 0.001..50)",
-        "overload.limiter.kind = magic | bad.conf: overload.limiter.kind: magic (expected: cpu or gradient)",
+        "overload.limiter.kind = magic | bad.conf: overload.limiter.kind: magic (expected: cpu-or-latency, cpu or gradient)",
         "overload.throttle.k = 1 | bad.conf: overload.throttle.k: 1 (expected: a number 1.1..10)",
         "overload.retry.overload-retry-floor = urgent | bad.conf: overload.retry.overload-retry-floor: urgent (expected: critical_plus, critical, sheddable_plus or sheddable)",
         "policies = [best] | bad.conf: policies: best (expected: one of round_robin, least_loaded_round_robin,",
