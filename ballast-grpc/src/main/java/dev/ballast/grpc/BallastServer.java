@@ -342,11 +342,22 @@ public final class BallastServer {
     }
 
     /**
+     * Sheds calls the server cannot serve in time with the default adaptive admission limiter,
+     * {@link LimiterConfig#defaults()}: hot when the process's CPU or the calls' latency says so,
+     * whether handlers compute or wait (see {@link #adaptiveLimiter(LimiterConfig)}).
+     */
+    public Builder adaptiveLimiter() {
+      return adaptiveLimiter(LimiterConfig.defaults());
+    }
+
+    /**
      * Sheds calls the server cannot serve in time with an adaptive admission limiter (see
-     * docs/overload.md for the two kinds): a shed call is answered at once with
-     * RESOURCE_EXHAUSTED and the trailer {@code ballast-overload: shed}, without running. Off by
-     * default. {@link LimiterConfig.Kind#CPU} reads {@link #cpuUtilization}; use {@link
-     * LimiterConfig.Kind#GRADIENT} for a server that shares its machine or whose capacity is not CPU.
+     * docs/overload.md for the kinds): a shed call is answered at once with RESOURCE_EXHAUSTED and
+     * the trailer {@code ballast-overload: shed}, without running. Off by default. {@link
+     * LimiterConfig.Kind#CPU_OR_LATENCY}, the default kind, and {@link LimiterConfig.Kind#CPU}
+     * read {@link #cpuUtilization}; the default kind also watches the calls' latency, so it
+     * protects a server whose handlers wait on a pool, a lock or a downstream call. {@link
+     * LimiterConfig.Kind#GRADIENT} watches latency alone.
      */
     public Builder adaptiveLimiter(LimiterConfig config) {
       this.limiter = Objects.requireNonNull(config, "adaptiveLimiter");

@@ -4,6 +4,7 @@ import static dev.ballast.grpc.Clients.json;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.ballast.overload.LimiterConfig;
 import io.grpc.CallOptions;
 import io.grpc.Channel;
 import io.grpc.ClientCall;
@@ -235,5 +236,16 @@ final class BallastServerTest {
       assertThat(leaves.requests.get()).isEqualTo(before);
       channel.shutdownNow();
     }
+  }
+
+  @Test
+  void adaptiveLimiterWithoutSettingsRunsTheDefaultLimiterAndNoneIsRunUnlessAsked() {
+    BallastServer limited = BallastServer.builder().adaptiveLimiter()
+        .build(NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0)));
+    assertThat(limited.limiter().config()).isEqualTo(LimiterConfig.defaults());
+    assertThat(limited.limiter().config().kind()).isEqualTo(LimiterConfig.Kind.CPU_OR_LATENCY);
+    BallastServer plain = BallastServer.builder()
+        .build(NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0)));
+    assertThat(plain.limiter()).isNull();
   }
 }
