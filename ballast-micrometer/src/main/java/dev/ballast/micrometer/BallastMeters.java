@@ -167,7 +167,7 @@ public final class BallastMeters {
     binding.gauge("limiter.limit", limiter, AdmissionLimiter::limit, "Requests the limiter admits at once now", common);
     binding.gauge("limiter.in.flight", limiter, AdmissionLimiter::inFlight, "Admitted requests not yet complete", common);
     binding.gauge("limiter.enforcing", limiter, l -> l.isEnforcing() ? 1 : 0,
-        "1 while the limiter sheds above its limit (CPU limiter: CPU above threshold)", common);
+        "1 while the limiter sheds above its limit (cpu_or_latency and cpu: while hot; gradient: always)", common);
     for (Criticality c : Criticality.values()) {
       binding.counter("limiter.shed", limiter, l -> l.shed(c), "Requests shed without running, by criticality",
           common.and("criticality", lower(c)));
