@@ -40,13 +40,21 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A server that can serve N calls per second, offered 3N from several clients on loopback, with no
- * limiter, with Ballast's limiter (gradient or CPU) and with Netflix concurrency-limits' gRPC
- * interceptor (Gradient2): how much it serves within the deadline, and how fast.
+ * limiter, with Ballast's limiter (the default kind, and the CPU and gradient kinds) and with
+ * Netflix concurrency-limits' gRPC interceptor (Gradient2): how much it serves within the deadline,
+ * and how fast. Every server is measured with two handlers:
  *
- * <p>The server's capacity is not CPU: a handler holds one of {@code workers} permits for {@code
- * service} (sleeping), so N = workers / service whatever else the machine does, and a call that
- * waits for a permit waits in the handler, as behind any pool. The handler does not look at
- * cancellation, as most do not: a call whose caller gave up still takes its turn.
+ * <ul>
+ *   <li>{@link Handler#WAITING}: the capacity is not CPU. A handler holds one of 4 permits for 20
+ *       ms, asleep, as behind a pool, a lock or a downstream call.
+ *   <li>{@link Handler#COMPUTING}: the capacity is CPU. A handler holds one of as many permits as
+ *       the machine has cores for 10 ms, spinning, so the process keeps every core busy. It spins
+ *       on the wall clock, so that N does not depend on what else the machine runs.
+ * </ul>
+ *
+ * N = permits / service time. A call that waits for a permit waits in the handler, as behind any
+ * pool, and the handler does not look at cancellation, as most do not: a call whose caller gave
+ * up still takes its turn.
  *
  * <p>Run: {@code java -cp ballast-benchmarks/target/benchmarks.jar dev.ballast.benchmarks.LimiterShootout
  * [seconds] [rounds]}. Loopback only; every run is bounded by its duration.
@@ -60,31 +68,51 @@ public final class LimiterShootout {
           .setResponseMarshaller(ByteMarshaller.INSTANCE)
           .build();
 
-  /** The server side under test. */
-  public enum Protection {
-    NONE("no limiter"),
-    BALLAST_GRADIENT("Ballast gradient limiter"),
-    BALLAST_CPU("Ballast CPU limiter"),
-    NETFLIX_GRADIENT2("concurrency-limits Gradient2");
+  /** What a call does once it holds a permit. */
+  public enum Handler {
+    WAITING("waits"),
+    COMPUTING("computes");
 
     final String label;
 
-    Protection(String label) {
+    Handler(String label) {
       this.label = label;
     }
   }
 
+  /** The server side under test. */
+  public enum Protection {
+    NONE("no limiter", null),
+    BALLAST_DEFAULT("Ballast default (cpu_or_latency)", LimiterConfig.defaults()),
+    BALLAST_CPU("Ballast cpu", LimiterConfig.builder().kind(LimiterConfig.Kind.CPU).build()),
+    BALLAST_GRADIENT("Ballast gradient", LimiterConfig.builder().kind(LimiterConfig.Kind.GRADIENT).build()),
+    NETFLIX_GRADIENT2("concurrency-limits Gradient2", null);
+
+    final String label;
+    private final LimiterConfig limiter;
+
+    Protection(String label, LimiterConfig limiter) {
+      this.label = label;
+      this.limiter = limiter;
+    }
+
+    /** The configuration given to {@code BallastServer.builder().adaptiveLimiter}; null for the other servers. */
+    LimiterConfig limiter() {
+      return limiter;
+    }
+  }
+
   /** One run's settings: N = workers / service; offered is a multiple of N. */
-  public record Settings(int workers, long serviceMillis, double offered, int clients, long deadlineMillis,
-      long warmupMillis, long measureMillis) {
+  public record Settings(Handler handler, int workers, long serviceMillis, double offered, int clients,
+      long deadlineMillis, long warmupMillis, long measureMillis) {
     public double capacityPerSecond() {
       return workers * 1000.0 / serviceMillis;
     }
   }
 
   /** What one run measured over its measured window. */
-  public record Result(Protection protection, double capacity, long sent, long ok, long overloaded, long deadlineMisses,
-      long otherErrors, double p50Millis, double p99Millis, double seconds) {
+  public record Result(Handler handler, Protection protection, double capacity, long sent, long ok, long overloaded,
+      long deadlineMisses, long otherErrors, double p50Millis, double p99Millis, double seconds) {
     public double goodputPerSecond() {
       return ok / seconds;
     }
@@ -93,28 +121,35 @@ public final class LimiterShootout {
       return goodputPerSecond() / capacity;
     }
 
-    String row() {
-      return String.format(Locale.ROOT, "| %s | %.0f/s (%.1f%% of N) | %.1f | %.1f | %d | %d | %d |", protection.label,
-          goodputPerSecond(), 100 * goodputShare(), p50Millis, p99Millis, overloaded, deadlineMisses, otherErrors);
+    String row(int round) {
+      return String.format(Locale.ROOT, "| %s | %s | %d | %.0f/s (%.1f%%) | %s | %s | %d | %d | %d |", handler.label,
+          protection.label, round, goodputPerSecond(), 100 * goodputShare(), millis(p50Millis), millis(p99Millis),
+          overloaded, deadlineMisses, otherErrors);
     }
   }
 
   private LimiterShootout() {}
 
-  public static Settings defaults(long measureMillis) {
-    return new Settings(4, 20, 3.0, 4, 1000, 3000, measureMillis);
+  /** The shoot-out's settings for {@code handler}: N = 200 calls/s on a 2-core machine, 3N offered. */
+  public static Settings defaults(Handler handler, long measureMillis) {
+    return switch (handler) {
+      case WAITING -> new Settings(handler, 4, 20, 3.0, 4, 1000, 3000, measureMillis);
+      case COMPUTING -> new Settings(handler, Runtime.getRuntime().availableProcessors(), 10, 3.0, 4, 1000, 3000,
+          measureMillis);
+    };
   }
 
   /** Starts a server with {@code protection}, offers it the load, and stops it. */
   public static Result run(Protection protection, Settings settings) throws IOException, InterruptedException {
     Semaphore permits = new Semaphore(settings.workers(), true);
+    long serviceNanos = TimeUnit.MILLISECONDS.toNanos(settings.serviceMillis());
     ServerServiceDefinition service =
         ServerServiceDefinition.builder("ballast.bench.Work")
             .addMethod(WORK, ServerCalls.asyncUnaryCall((byte[] request, StreamObserver<byte[]> response) -> {
               try {
                 permits.acquire();
                 try {
-                  Thread.sleep(settings.serviceMillis());
+                  work(settings.handler(), serviceNanos);
                 } finally {
                   permits.release();
                 }
@@ -141,21 +176,16 @@ public final class LimiterShootout {
         .bossEventLoopGroup(boss)
         .workerEventLoopGroup(loops)
         .channelType(epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class);
-    Server server;
-    switch (protection) {
-      case NONE -> server = builder.addService(service).build().start();
-      case NETFLIX_GRADIENT2 -> server = builder.addService(ServerInterceptors.intercept(service,
+    Server server = switch (protection) {
+      case NONE -> builder.addService(service).build().start();
+      case NETFLIX_GRADIENT2 -> builder.addService(ServerInterceptors.intercept(service,
               ConcurrencyLimitServerInterceptor.newBuilder(
                   new GrpcServerLimiterBuilder().limit(Gradient2Limit.newDefault()).build()).build()))
           .build().start();
-      case BALLAST_GRADIENT -> server = BallastServer.builder()
-          .adaptiveLimiter(LimiterConfig.builder().kind(LimiterConfig.Kind.GRADIENT).build())
+      case BALLAST_DEFAULT, BALLAST_CPU, BALLAST_GRADIENT -> BallastServer.builder()
+          .adaptiveLimiter(protection.limiter())
           .build(builder.addService(service)).start().server();
-      case BALLAST_CPU -> server = BallastServer.builder()
-          .adaptiveLimiter(LimiterConfig.defaults())
-          .build(builder.addService(service)).start().server();
-      default -> throw new AssertionError(protection);
-    }
+    };
     int port = ((InetSocketAddress) server.getListenSockets().get(0)).getPort();
     List<ManagedChannel> channels = new ArrayList<>();
     for (int c = 0; c < settings.clients(); c++) {
@@ -174,6 +204,18 @@ public final class LimiterShootout {
       handlers.awaitTermination(10, TimeUnit.SECONDS);
       boss.shutdownGracefully(0, 10, TimeUnit.SECONDS).await(10, TimeUnit.SECONDS);
       loops.shutdownGracefully(0, 10, TimeUnit.SECONDS).await(10, TimeUnit.SECONDS);
+    }
+  }
+
+  private static void work(Handler handler, long serviceNanos) throws InterruptedException {
+    switch (handler) {
+      case WAITING -> TimeUnit.NANOSECONDS.sleep(serviceNanos);
+      case COMPUTING -> {
+        long until = System.nanoTime() + serviceNanos;
+        while (System.nanoTime() - until < 0) {
+          Thread.onSpinWait();
+        }
+      }
     }
   }
 
@@ -236,21 +278,36 @@ public final class LimiterShootout {
     Thread.sleep(settings.deadlineMillis() + 500);
     int n = issued.get();
     long measuredFrom = origin + TimeUnit.MILLISECONDS.toNanos(settings.warmupMillis());
-    long sent = 0;
+    long[] measuredLatencies = new long[n];
+    byte[] measuredOutcomes = new byte[n];
+    int measured = 0;
+    for (int i = 0; i < n; i++) {
+      if (startedAt[i] >= measuredFrom) {
+        measuredLatencies[measured] = latency[i];
+        measuredOutcomes[measured++] = outcome[i];
+      }
+    }
+    return tally(protection, settings, Arrays.copyOf(measuredLatencies, measured),
+        Arrays.copyOf(measuredOutcomes, measured));
+  }
+
+  /**
+   * The result of the measured calls: {@code outcomes[i]} is 0 (no answer), 1 (OK), 2 (shed), 3
+   * (deadline exceeded) or 4 (another error), and {@code latencyNanos[i]} the time to it. An OK
+   * later than the deadline counts as a deadline miss; a call without an answer, as another error.
+   */
+  static Result tally(Protection protection, Settings settings, long[] latencyNanos, byte[] outcomes) {
+    long deadlineNanos = TimeUnit.MILLISECONDS.toNanos(settings.deadlineMillis());
     long ok = 0;
     long overloaded = 0;
     long misses = 0;
     long other = 0;
-    long[] okLatencies = new long[n];
-    for (int i = 0; i < n; i++) {
-      if (startedAt[i] < measuredFrom) {
-        continue;
-      }
-      sent++;
-      switch (outcome[i]) {
+    long[] okLatencies = new long[outcomes.length];
+    for (int i = 0; i < outcomes.length; i++) {
+      switch (outcomes[i]) {
         case 1 -> {
-          if (latency[i] <= TimeUnit.MILLISECONDS.toNanos(settings.deadlineMillis())) {
-            okLatencies[(int) ok++] = latency[i];
+          if (latencyNanos[i] <= deadlineNanos) {
+            okLatencies[(int) ok++] = latencyNanos[i];
           } else {
             misses++;
           }
@@ -262,8 +319,8 @@ public final class LimiterShootout {
     }
     long[] sorted = Arrays.copyOf(okLatencies, (int) ok);
     Arrays.sort(sorted);
-    return new Result(protection, settings.capacityPerSecond(), sent, ok, overloaded, misses, other,
-        quantileMillis(sorted, 0.5), quantileMillis(sorted, 0.99), settings.measureMillis() / 1000.0);
+    return new Result(settings.handler(), protection, settings.capacityPerSecond(), outcomes.length, ok, overloaded,
+        misses, other, quantileMillis(sorted, 0.5), quantileMillis(sorted, 0.99), settings.measureMillis() / 1000.0);
   }
 
   private static double quantileMillis(long[] sorted, double q) {
@@ -273,22 +330,66 @@ public final class LimiterShootout {
     return sorted[(int) Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] / 1e6;
   }
 
+  private static String millis(double value) {
+    return Double.isNaN(value) ? "-" : String.format(Locale.ROOT, "%.1f", value);
+  }
+
+  /**
+   * One row per handler and server over all rounds, in the order first met: the least, median and
+   * most share of N served within the deadline, and the same of the p99 of successful calls.
+   */
+  static List<String> summary(List<Result> results) {
+    List<String> rows = new ArrayList<>();
+    rows.add("| handler | server | rounds | share of N: least, median, most | p99 ms: least, median, most |");
+    rows.add("| --- | --- | --- | --- | --- |");
+    for (Handler handler : Handler.values()) {
+      for (Protection protection : Protection.values()) {
+        List<Result> mine = results.stream()
+            .filter(r -> r.handler() == handler && r.protection() == protection).toList();
+        if (mine.isEmpty()) {
+          continue;
+        }
+        double[] shares = mine.stream().mapToDouble(r -> 100 * r.goodputShare()).toArray();
+        double[] p99s = mine.stream().mapToDouble(Result::p99Millis).filter(p -> !Double.isNaN(p)).toArray();
+        rows.add(String.format(Locale.ROOT, "| %s | %s | %d | %s | %s |", handler.label, protection.label, mine.size(),
+            spread(shares, "%.1f%%"), p99s.length == 0 ? "- (no call succeeded)" : spread(p99s, "%.1f")));
+      }
+    }
+    return rows;
+  }
+
+  private static String spread(double[] values, String format) {
+    double least = Arrays.stream(values).min().orElseThrow();
+    double most = Arrays.stream(values).max().orElseThrow();
+    return String.format(Locale.ROOT, format + ", " + format + ", " + format, least, Medians.of(values), most);
+  }
+
   public static void main(String[] args) throws Exception {
     long seconds = args.length > 0 ? parse(args[0], "seconds", 1, 600) : 10;
     long rounds = args.length > 1 ? parse(args[1], "rounds", 1, 20) : 1;
-    Settings settings = defaults(seconds * 1000);
-    System.out.printf(Locale.ROOT, "N = %d workers / %d ms = %.0f calls/s, offered %.0fx from %d clients,"
-            + " deadline %d ms, warm-up %d ms, measured %d s%n", settings.workers(), settings.serviceMillis(),
-        settings.capacityPerSecond(), settings.offered(), settings.clients(), settings.deadlineMillis(),
-        settings.warmupMillis(), seconds);
+    for (Handler handler : Handler.values()) {
+      Settings settings = defaults(handler, seconds * 1000);
+      System.out.printf(Locale.ROOT, "handler %s: N = %d permits / %d ms = %.0f calls/s, offered %.0fx from %d"
+              + " clients, deadline %d ms, warm-up %d ms, measured %d s%n", handler.label, settings.workers(),
+          settings.serviceMillis(), settings.capacityPerSecond(), settings.offered(), settings.clients(),
+          settings.deadlineMillis(), settings.warmupMillis(), seconds);
+    }
+    System.out.println();
+    System.out.println("| handler | server | round | goodput (share of N) | p50 ms | p99 ms | shed | deadline misses"
+        + " | other errors |");
+    System.out.println("| --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+    List<Result> results = new ArrayList<>();
     for (int round = 1; round <= rounds; round++) {
-      System.out.println("round " + round);
-      System.out.println("| server | goodput | p50 ms | p99 ms | shed | deadline misses | other errors |");
-      System.out.println("| --- | --- | --- | --- | --- | --- | --- |");
-      for (Protection protection : Protection.values()) {
-        System.out.println(run(protection, settings).row());
+      for (Handler handler : Handler.values()) {
+        for (Protection protection : Protection.values()) {
+          Result result = run(protection, defaults(handler, seconds * 1000));
+          results.add(result);
+          System.out.println(result.row(round));
+        }
       }
     }
+    System.out.println();
+    summary(results).forEach(System.out::println);
   }
 
   private static long parse(String text, String name, long min, long max) {
@@ -304,5 +405,4 @@ public final class LimiterShootout {
     System.exit(2);
     return 0;
   }
-
 }

@@ -34,7 +34,10 @@ import org.openjdk.jmh.annotations.Warmup;
 public class OverloadBenchmark {
   private final AdaptiveThrottle throttle = AdaptiveThrottle.create(ThrottleConfig.defaults());
   // Cool CPU: admission counts the request and completes it, as on a server below its threshold.
-  private final AdmissionLimiter cpuLimiter = AdmissionLimiter.create(LimiterConfig.defaults(), () -> 0.5, NanoClock.cached());
+  private final AdmissionLimiter defaultLimiter =
+      AdmissionLimiter.create(LimiterConfig.defaults(), () -> 0.5, NanoClock.cached());
+  private final AdmissionLimiter cpuLimiter =
+      AdmissionLimiter.create(LimiterConfig.builder().kind(LimiterConfig.Kind.CPU).build(), () -> 0.5, NanoClock.cached());
   private final AdmissionLimiter gradientLimiter =
       AdmissionLimiter.create(LimiterConfig.builder().kind(LimiterConfig.Kind.GRADIENT).build(), () -> 0, NanoClock.cached());
   private final RetryBudget budget = RetryBudget.create(RetryBudgetConfig.defaults());
@@ -47,22 +50,28 @@ public class OverloadBenchmark {
     return admitted;
   }
 
-  /** The server side of one request under the CPU limiter: admission, then completion. */
+  /** The server side of one request under the default (CPU-or-latency) limiter: admission, then completion. */
+  @Benchmark
+  public boolean defaultLimiterAdmitAndComplete() {
+    return admitAndComplete(defaultLimiter);
+  }
+
+  /** The same under the CPU limiter. */
   @Benchmark
   public boolean cpuLimiterAdmitAndComplete() {
-    boolean admitted = cpuLimiter.tryAcquire(Criticality.CRITICAL);
-    if (admitted) {
-      cpuLimiter.onComplete(0, 1_000_000);
-    }
-    return admitted;
+    return admitAndComplete(cpuLimiter);
   }
 
   /** The same under the gradient limiter. */
   @Benchmark
   public boolean gradientLimiterAdmitAndComplete() {
-    boolean admitted = gradientLimiter.tryAcquire(Criticality.CRITICAL);
+    return admitAndComplete(gradientLimiter);
+  }
+
+  private static boolean admitAndComplete(AdmissionLimiter limiter) {
+    boolean admitted = limiter.tryAcquire(Criticality.CRITICAL);
     if (admitted) {
-      gradientLimiter.onComplete(0, 1_000_000);
+      limiter.onComplete(0, 1_000_000);
     }
     return admitted;
   }
