@@ -9,11 +9,15 @@ import java.util.function.DoubleSupplier;
  * slot and averaged over about a window (an exponential moving average with weight 1/slots), so
  * that a busy 100 ms at moderate load does not start shedding.
  *
- * <p>With a {@link LatencySignal} ({@link LimiterConfig.Kind#CPU_OR_LATENCY}) the server is also
- * hot while its latency is far above its baseline, and the service time that sizes the limit is
- * never taken above that baseline: a server that cannot tell queueing from service would
- * otherwise see its own queue as service, and raise its limit with every slot (Little's law makes
- * maxPass x the mean time in the server equal to what is in flight, which the limit allows).
+ * <p>With a {@link LatencySignal} ({@link LimiterConfig.Kind#CPU_OR_LATENCY}), latency far above its
+ * baseline makes the server hot too, and then the limit is the one latency holds, or the lower of
+ * the two while the CPU is hot as well. The CPU's limit alone cannot serve there: a server whose
+ * handlers wait has no CPU signal to size it by, and a server that cannot tell queueing from
+ * service learns its own queue as service time, so that limit climbs slot after slot (Little's law
+ * makes maxPass x the mean time in the server equal to what is in flight, which the limit allows).
+ * Latency stays in charge until the server has shed nothing for a cool-off, not only while it is
+ * hot: the limit it holds keeps latency below the threshold, and handing back to the CPU's limit
+ * then would let the queue grow again.
  */
 final class CpuLimiter extends WindowedLimiter {
   private final DoubleSupplier cpu;
@@ -25,6 +29,8 @@ final class CpuLimiter extends WindowedLimiter {
   private volatile double cpuAverage = Double.NaN;
   private final double cpuWeight;
   private volatile long lastShedNanos;
+  private volatile int cpuLimit;
+  private volatile boolean latencyInCharge;
 
   /** {@code watchLatency}: whether latency, as well as CPU, makes the server hot. */
   CpuLimiter(LimiterConfig config, DoubleSupplier cpu, NanoClock clock, boolean watchLatency) {
@@ -35,6 +41,7 @@ final class CpuLimiter extends WindowedLimiter {
     this.cpuWeight = 1.0 / config.slots();
     this.lastShedNanos = clock.nanoTime() - coolOffNanos - 1;
     this.latency = watchLatency ? new LatencySignal(config, newCounter()) : null;
+    this.cpuLimit = config.initialLimit();
   }
 
   @Override
@@ -70,25 +77,37 @@ final class CpuLimiter extends WindowedLimiter {
       cpuAverage = average;
       cpuHot = average > threshold;
     }
-    if (latency != null) {
-      latency.recompute(lastPeriod, passes);
-    }
     long maxPass = 0;
     double minServiceMicros = Double.MAX_VALUE;
+    long serviceMicros = 0;
     for (long p = lastPeriod - passes.slots() + 2; p <= lastPeriod; p++) {
       long count = passes.countAt(p);
+      long micros = latencyMicros.countAt(p);
+      serviceMicros += micros;
       if (count > 0) {
         maxPass = Math.max(maxPass, count);
-        minServiceMicros = Math.min(minServiceMicros, (double) latencyMicros.countAt(p) / count);
+        minServiceMicros = Math.min(minServiceMicros, (double) micros / count);
       }
-    }
-    if (latency != null) {
-      minServiceMicros = Math.min(minServiceMicros, latency.baselineMicros());
     }
     if (maxPass > 0) {
       double runnable = maxPass / slotSeconds() * (minServiceMicros / 1e6);
-      limit = clamp(runnable * config.queueFactor());
+      cpuLimit = clamp(runnable * config.queueFactor());
     }
+    int next = cpuLimit;
+    if (latency != null) {
+      boolean shedding = now - lastShedNanos <= coolOffNanos;
+      latency.recompute(lastPeriod, passes, inFlight(), latencyInCharge && shedding);
+      boolean inCharge = latency.hot() || (latencyInCharge && shedding);
+      latencyInCharge = inCharge;
+      // A server that reports queueing apart gives the CPU's limit its true service time; one that
+      // cannot (its latency and its service time add up the same) gives it its own queue.
+      boolean queueingApart = latency.windowMicros() > serviceMicros;
+      if (inCharge && !(cpuHot && queueingApart)) {
+        int byLatency = clamp(latency.limit());
+        next = cpuHot ? Math.min(next, byLatency) : byLatency;
+      }
+    }
+    limit = next;
   }
 
   /** Whether the CPU, averaged, is above the threshold now (for tests). */
@@ -99,5 +118,10 @@ final class CpuLimiter extends WindowedLimiter {
   /** Whether latency says the server is overloaded now; false without a latency signal (for tests). */
   boolean latencyHot() {
     return latency != null && latency.hot();
+  }
+
+  /** The latency baseline in microseconds; {@code Double.MAX_VALUE} until it is known or without a latency signal (for tests). */
+  double latencyBaselineMicros() {
+    return latency == null ? Double.MAX_VALUE : latency.baselineMicros();
   }
 }

@@ -7,13 +7,11 @@ import dev.ballast.health.NanoClock;
  * queue allowance of sqrt(limit) so that it can grow while latency is at its baseline.
  */
 final class GradientLimiter extends WindowedLimiter {
-  // Written by one elected caller per slot; volatile so that the next one reads them.
-  private volatile double estimate;
-  private final LatencyBaseline baseline = new LatencyBaseline();
+  private final LatencyGradient gradient;
 
   GradientLimiter(LimiterConfig config, NanoClock clock) {
     super(config, clock);
-    this.estimate = config.initialLimit();
+    this.gradient = new LatencyGradient(config);
   }
 
   @Override
@@ -33,20 +31,11 @@ final class GradientLimiter extends WindowedLimiter {
       return;
     }
     double recent = (double) latencyMicros.countAt(lastPeriod) / count;
-    double baselineMicros = baseline.update(recent, config.baselineRise());
-    double gradient = Math.max(0.5, Math.min(1.0, config.tolerance() * baselineMicros / Math.max(1, recent)));
-    double target = estimate * gradient + Math.sqrt(estimate);
-    if (inFlight() < estimate / 2) {
-      // Demand, not the limit, holds requests in flight down: nothing says more would be served well.
-      target = Math.min(target, estimate);
-    }
-    estimate = (1 - config.smoothing()) * estimate + config.smoothing() * target;
-    estimate = Math.max(config.minLimit(), Math.min(config.maxLimit(), estimate));
-    limit = clamp(estimate);
+    limit = clamp(gradient.update(recent, recent, inFlight()));
   }
 
   /** The baseline latency in microseconds (for tests and metrics); {@code Double.MAX_VALUE} before the first slot. */
   double baselineMicros() {
-    return baseline.micros();
+    return gradient.baselineMicros();
   }
 }

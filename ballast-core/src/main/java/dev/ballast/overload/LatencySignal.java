@@ -1,45 +1,53 @@
 package dev.ballast.overload;
 
 /**
- * Whether a server's requests take much longer than when it was least loaded: the mean latency
- * (queueing included) over the window's complete slots, above {@code tolerance} times its {@link
- * LatencyBaseline}. A server whose capacity is not its CPU (handlers that wait on a pool, a lock or
- * a downstream call) shows overload here and nowhere else.
- *
- * <p>The baseline must stand for the service's typical latency when unloaded, not for its luckiest
- * moment, or a busy but healthy server would count as hot. It is the least window mean seen,
- * rising by {@code baselineRise} per slot, with two guards against a lucky window:
+ * What latency says about a server's load, for the CPU-or-latency limiter: whether it is hot, and
+ * how many requests it can hold in flight.
  *
  * <ul>
- *   <li>a window with fewer than {@link #MIN_COMPLETIONS} completions does not move it;
- *   <li>a window of n completions counts as its mean plus two standard errors of a latency that
- *       varies as much as its mean, mean x (1 + 2/sqrt(n)), so that a small window must be much
- *       faster than usual to lower it (a window of 100 counts as 1.2 times its mean, one of 10,000
- *       as 1.02 times).
+ *   <li><b>Hot</b> while the mean latency (queueing included) over the window's complete slots is
+ *       above {@code tolerance} times the baseline. A server whose capacity is not its CPU
+ *       (handlers that wait on a pool, a lock or a downstream call) shows overload here and
+ *       nowhere else.
+ *   <li><b>The limit</b> it would hold: the gradient limiter's estimate ({@link LatencyGradient})
+ *       on the same latencies and baseline. Latency far above the baseline shrinks it by up to
+ *       10% a slot, so a queue that an early, inflated baseline allowed drains, and the slots that
+ *       follow show the service's own latency.
  * </ul>
  *
- * <p>Recording is one compare-and-set on a lock-free ring; the verdict is recomputed once per slot
- * by the caller the limiter elects.
+ * <p>The baseline must stand for the service's typical latency when unloaded, not for its luckiest
+ * moment, or a busy but healthy server would count as hot. It is the least slot mean seen, rising
+ * by {@code baselineRise} per slot, with two guards against a lucky slot: a slot with fewer than
+ * {@link #MIN_COMPLETIONS} completions does not lower it (a quiet server's whole window may), and a
+ * slot of n completions counts as its mean plus two standard errors of a latency that varies as
+ * much as its mean, mean x (1 + 2 / sqrt(n)): a slot of 16 completions counts as 1.5 times its
+ * mean, one of 400 as 1.1 times. While the server sheds under the limit latency holds, slots count
+ * as they are: its latency is then the queue's, and a slot lower than the baseline is the queue
+ * draining, which is how a baseline learned while the server started overloaded comes down.
+ *
+ * <p>Recording is one compare-and-set on a lock-free ring; the rest is recomputed once per slot by
+ * the caller the limiter elects.
  */
 final class LatencySignal {
   /**
-   * The least completions in a window whose mean may lower the baseline: below 10, the mean of a
+   * The least completions in a slot whose mean may lower the baseline: below 10, the mean of a
    * service whose latency varies as much as its mean (exponentially) is too often a fraction of
    * its typical value, and a baseline set by it would make the server hot at half load.
    */
   static final int MIN_COMPLETIONS = 10;
 
   private final SlidingCounter latencyMicros;
-  private final LatencyBaseline baseline = new LatencyBaseline();
+  private final LatencyGradient gradient;
   private final double tolerance;
-  private final double rise;
-  private volatile boolean hot;
+  // Hot until there is a baseline (see recompute).
+  private volatile boolean hot = true;
+  private volatile long windowMicros;
 
   /** {@code latencyMicros}: an empty counter with the limiter's slots, numbered as its own. */
   LatencySignal(LimiterConfig config, SlidingCounter latencyMicros) {
     this.latencyMicros = latencyMicros;
+    this.gradient = new LatencyGradient(config);
     this.tolerance = config.tolerance();
-    this.rise = config.baselineRise();
   }
 
   /** A request ended at {@code nowNanos}, {@code latencyNanos} after it arrived. */
@@ -48,33 +56,57 @@ final class LatencySignal {
   }
 
   /**
-   * Judges the window whose last complete slot is {@code lastPeriod}, with {@code passes} counting
-   * the requests that ended in each slot. A window without completions teaches nothing and
-   * changes nothing.
+   * Takes the slot {@code lastPeriod}, just complete, into account: {@code passes} counts the
+   * requests that ended in each slot, {@code inFlight} are in flight now, and {@code shedding} says
+   * whether the server is shedding under the limit latency holds.
    */
-  void recompute(long lastPeriod, SlidingCounter passes) {
+  void recompute(long lastPeriod, SlidingCounter passes, int inFlight, boolean shedding) {
+    long last = passes.countAt(lastPeriod);
     long completions = 0;
     long micros = 0;
     for (long p = lastPeriod - passes.slots() + 2; p <= lastPeriod; p++) {
       completions += passes.countAt(p);
       micros += latencyMicros.countAt(p);
     }
-    if (completions == 0) {
-      return;
+    windowMicros = micros;
+    if (last > 0) {
+      double recent = (double) latencyMicros.countAt(lastPeriod) / last;
+      double candidate;
+      if (shedding) {
+        // Under its own limit the queue, not luck, sets the latency: a low slot is the queue draining.
+        candidate = recent;
+      } else if (last >= MIN_COMPLETIONS) {
+        candidate = recent * (1 + 2 / Math.sqrt(last));
+      } else if (completions >= MIN_COMPLETIONS) {
+        // A server too quiet to fill a slot stands for itself over the whole window.
+        candidate = (double) micros / completions * (1 + 2 / Math.sqrt(completions));
+      } else {
+        candidate = Double.NaN;
+      }
+      gradient.update(recent, candidate, inFlight);
     }
-    double mean = (double) micros / completions;
-    double base = completions >= MIN_COMPLETIONS
-        ? baseline.update(mean * (1 + 2 / Math.sqrt(completions)), rise)
-        : baseline.micros();
-    hot = mean > tolerance * base;
+    double baseline = gradient.baselineMicros();
+    // Until it has a baseline, the server counts as hot, as an unreadable CPU does: the limit then
+    // is the initial one, which keeps a server that starts overloaded from queueing without bound.
+    hot = baseline == Double.MAX_VALUE || (completions > 0 && (double) micros / completions > tolerance * baseline);
   }
 
   boolean hot() {
     return hot;
   }
 
-  /** The baseline latency in microseconds; {@code Double.MAX_VALUE} before the first window that sets it. */
+  /** The latencies of the window's complete slots, added up, in microseconds, at the last recompute. */
+  long windowMicros() {
+    return windowMicros;
+  }
+
+  /** The limit that latency alone would hold. */
+  double limit() {
+    return gradient.estimate();
+  }
+
+  /** The baseline latency in microseconds; {@code Double.MAX_VALUE} before the first slot that sets it. */
   double baselineMicros() {
-    return baseline.micros();
+    return gradient.baselineMicros();
   }
 }

@@ -13,15 +13,19 @@ import java.util.Arrays;
  * lower criticalities are shed first and {@code CRITICAL} (the default) sees exactly L.
  *
  * <ul>
- *   <li>{@link Kind#CPU_OR_LATENCY} (default): the talk's design with a second signal, so that it
- *       protects a server whatever its capacity is made of. It sheds only while the server is hot:
- *       its CPU, averaged over about a window, is above {@code cpuThreshold}; or its latency
- *       (queueing included), averaged the same way, is above {@code tolerance} times the least
- *       slot-mean latency seen (rising by {@code baselineRise} per slot); or it shed within
- *       {@code coolOff}. Then it caps requests in flight at L = maxPass x minService x {@code
- *       queueFactor}, as {@link Kind#CPU} does, with minService never taken above that least
- *       latency. A handler that waits on a pool, a lock or a downstream call never heats the CPU,
- *       but its queue shows in its latency.
+ *   <li>{@link Kind#CPU_OR_LATENCY} (default): the talk's design with latency as a second signal,
+ *       so that it protects a server whatever its capacity is made of. It sheds only while the
+ *       server is hot: its CPU, averaged over about a window, is above {@code cpuThreshold}; or
+ *       its latency (queueing included), averaged over the window, is above {@code tolerance}
+ *       times its baseline; or it shed within {@code coolOff}. While only the CPU is hot, the
+ *       limit is the {@link Kind#CPU} kind's. While latency is hot, and until the server has shed
+ *       nothing for {@code coolOff}, the limit is the one the {@link Kind#GRADIENT} kind would
+ *       hold on the same latencies (the lower of the two while the CPU is hot too, unless the
+ *       server reports queueing apart from service, which keeps the CPU kind's limit true). The
+ *       baseline is the least slot-mean latency seen, rising by {@code baselineRise} per slot,
+ *       counted with a margin for small slots; until it is known, the server counts as hot and
+ *       holds {@code initialLimit}. A handler that waits on a pool, a lock or a downstream call
+ *       never heats the CPU, but its queue shows in its latency.
  *   <li>{@link Kind#CPU}: the talk's design alone. It sheds only while the machine is hot (CPU,
  *       averaged over about a window, above {@code cpuThreshold}, or within {@code coolOff} of
  *       the last shed), and then caps requests in flight at L = maxPass x minService x {@code
@@ -49,13 +53,15 @@ import java.util.Arrays;
  *     requests the server can run at once (default 4.0: at twice its capacity a server queues
  *     about three times what it runs, which keeps its cores busy and leaves critical requests room
  *     while sheddable ones are shed, see docs/overload.md; 1.0..100)
- * @param initialLimit L before the first measurement (default 100; minLimit..maxLimit)
+ * @param initialLimit L before the first measurement, and the CPU-or-latency limiter's L until its
+ *     latency has a baseline (default 100; minLimit..maxLimit)
  * @param minLimit the least L (default 4; 1..maxLimit)
  * @param maxLimit the most L (default 10000; minLimit..1000000)
  * @param tolerance the allowed latency, as a multiple of the baseline: the gradient limiter holds
- *     latency near it, the CPU-or-latency limiter is hot above it (default 2.0; 1.0..100)
- * @param smoothing how far the gradient limiter moves L towards its new value per slot (default
- *     0.2; 0.01..1.0)
+ *     latency near it, the CPU-or-latency limiter is hot above it and then holds it near it
+ *     (default 2.0; 1.0..100)
+ * @param smoothing how far the gradient and CPU-or-latency limiters move the limit latency holds
+ *     towards its new value per slot (default 0.2; 0.01..1.0)
  * @param baselineRise the factor by which the baseline latency of the gradient and CPU-or-latency
  *     limiters may rise per slot (default 1.0001: doubling takes about 7,000 slots, 12 minutes at
  *     100 ms; 1.0..2.0)
@@ -81,8 +87,8 @@ public record LimiterConfig(
   /** The limiters. */
   public enum Kind {
     /**
-     * CPU above a threshold or latency above its baseline x tolerance, then in flight above max
-     * pass rate x min service time (the default: safe whether handlers compute or wait).
+     * CPU above a threshold or latency above tolerance x its baseline; then the CPU kind's limit or
+     * the one latency holds (the default: safe whether handlers compute or wait).
      */
     CPU_OR_LATENCY,
     /** CPU above a threshold, then in flight above max pass rate x min service time. */

@@ -13,9 +13,11 @@ final class AdmissionLimiterTest {
   private final FakeClock clock = new FakeClock();
   private final AtomicReference<Double> cpu = new AtomicReference<>(0.5);
 
-  /** The default kind, which watches CPU as the CPU kind does (and latency besides, see CpuOrLatencyLimiterTest). */
-  private AdmissionLimiter defaultLimiter() {
-    return AdmissionLimiter.create(LimiterConfig.defaults(), cpu::get, clock);
+  private static final LimiterConfig CPU_ONLY = LimiterConfig.builder().kind(LimiterConfig.Kind.CPU).build();
+
+  /** The CPU kind, the talk's design: its gate and cap are also the default kind's CPU side. */
+  private AdmissionLimiter cpuLimiter() {
+    return AdmissionLimiter.create(CPU_ONLY, cpu::get, clock);
   }
 
   /** One 100 ms slot in which {@code completions} requests ran {@code serviceMs} each. */
@@ -29,7 +31,7 @@ final class AdmissionLimiterTest {
 
   @Test
   void aCoolServerAdmitsEverythingWhateverItHasInFlight() {
-    AdmissionLimiter limiter = defaultLimiter();
+    AdmissionLimiter limiter = cpuLimiter();
     for (int i = 0; i < 5000; i++) {
       assertThat(limiter.tryAcquire(Criticality.SHEDDABLE)).isTrue();
     }
@@ -40,7 +42,7 @@ final class AdmissionLimiterTest {
   @Test
   void theCpuLimitIsMaxPassTimesMinServiceTimesTheQueueFactor() {
     cpu.set(0.9);
-    AdmissionLimiter limiter = defaultLimiter();
+    AdmissionLimiter limiter = cpuLimiter();
     // Slots: 40 passes of 20 ms, 80 of 10 ms, 60 of 15 ms. maxPass = 800/s, minService = 10 ms:
     // 8 requests can run at once; queue factor 4: limit 32.
     slotOf(limiter, 40, 20);
@@ -54,7 +56,7 @@ final class AdmissionLimiterTest {
 
   @Test
   void cpuIsAveragedSoThatOneBusySlotDoesNotStartShedding() {
-    AdmissionLimiter limiter = defaultLimiter(); // 0.5 at first
+    AdmissionLimiter limiter = cpuLimiter(); // 0.5 at first
     slotOf(limiter, 10, 10);
     slotOf(limiter, 10, 10); // its first call reads 0.5
     cpu.set(1.0);
@@ -70,7 +72,7 @@ final class AdmissionLimiterTest {
   @Test
   void aHotServerShedsAboveItsLimitAndLowerCriticalitiesFirst() {
     cpu.set(0.95);
-    AdmissionLimiter limiter = defaultLimiter();
+    AdmissionLimiter limiter = cpuLimiter();
     slotOf(limiter, 40, 20);
     slotOf(limiter, 80, 10);
     clock.advance(Duration.ofMillis(100));
@@ -105,8 +107,7 @@ final class AdmissionLimiterTest {
   @Test
   void afterASheddingSpellTheLimiterKeepsItsLimitForTheCoolOffThenLetsGo() {
     // Two slots: a reading weighs 1/2. No completions: the limit stays at its initial 10.
-    LimiterConfig config =
-        LimiterConfig.builder().window(Duration.ofMillis(200)).slots(2).minLimit(1).initialLimit(10).build();
+    LimiterConfig config = CPU_ONLY.toBuilder().window(Duration.ofMillis(200)).slots(2).minLimit(1).initialLimit(10).build();
     cpu.set(0.95);
     AdmissionLimiter limiter = AdmissionLimiter.create(config, cpu::get, clock);
     clock.advance(Duration.ofMillis(100));
@@ -121,12 +122,14 @@ final class AdmissionLimiterTest {
 
   @Test
   void anUnreadableCpuCountsAsHot() {
-    AdmissionLimiter limiter = defaultLimiter();
+    AdmissionLimiter limiter = cpuLimiter();
     cpu.set(Double.NaN);
     clock.advance(Duration.ofMillis(100));
     limiter.tryAcquire(Criticality.CRITICAL);
     assertThat(limiter.isEnforcing()).isTrue();
   }
+
+  // ---- The default kind's latency side, on a CPU that stays cool ----
 
   /** The default kind on a CPU that stays cool (5%): only latency can make it hot. */
   private CpuLimiter coolDefaultLimiter() {
@@ -147,21 +150,43 @@ final class AdmissionLimiterTest {
     }
   }
 
+  /** The gradient limiter's estimate after {@code slots} slots of latency far above its baseline, from {@code from}. */
+  private static int shrunk(double from, int slots) {
+    double estimate = from;
+    for (int s = 0; s < slots; s++) {
+      // Gradient at its floor, 0.5; smoothing 0.2.
+      estimate = 0.8 * estimate + 0.2 * (0.5 * estimate + Math.sqrt(estimate));
+    }
+    return (int) Math.ceil(estimate);
+  }
+
+  @Test
+  void untilLatencyHasABaselineTheDefaultHoldsItsInitialLimit() {
+    // A server that starts overloaded must not queue without bound while it learns what its
+    // latency is: until then it counts as hot, as an unreadable CPU does.
+    CpuLimiter limiter = coolDefaultLimiter();
+    assertThat(admitted(limiter, Criticality.CRITICAL, 500)).isEqualTo(100);
+    assertThat(limiter.isEnforcing()).isTrue();
+    assertThat(limiter.latencyHot()).isTrue();
+  }
+
   @Test
   void latencyFarAboveItsBaselineMakesACoolServerShedAndItsReturnLetsItGo() {
     CpuLimiter limiter = coolDefaultLimiter();
     slotsOf(limiter, 10, 20, 20);
     recompute(limiter);
+    assertThat(limiter.latencyHot()).isFalse();
     assertThat(limiter.isEnforcing()).isFalse();
-    // Baseline: 20 ms with its margin of two standard errors over 180 requests, about 23 ms. The
-    // window's mean climbs past twice that within a few slots.
+    // Baseline: 20 ms with its margin of two standard errors over a slot of 20, about 29 ms. The
+    // window's mean climbs past twice that within three slots.
     slotsOf(limiter, 3, 20, 200);
     recompute(limiter);
     assertThat(limiter.latencyHot()).isTrue();
     assertThat(limiter.cpuHot()).isFalse();
     assertThat(limiter.isEnforcing()).isTrue();
-    // maxPass 200/s x min(least slot mean 20 ms, baseline about 23 ms) x 4.
-    assertThat(limiter.limit()).isEqualTo(16);
+    // The limit is the one latency holds: the gradient's estimate, shrinking from the initial 100
+    // by up to 10% a slot.
+    assertThat(limiter.limit()).isEqualTo(shrunk(100, 3));
 
     // Back to 20 ms: once the slow slots leave the window and the cool-off has passed, it lets go.
     slotsOf(limiter, 20, 20, 20);
@@ -177,26 +202,40 @@ final class AdmissionLimiterTest {
     slotsOf(limiter, 3, 20, 200);
     recompute(limiter);
     assertThat(limiter.isEnforcing()).isTrue();
-    // Limit 16: SHEDDABLE up to 8 in flight, SHEDDABLE_PLUS 12, CRITICAL 16, CRITICAL_PLUS 24.
-    assertThat(admittedLeastImportantFirst(limiter)).containsExactly(8, 4, 4, 8);
-    assertThat(limiter.limit()).isEqualTo(16);
-    assertThat(limiter.shed(Criticality.SHEDDABLE)).isEqualTo(92);
-    assertThat(limiter.shed(Criticality.CRITICAL_PLUS)).isEqualTo(92);
+    // Limit 79: SHEDDABLE up to 40 in flight, SHEDDABLE_PLUS 60, CRITICAL 79, CRITICAL_PLUS 119.
+    assertThat(limiter.limit()).isEqualTo(79);
+    assertThat(admittedLeastImportantFirst(limiter)).containsExactly(40, 20, 19, 40);
+    assertThat(limiter.shed(Criticality.SHEDDABLE)).isEqualTo(60);
+    assertThat(limiter.shed(Criticality.CRITICAL_PLUS)).isEqualTo(60);
   }
 
   @Test
-  void aWindowOfAFewFastRequestsDoesNotSetTheBaseline() {
+  void aSlotOfAFewFastRequestsDoesNotSetTheBaseline() {
     CpuLimiter limiter = coolDefaultLimiter();
-    // Nine requests of 1 ms: too few to stand for the service.
+    // Nine requests of 1 ms: too few to stand for the service. The baseline stays unknown.
     slotOf(limiter, 9, 1);
     recompute(limiter);
-    assertThat(limiter.latencyHot()).isFalse();
+    assertThat(limiter.latencyBaselineMicros()).isEqualTo(Double.MAX_VALUE);
     // Then the service's usual 20 ms, over slots of 20 completions: never hot.
     for (int s = 0; s < 20; s++) {
       slotOf(limiter, 20, 20);
       recompute(limiter);
       assertThat(limiter.latencyHot()).as("slot %d", s).isFalse();
     }
+    assertThat(limiter.isEnforcing()).isFalse();
+    assertThat(limiter.latencyBaselineMicros()).isGreaterThan(20_000);
+  }
+
+  @Test
+  void aQuietServerLearnsItsBaselineOverTheWholeWindow() {
+    CpuLimiter limiter = coolDefaultLimiter();
+    // Two requests of 30 ms a slot: no slot has ten, five slots together do.
+    for (int s = 0; s < 5; s++) {
+      slotOf(limiter, 2, 30);
+      recompute(limiter);
+    }
+    assertThat(limiter.latencyBaselineMicros()).isLessThan(Double.MAX_VALUE);
+    assertThat(limiter.latencyHot()).isFalse();
     assertThat(limiter.isEnforcing()).isFalse();
   }
 

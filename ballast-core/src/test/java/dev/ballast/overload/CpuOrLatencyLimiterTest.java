@@ -38,8 +38,8 @@ final class CpuOrLatencyLimiterTest {
 
     assertThat(protectedServer.goodputPerSecond()).isGreaterThanOrEqualTo(0.95 * N);
     assertThat(protectedServer.shed()).isPositive();
-    // The limit (maxPass 200/s x the baseline, 20 ms and its margin, x 4) holds about 100 ms in
-    // the server: an eighth of the deadline.
+    // The limit latency holds (17 here) keeps the time in the server near tolerance (2) times its
+    // baseline, 20 ms and its margin: a p99 of 96 ms, under an eighth of the deadline.
     assertThat(protectedServer.p99Millis()).isBetween(SERVICE_MS, ModelServer.DEADLINE_MS / 8);
     assertThat(((CpuLimiter) protectedServer.limiter()).latencyHot()).isTrue();
     assertThat(((CpuLimiter) protectedServer.limiter()).cpuHot()).isFalse();
@@ -73,10 +73,22 @@ final class CpuOrLatencyLimiterTest {
     assertThat(cpuOnly.limiter().limit()).isGreaterThan(1000);
     assertThat(cpuOnly.goodputPerSecond()).isLessThan(0.1 * N);
 
-    // The default's limit is bounded by the baseline latency: maxPass (200/s) x 20 to 30 ms x 4.
-    assertThat(protectedServer.limiter().limit()).isBetween(16, 24);
+    // The default's limit is the one latency holds: 17 here, where the CPU kind's is in the thousands.
+    assertThat(protectedServer.limiter().limit()).isBetween(8, 32);
     assertThat(protectedServer.goodputPerSecond()).isGreaterThanOrEqualTo(0.95 * N);
     assertThat(protectedServer.p99Millis()).isBetween(SERVICE_MS, ModelServer.DEADLINE_MS / 8);
+  }
+
+  @Test
+  void aServerThatStartsOverloadedWithSlowFirstRequestsStillServesItsCapacityInTime() {
+    // Offered 3N from its first request, and its first 40 requests take 150 ms (a JVM that has not
+    // compiled its code yet): the first baseline is far too high. Shedding under the limit latency
+    // holds drains the queue, and the slots it drains in bring the baseline down, part of the way:
+    // p99 357 ms here, against 96 ms for a server that started warm.
+    ModelServer server = new ModelServer(DEFAULTS, WORKERS, i -> i < 40 ? 150 : SERVICE_MS, false, false);
+    server.run(3 * N, 3000, Criticality.CRITICAL).measure(3 * N, 10_000, Criticality.CRITICAL);
+    assertThat(server.goodputPerSecond()).isGreaterThanOrEqualTo(0.95 * N);
+    assertThat(server.p99Millis()).isBetween(SERVICE_MS, ModelServer.DEADLINE_MS / 2);
   }
 
   @Test
@@ -110,7 +122,7 @@ final class CpuOrLatencyLimiterTest {
       byLatency += waiting.measure(0.8 * N, 30_000, Criticality.CRITICAL).shed();
       byCpu += computing.measure(0.8 * N, 30_000, Criticality.CRITICAL).shed();
     }
-    // 290 and 534 of about 48,000 requests.
+    // 394 and 534 of about 48,000 requests.
     assertThat(byLatency).as("shed on latency, against %d on CPU", byCpu).isLessThanOrEqualTo(byCpu);
   }
 
