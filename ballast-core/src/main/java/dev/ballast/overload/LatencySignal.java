@@ -6,13 +6,13 @@ package dev.ballast.overload;
  *
  * <ul>
  *   <li><b>Hot</b> while the mean latency (queueing included) over the window's complete slots is
- *       above {@code tolerance} times the baseline. A server whose capacity is not its CPU
- *       (handlers that wait on a pool, a lock or a downstream call) shows overload here and
- *       nowhere else.
+ *       above {@code tolerance} times the baseline, and until there is a baseline. A server whose
+ *       capacity is not its CPU (handlers that wait on a pool, a lock or a downstream call) shows
+ *       overload here and nowhere else.
  *   <li><b>The limit</b> it would hold: the gradient limiter's estimate ({@link LatencyGradient})
  *       on the same latencies and baseline. Latency far above the baseline shrinks it by up to
- *       10% a slot, so a queue that an early, inflated baseline allowed drains, and the slots that
- *       follow show the service's own latency.
+ *       10% a slot, so a queue that an early, inflated baseline allowed drains, and the slots it
+ *       drains in lower the baseline.
  * </ul>
  *
  * <p>The baseline must stand for the service's typical latency when unloaded, not for its luckiest
