@@ -157,8 +157,9 @@ final class SimCommand implements Callable<Integer> {
     long requests = runs.stream().mapToLong(RunResult::requestsIssued).sum();
     double cpuSeconds = runs.stream().mapToLong(RunResult::cpuNanos).sum() / 1e9;
     stdout.print(wide ? SummaryTable.renderWide(results) : SummaryTable.render(results));
-    stdout.printf(Locale.ROOT, "%d runs: %,d simulated requests in %.1f s on %d threads (%.2f million/s; %.2f million per CPU-second)%n",
-        runs.size(), requests, seconds, workers, requests / seconds / 1e6, requests / cpuSeconds / 1e6);
+    stdout.printf(Locale.ROOT, "%d %s: %,d simulated requests in %.1f s on %d %s (%.2f million/s; %.2f million per CPU-second)%n",
+        runs.size(), runs.size() == 1 ? "run" : "runs", requests, seconds, workers, workers == 1 ? "thread" : "threads",
+        requests / seconds / 1e6, requests / cpuSeconds / 1e6);
     if (target != null) {
       ReportWriter.write(target, results);
       stdout.println("report: " + target.resolve("index.html"));

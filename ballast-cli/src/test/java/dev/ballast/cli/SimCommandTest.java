@@ -33,7 +33,7 @@ final class SimCommandTest {
     assertThat(result.out().lines().findFirst().orElseThrow()).isEqualTo("tiny");
     assertThat(result.out()).containsPattern("\n  policy +cpu max/mean +p99 ms +errors +misses +goodput\n")
         .containsPattern("\n  round_robin +[0-9.]+ ").containsPattern("\n  power_of_two_choices +[0-9.]+ ")
-        .contains("claims: 0 hold, 0 fail, 1 not judged, of 1 scenarios").contains("2 runs: ");
+        .contains("claims: 0 hold, 0 fail, 1 not judged, of 1 scenario").contains("2 runs: ");
     assertThat(result.out().lines()).allSatisfy(line -> assertThat(line.length()).isLessThanOrEqualTo(120));
     assertThat(result.out()).doesNotContain("report:");
   }

@@ -119,9 +119,10 @@ public final class SummaryTable {
     for (Simulator.ScenarioResult scenario : results) {
       counts[Verdict.of(scenario).outcome().ordinal()]++;
     }
-    return String.format(Locale.ROOT, "claims: %d hold, %d fail, %d not judged, of %d scenarios%n",
+    return String.format(Locale.ROOT, "claims: %d hold, %d fail, %d not judged, of %d %s%n",
         counts[Check.Outcome.HOLDS.ordinal()], counts[Check.Outcome.FAILS.ordinal()],
-        counts[Check.Outcome.NOT_JUDGED.ordinal()], results.size());
+        counts[Check.Outcome.NOT_JUDGED.ordinal()], results.size(),
+        results.size() == 1 ? "scenario" : "scenarios");
   }
 
   private static List<String> compact(String policy, RunResult.Spread spread, double p99, double errorRate,
