@@ -117,6 +117,9 @@ public final class BallastGrpcMeters {
         "Calls answered overloaded, don't retry", common);
     binding.counter("server.criticality.headers.invalid", server, BallastServer::badCriticalityHeaders,
         "Calls whose criticality header was not a criticality (taken as the default)", common);
+    binding.counter("server.criticality.downgraded", server, BallastServer::criticalityDowngrades,
+        "Calls whose criticality header claimed more than the trust policy lets their caller claim (served at the cap)",
+        common);
     binding.counter("server.probes.answered", server, BallastServer::probesAnswered,
         "Probes answered for prequal_probing clients", common);
     binding.gauge("server.probe.latency", "seconds", server, s -> s.probeResponder().latencyEstimateNanos() / 1e9,

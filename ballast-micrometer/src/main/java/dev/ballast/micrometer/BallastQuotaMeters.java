@@ -42,7 +42,9 @@ public final class BallastQuotaMeters {
 
   /**
    * The quota service's resources, each tagged {@code resource}: its capacity, the leases
-   * outstanding now, the clients holding them, and whether it is still learning after a start.
+   * outstanding now, the clients holding them, and whether it is still learning after a start;
+   * and for the whole service, the requests refused because two connections used one client id,
+   * and the new clients refused at a resource's bound.
    */
   public static MeterBinding bind(QuotaService service, MeterRegistry registry, Iterable<Tag> tags) {
     Objects.requireNonNull(service, "service");
@@ -56,6 +58,10 @@ public final class BallastQuotaMeters {
       binding.gauge("quota.server.learning", service, q -> q.learning(resource) ? 1 : 0,
           "1 while the resource is in its learning period after the server started", t);
     }
+    binding.counter("quota.server.client.ids.duplicate", service, QuotaService::duplicateClientIds,
+        "Requests and releases refused because another connection holds the client id's lease", common);
+    binding.counter("quota.server.clients.refused", service, QuotaService::clientsRefused,
+        "New clients refused because their resource already had its most clients", common);
     return binding;
   }
 

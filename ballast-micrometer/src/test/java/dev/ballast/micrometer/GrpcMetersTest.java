@@ -5,6 +5,11 @@ import static dev.ballast.micrometer.Readings.with;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ballast.grpc.BallastServer;
+import dev.ballast.grpc.CriticalityTrust;
+import dev.ballast.overload.Criticality;
+import io.grpc.ClientInterceptors;
+import io.grpc.Metadata;
+import io.grpc.stub.MetadataUtils;
 import io.grpc.CallOptions;
 import io.grpc.ManagedChannel;
 import io.grpc.MethodDescriptor;
@@ -113,6 +118,38 @@ final class GrpcMetersTest {
     serverMeters.close();
     clients.close();
     assertThat(registry.getMeters()).isEmpty();
+  }
+
+  @Test
+  void aCriticalityClaimAboveTheCallersCapIsCountedAsDowngraded() throws Exception {
+    NettyServerBuilder builder = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0));
+    builder.addService(ServerServiceDefinition.builder("ballast.test.Meters")
+        .addMethod(CALL, ServerCalls.asyncUnaryCall((request, response) -> {
+          response.onNext(new byte[0]);
+          response.onCompleted();
+        }))
+        .build());
+    server = BallastServer.builder()
+        .criticalityTrust(CriticalityTrust.capped(Map.of(), Criticality.SHEDDABLE))
+        .build(builder)
+        .start();
+    MeterBinding serverMeters = BallastGrpcMeters.bind(server, registry, Tags.of("app", "test"));
+    int port = ((InetSocketAddress) server.server().getListenSockets().get(0)).getPort();
+    channel = NettyChannelBuilder.forAddress("127.0.0.1", port).usePlaintext().build();
+    Metadata claim = new Metadata();
+    claim.put(Metadata.Key.of("ballast-criticality", Metadata.ASCII_STRING_MARSHALLER), "critical-plus");
+    Metadata within = new Metadata();
+    within.put(Metadata.Key.of("ballast-criticality", Metadata.ASCII_STRING_MARSHALLER), "sheddable");
+
+    for (Metadata headers : List.of(claim, within, claim)) {
+      ClientCalls.blockingUnaryCall(
+          ClientInterceptors.intercept(channel, MetadataUtils.newAttachHeadersInterceptor(headers)), CALL,
+          CallOptions.DEFAULT.withDeadlineAfter(10, TimeUnit.SECONDS), new byte[0]);
+    }
+
+    assertThat(value("ballast.server.criticality.downgraded", "app", "test")).isEqualTo(2);
+    assertThat(value("ballast.server.criticality.headers.invalid", "app", "test")).isZero();
+    serverMeters.close();
   }
 
   private double value(String name, String... tags) {

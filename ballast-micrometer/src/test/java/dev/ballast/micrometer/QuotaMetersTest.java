@@ -51,6 +51,8 @@ final class QuotaMetersTest {
       assertThat(value("ballast.quota.server.granted", "app", "quota", "resource", "db")).isEqualTo(30);
       assertThat(value("ballast.quota.server.clients", "app", "quota")).isEqualTo(1);
       assertThat(value("ballast.quota.server.learning", "app", "quota")).isZero();
+      assertThat(value("ballast.quota.server.client.ids.duplicate", "app", "quota")).isZero();
+      assertThat(value("ballast.quota.server.clients.refused", "app", "quota")).isZero();
       assertThat(value("ballast.quota.rejected", "app", "backend")).isZero();
 
       clientMeters.close();
@@ -60,6 +62,47 @@ final class QuotaMetersTest {
     } finally {
       client.close();
       channel.shutdownNow().awaitTermination(10, TimeUnit.SECONDS);
+      server.kill();
+    }
+  }
+
+  @Test
+  void theServerCountsAClientIdUsedFromTwoConnectionsAndANewcomerPastTheBound() throws Exception {
+    QuotaService service = QuotaService.create(
+        List.of(new ResourceConfig("db", 100, 10, Duration.ofSeconds(20), Duration.ofSeconds(10)).withMaxClients(1)),
+        false, NanoClock.system());
+    QuotaServer server = QuotaServer.start(NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0)), service);
+    List<ManagedChannel> channels = List.of(
+        NettyChannelBuilder.forAddress("127.0.0.1", server.port()).usePlaintext().build(),
+        NettyChannelBuilder.forAddress("127.0.0.1", server.port()).usePlaintext().build(),
+        NettyChannelBuilder.forAddress("127.0.0.1", server.port()).usePlaintext().build());
+    MeterBinding serverMeters = BallastQuotaMeters.bind(service, registry, Tags.of("app", "quota"));
+    QuotaClient first = QuotaClient.builder(channels.get(0), "client-1").build();
+    QuotaClient sameId = QuotaClient.builder(channels.get(1), "client-1").build();
+    QuotaClient newcomer = QuotaClient.builder(channels.get(2), "client-2").build();
+    try (ResourceQuota quota = first.resource("db").wants(30).start()) {
+      until("the first lease", () -> quota.source() == ResourceQuota.Source.LEASE);
+      assertThat(value("ballast.quota.server.client.ids.duplicate", "app", "quota")).isZero();
+      assertThat(value("ballast.quota.server.clients.refused", "app", "quota")).isZero();
+      try (ResourceQuota twin = sameId.resource("db").wants(30).start();
+          ResourceQuota late = newcomer.resource("db").wants(30).start()) {
+        until("the same id from a second connection refused",
+            () -> value("ballast.quota.server.client.ids.duplicate", "app", "quota") >= 1);
+        until("the newcomer past the bound of one client refused",
+            () -> value("ballast.quota.server.clients.refused", "app", "quota") >= 1);
+        assertThat(twin.source()).isNotEqualTo(ResourceQuota.Source.LEASE);
+        assertThat(late.source()).isNotEqualTo(ResourceQuota.Source.LEASE);
+        assertThat(value("ballast.quota.server.clients", "app", "quota")).isEqualTo(1);
+      }
+      serverMeters.close();
+      assertThat(registry.getMeters()).isEmpty();
+    } finally {
+      for (QuotaClient client : List.of(first, sameId, newcomer)) {
+        client.close();
+      }
+      for (ManagedChannel channel : channels) {
+        channel.shutdownNow().awaitTermination(10, TimeUnit.SECONDS);
+      }
       server.kill();
     }
   }
