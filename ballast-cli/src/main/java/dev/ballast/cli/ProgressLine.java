@@ -95,6 +95,9 @@ final class ProgressLine implements AutoCloseable {
   }
 
   static String millions(double n) {
+    if (n >= 1e9) {
+      return String.format(Locale.ROOT, "%,.1f billion", n / 1e9);
+    }
     return n >= 1e6 ? String.format(Locale.ROOT, "%.1f million", n / 1e6) : String.format(Locale.ROOT, "%,.0f", n);
   }
 }

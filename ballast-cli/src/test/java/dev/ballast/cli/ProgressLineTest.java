@@ -15,6 +15,9 @@ final class ProgressLineTest {
         .isEqualTo("ballast sim: 3/10 runs done, 12.3 million requests simulated, 20 s elapsed, about 1 min left");
     assertThat(ProgressLine.text(new Progress.Snapshot(0, 10, 0, 0), 0.5))
         .isEqualTo("ballast sim: 0/10 runs done, 0 requests simulated, 1 s elapsed, estimating the rest");
+    assertThat(ProgressLine.millions(999_999)).isEqualTo("999,999");
+    assertThat(ProgressLine.millions(100_753_137)).isEqualTo("100.8 million");
+    assertThat(ProgressLine.millions(10_080_000_000.0)).isEqualTo("10.1 billion");
     assertThat(ProgressLine.roughly(3725)).isEqualTo("1 h 2 min");
     assertThat(ProgressLine.roughly(125)).isEqualTo("2 min 5 s");
     assertThat(ProgressLine.roughly(120)).isEqualTo("2 min");
