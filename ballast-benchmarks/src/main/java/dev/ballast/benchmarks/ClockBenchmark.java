@@ -1,6 +1,6 @@
 package dev.ballast.benchmarks;
 
-import dev.ballast.health.NanoClock;
+import dev.ballast.time.NanoClock;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;

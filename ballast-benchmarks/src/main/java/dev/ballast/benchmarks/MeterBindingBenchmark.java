@@ -1,10 +1,10 @@
 package dev.ballast.benchmarks;
 
-import dev.ballast.health.NanoClock;
 import dev.ballast.micrometer.BallastMeters;
 import dev.ballast.micrometer.MeterBinding;
 import dev.ballast.pick.Balancer;
 import dev.ballast.pick.Pick;
+import dev.ballast.time.NanoClock;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.util.concurrent.TimeUnit;

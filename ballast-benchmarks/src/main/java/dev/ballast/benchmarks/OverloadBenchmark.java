@@ -1,6 +1,5 @@
 package dev.ballast.benchmarks;
 
-import dev.ballast.health.NanoClock;
 import dev.ballast.overload.AdaptiveThrottle;
 import dev.ballast.overload.AdmissionLimiter;
 import dev.ballast.overload.Criticality;
@@ -8,6 +7,7 @@ import dev.ballast.overload.LimiterConfig;
 import dev.ballast.overload.RetryBudget;
 import dev.ballast.overload.RetryBudgetConfig;
 import dev.ballast.overload.ThrottleConfig;
+import dev.ballast.time.NanoClock;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;

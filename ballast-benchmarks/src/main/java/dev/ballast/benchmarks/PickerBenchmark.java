@@ -2,15 +2,15 @@ package dev.ballast.benchmarks;
 
 import dev.ballast.health.Backend;
 import dev.ballast.health.HealthConfig;
-import dev.ballast.health.NanoClock;
 import dev.ballast.pick.Balancer;
 import dev.ballast.pick.InterleavedWeightedRoundRobinConfig;
 import dev.ballast.pick.LeastLoadedConfig;
 import dev.ballast.pick.Pick;
 import dev.ballast.pick.Picker;
 import dev.ballast.pick.Policy;
-import dev.ballast.probe.ProbeReceiver;
 import dev.ballast.pick.WeightedRoundRobinConfig;
+import dev.ballast.probe.ProbeReceiver;
+import dev.ballast.time.NanoClock;
 import io.grpc.LoadBalancer;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,8 +1,8 @@
 package dev.ballast.benchmarks;
 
-import dev.ballast.health.NanoClock;
 import dev.ballast.pick.Pick;
 import dev.ballast.pick.Picker;
+import dev.ballast.time.NanoClock;
 import io.grpc.LoadBalancer;
 import java.io.File;
 import java.util.ArrayList;

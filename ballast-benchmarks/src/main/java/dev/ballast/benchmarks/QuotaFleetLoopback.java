@@ -1,10 +1,10 @@
 package dev.ballast.benchmarks;
 
-import dev.ballast.health.NanoClock;
 import dev.ballast.quota.QuotaServer;
 import dev.ballast.quota.QuotaService;
 import dev.ballast.quota.fleet.FleetRecord;
 import dev.ballast.quota.fleet.QuotaFleet;
+import dev.ballast.time.NanoClock;
 import io.grpc.CallOptions;
 import io.grpc.Channel;
 import io.grpc.ManagedChannel;

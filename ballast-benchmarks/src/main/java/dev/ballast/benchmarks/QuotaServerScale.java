@@ -1,7 +1,6 @@
 package dev.ballast.benchmarks;
 
-import dev.ballast.health.NanoClock;
-import dev.ballast.health.Ranges;
+import dev.ballast.internal.Ranges;
 import dev.ballast.quota.QuotaServer;
 import dev.ballast.quota.QuotaService;
 import dev.ballast.quota.ResourceConfig;
@@ -10,6 +9,7 @@ import dev.ballast.quota.v1.QuotaProto.GetCapacityRequest;
 import dev.ballast.quota.v1.QuotaProto.GetCapacityResponse;
 import dev.ballast.quota.v1.QuotaProto.Lease;
 import dev.ballast.quota.v1.QuotaProto.ResourceRequest;
+import dev.ballast.time.NanoClock;
 import io.grpc.CallOptions;
 import io.grpc.ForwardingServerCall;
 import io.grpc.ManagedChannel;

@@ -1,11 +1,11 @@
 package dev.ballast.benchmarks;
 
-import dev.ballast.health.NanoClock;
 import dev.ballast.quota.QuotaService;
 import dev.ballast.quota.ResourceConfig;
 import dev.ballast.quota.v1.QuotaProto.GetCapacityRequest;
 import dev.ballast.quota.v1.QuotaProto.GetCapacityResponse;
 import dev.ballast.quota.v1.QuotaProto.ResourceRequest;
+import dev.ballast.time.NanoClock;
 import io.grpc.StatusException;
 import java.time.Duration;
 import java.util.List;

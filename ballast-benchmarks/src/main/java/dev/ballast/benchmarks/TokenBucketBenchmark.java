@@ -1,7 +1,7 @@
 package dev.ballast.benchmarks;
 
-import dev.ballast.health.NanoClock;
 import dev.ballast.overload.TokenBucket;
+import dev.ballast.time.NanoClock;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;

@@ -3,9 +3,9 @@ package dev.ballast.benchmarks;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.ballast.health.NanoClock;
 import dev.ballast.pick.Pick;
 import dev.ballast.pick.Picker;
+import dev.ballast.time.NanoClock;
 
 import org.junit.jupiter.api.Test;
 

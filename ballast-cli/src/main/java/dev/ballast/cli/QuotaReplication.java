@@ -1,12 +1,12 @@
 package dev.ballast.cli;
 
-import dev.ballast.health.NanoClock;
-import dev.ballast.health.Ranges;
+import dev.ballast.internal.Ranges;
 import dev.ballast.quota.QuotaServer;
 import dev.ballast.quota.QuotaServerMain;
 import dev.ballast.quota.QuotaService;
 import dev.ballast.quota.ResourceConfig;
 import dev.ballast.quota.zookeeper.ZooKeeperQuotaReplica;
+import dev.ballast.time.NanoClock;
 import java.time.Duration;
 import java.util.List;
 import java.util.regex.Matcher;

@@ -1,5 +1,6 @@
 package dev.ballast.health;
 
+import dev.ballast.internal.Ranges;
 import java.time.Duration;
 
 /**

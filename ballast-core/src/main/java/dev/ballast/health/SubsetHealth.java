@@ -1,5 +1,6 @@
 package dev.ballast.health;
 
+import dev.ballast.time.NanoClock;
 import java.util.List;
 
 /**

@@ -1,6 +1,7 @@
 package dev.ballast.health;
 
-import dev.ballast.concurrent.VarHandles;
+import dev.ballast.internal.VarHandles;
+import dev.ballast.time.NanoClock;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.atomic.AtomicLongArray;

@@ -1,6 +1,6 @@
 package dev.ballast.overload;
 
-import dev.ballast.health.NanoClock;
+import dev.ballast.time.NanoClock;
 import java.util.function.DoubleSupplier;
 
 /**

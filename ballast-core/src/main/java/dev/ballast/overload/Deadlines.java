@@ -2,7 +2,7 @@ package dev.ballast.overload;
 
 /**
  * Deadline checks shared by clients and servers. A deadline is an absolute time on the caller's
- * {@link dev.ballast.health.NanoClock}; {@link Long#MAX_VALUE} means none.
+ * {@link dev.ballast.time.NanoClock}; {@link Long#MAX_VALUE} means none.
  */
 public final class Deadlines {
   private Deadlines() {}

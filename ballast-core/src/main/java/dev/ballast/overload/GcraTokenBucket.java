@@ -1,8 +1,8 @@
 package dev.ballast.overload;
 
-import dev.ballast.concurrent.VarHandles;
-import dev.ballast.health.NanoClock;
-import dev.ballast.health.Ranges;
+import dev.ballast.internal.Ranges;
+import dev.ballast.internal.VarHandles;
+import dev.ballast.time.NanoClock;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.math.BigDecimal;

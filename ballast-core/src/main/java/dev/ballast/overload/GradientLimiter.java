@@ -1,6 +1,6 @@
 package dev.ballast.overload;
 
-import dev.ballast.health.NanoClock;
+import dev.ballast.time.NanoClock;
 
 /**
  * The latency-gradient limiter: the limit follows {@code tolerance x baseline / recent}, with a

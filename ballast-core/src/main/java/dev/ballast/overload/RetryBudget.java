@@ -1,6 +1,6 @@
 package dev.ballast.overload;
 
-import dev.ballast.health.NanoClock;
+import dev.ballast.time.NanoClock;
 
 /**
  * A client's retry budget ({@link RetryBudgetConfig}): count every first attempt with {@link

@@ -1,6 +1,6 @@
 package dev.ballast.overload;
 
-import dev.ballast.health.Ranges;
+import dev.ballast.internal.Ranges;
 import dev.ballast.pick.Balancer;
 import dev.ballast.pick.Pick;
 

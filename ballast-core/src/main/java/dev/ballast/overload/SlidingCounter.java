@@ -1,6 +1,6 @@
 package dev.ballast.overload;
 
-import dev.ballast.concurrent.VarHandles;
+import dev.ballast.internal.VarHandles;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 

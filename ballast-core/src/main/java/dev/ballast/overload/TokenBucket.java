@@ -1,7 +1,7 @@
 package dev.ballast.overload;
 
-import dev.ballast.health.NanoClock;
-import dev.ballast.health.Ranges;
+import dev.ballast.internal.Ranges;
+import dev.ballast.time.NanoClock;
 
 /**
  * A token bucket: it holds at most {@link #burst()} tokens, starts full, and refills at {@link

@@ -2,13 +2,13 @@ package dev.ballast.pick;
 
 import dev.ballast.health.Backend;
 import dev.ballast.health.HealthConfig;
-import dev.ballast.health.NanoClock;
 import dev.ballast.health.SubsetHealth;
 import dev.ballast.probe.ProbeSender;
+import dev.ballast.time.NanoClock;
 import java.util.List;
-import java.util.function.Consumer;
 import java.util.Objects;
 import java.util.SplittableRandom;
+import java.util.function.Consumer;
 import java.util.random.RandomGenerator;
 
 /**

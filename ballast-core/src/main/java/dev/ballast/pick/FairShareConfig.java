@@ -1,6 +1,6 @@
 package dev.ballast.pick;
 
-import dev.ballast.health.Ranges;
+import dev.ballast.internal.Ranges;
 
 import java.time.Duration;
 

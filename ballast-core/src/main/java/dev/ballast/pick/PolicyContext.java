@@ -1,7 +1,7 @@
 package dev.ballast.pick;
 
-import dev.ballast.health.NanoClock;
 import dev.ballast.probe.ProbeSender;
+import dev.ballast.time.NanoClock;
 import java.util.random.RandomGenerator;
 
 /**

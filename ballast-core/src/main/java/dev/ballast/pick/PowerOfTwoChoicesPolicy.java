@@ -1,8 +1,8 @@
 package dev.ballast.pick;
 
-import dev.ballast.concurrent.Padded;
-import dev.ballast.concurrent.VarHandles;
 import dev.ballast.health.Backend;
+import dev.ballast.internal.Padded;
+import dev.ballast.internal.VarHandles;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.Objects;

@@ -1,8 +1,8 @@
 package dev.ballast.pick;
 
 import dev.ballast.health.Backend;
-import dev.ballast.health.NanoClock;
 import dev.ballast.health.RequestOutcome;
+import dev.ballast.time.NanoClock;
 
 /**
  * One backend's tracking object inside a balancer, and the {@link Pick} handed out when it is

@@ -1,5 +1,6 @@
 package dev.ballast.health;
 
+import dev.ballast.time.NanoClock;
 import java.time.Duration;
 
 /** Virtual time for tests (of this package and of dev.ballast.pick): moves only when told to. */

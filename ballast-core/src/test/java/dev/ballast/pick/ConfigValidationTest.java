@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ballast.health.HealthConfig;
-import dev.ballast.health.Ranges;
+import dev.ballast.internal.Ranges;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;

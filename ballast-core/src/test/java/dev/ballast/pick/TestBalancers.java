@@ -2,7 +2,7 @@ package dev.ballast.pick;
 
 import dev.ballast.health.Backend;
 import dev.ballast.health.HealthConfig;
-import dev.ballast.health.NanoClock;
+import dev.ballast.time.NanoClock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.random.RandomGenerator;

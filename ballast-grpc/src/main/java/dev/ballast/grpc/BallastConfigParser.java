@@ -1,10 +1,10 @@
 package dev.ballast.grpc;
 
+import dev.ballast.health.HealthConfig;
+import dev.ballast.internal.Ranges;
 import dev.ballast.overload.Criticality;
 import dev.ballast.overload.RetryBudgetConfig;
 import dev.ballast.overload.ThrottleConfig;
-import dev.ballast.health.HealthConfig;
-import dev.ballast.health.Ranges;
 import dev.ballast.pick.FairShareConfig;
 import dev.ballast.pick.InterleavedWeightedRoundRobinConfig;
 import dev.ballast.pick.LeastLoadedConfig;

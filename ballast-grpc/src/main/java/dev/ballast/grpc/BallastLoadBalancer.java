@@ -6,10 +6,10 @@ import static io.grpc.ConnectivityState.TRANSIENT_FAILURE;
 
 import dev.ballast.health.Backend;
 import dev.ballast.health.BackendState;
-import dev.ballast.health.NanoClock;
 import dev.ballast.pick.Balancer;
 import dev.ballast.subset.BackendSet;
 import dev.ballast.subset.Replacements;
+import dev.ballast.time.NanoClock;
 import io.grpc.ChannelLogger.ChannelLogLevel;
 import io.grpc.ConnectivityState;
 import io.grpc.EquivalentAddressGroup;

@@ -1,6 +1,6 @@
 package dev.ballast.grpc;
 
-import dev.ballast.health.NanoClock;
+import dev.ballast.time.NanoClock;
 import io.grpc.Attributes;
 import io.grpc.EquivalentAddressGroup;
 import io.grpc.LoadBalancer;

@@ -1,11 +1,11 @@
 package dev.ballast.grpc;
 
+import dev.ballast.internal.Ranges;
 import dev.ballast.overload.AdmissionLimiter;
 import dev.ballast.overload.LimiterConfig;
 import dev.ballast.overload.TokenBucket;
-import dev.ballast.health.NanoClock;
-import dev.ballast.health.Ranges;
 import dev.ballast.probe.ProbeResponder;
+import dev.ballast.time.NanoClock;
 import io.grpc.Server;
 import io.grpc.ServerBuilder;
 import io.grpc.health.v1.HealthCheckResponse.ServingStatus;

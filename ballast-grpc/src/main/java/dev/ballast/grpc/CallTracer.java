@@ -2,10 +2,10 @@ package dev.ballast.grpc;
 
 import dev.ballast.overload.AnswerKind;
 import dev.ballast.overload.Criticality;
-import io.grpc.CallOptions;
-import dev.ballast.health.NanoClock;
 import dev.ballast.pick.FailureKind;
 import dev.ballast.pick.Pick;
+import dev.ballast.time.NanoClock;
+import io.grpc.CallOptions;
 import io.grpc.ClientStreamTracer;
 import io.grpc.Metadata;
 import io.grpc.Status;

@@ -1,8 +1,8 @@
 package dev.ballast.grpc;
 
-import dev.ballast.health.NanoClock;
-import dev.ballast.health.Ranges;
+import dev.ballast.internal.Ranges;
 import dev.ballast.overload.TokenBucket;
+import dev.ballast.time.NanoClock;
 import io.grpc.Metadata;
 import io.grpc.ServerCall;
 import io.grpc.ServerCallHandler;

@@ -1,12 +1,12 @@
 package dev.ballast.grpc;
 
-import dev.ballast.health.NanoClock;
 import dev.ballast.overload.AdaptiveThrottle;
 import dev.ballast.overload.Criticality;
 import dev.ballast.overload.RetryBudget;
 import dev.ballast.overload.RetryBudgetConfig;
 import dev.ballast.overload.ThrottleConfig;
 import dev.ballast.overload.TokenBucket;
+import dev.ballast.time.NanoClock;
 import io.grpc.LoadBalancer.PickResult;
 import io.grpc.Status;
 

@@ -64,7 +64,7 @@ public final class CriticalityTrust {
       try {
         rules.add(new Rule(Pattern.compile(regex), Objects.requireNonNull(cap.getValue(), "cap")));
       } catch (java.util.regex.PatternSyntaxException e) {
-        throw new IllegalArgumentException("criticality trust: pattern " + dev.ballast.health.Ranges.quote(regex)
+        throw new IllegalArgumentException("criticality trust: pattern " + dev.ballast.internal.Ranges.quote(regex)
             + " (expected: a regular expression: " + e.getDescription() + ")", e);
       }
     }

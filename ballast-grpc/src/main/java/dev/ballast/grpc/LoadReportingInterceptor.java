@@ -1,6 +1,6 @@
 package dev.ballast.grpc;
 
-import dev.ballast.health.NanoClock;
+import dev.ballast.time.NanoClock;
 import io.grpc.ForwardingServerCall.SimpleForwardingServerCall;
 import io.grpc.Metadata;
 import io.grpc.ServerCall;

@@ -1,10 +1,10 @@
 package dev.ballast.grpc;
 
-import dev.ballast.health.NanoClock;
 import dev.ballast.identity.CertificateIdentity;
 import dev.ballast.overload.AdmissionLimiter;
 import dev.ballast.overload.Criticality;
 import dev.ballast.overload.Deadlines;
+import dev.ballast.time.NanoClock;
 import io.grpc.Context;
 import io.grpc.Contexts;
 import io.grpc.Deadline;

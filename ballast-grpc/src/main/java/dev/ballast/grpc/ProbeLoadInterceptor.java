@@ -1,7 +1,7 @@
 package dev.ballast.grpc;
 
-import dev.ballast.health.NanoClock;
 import dev.ballast.probe.ProbeResponder;
+import dev.ballast.time.NanoClock;
 import io.grpc.Metadata;
 import io.grpc.ServerCall;
 import io.grpc.ServerCallHandler;

@@ -2,8 +2,8 @@ package dev.ballast.grpc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.ballast.health.NanoClock;
 import dev.ballast.testing.CapturedLog;
+import dev.ballast.time.NanoClock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;

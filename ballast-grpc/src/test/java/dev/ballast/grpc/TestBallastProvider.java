@@ -1,6 +1,6 @@
 package dev.ballast.grpc;
 
-import dev.ballast.health.NanoClock;
+import dev.ballast.time.NanoClock;
 import io.grpc.LoadBalancer;
 import io.grpc.LoadBalancerProvider;
 import io.grpc.LoadBalancerRegistry;

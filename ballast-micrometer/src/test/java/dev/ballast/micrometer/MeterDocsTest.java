@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ballast.grpc.BallastServer;
 import dev.ballast.health.HealthConfig;
-import dev.ballast.health.NanoClock;
 import dev.ballast.overload.AdaptiveThrottle;
 import dev.ballast.overload.AdmissionLimiter;
 import dev.ballast.overload.LimiterConfig;
@@ -19,6 +18,7 @@ import dev.ballast.quota.QuotaServerInterceptor;
 import dev.ballast.quota.QuotaService;
 import dev.ballast.quota.ResourceConfig;
 import dev.ballast.quota.ResourceQuota;
+import dev.ballast.time.NanoClock;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;

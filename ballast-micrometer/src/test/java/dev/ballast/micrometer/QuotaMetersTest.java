@@ -3,13 +3,13 @@ package dev.ballast.micrometer;
 import static dev.ballast.micrometer.Readings.until;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.ballast.health.NanoClock;
 import dev.ballast.quota.QuotaClient;
 import dev.ballast.quota.QuotaServer;
 import dev.ballast.quota.QuotaServerInterceptor;
 import dev.ballast.quota.QuotaService;
 import dev.ballast.quota.ResourceConfig;
 import dev.ballast.quota.ResourceQuota;
+import dev.ballast.time.NanoClock;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;

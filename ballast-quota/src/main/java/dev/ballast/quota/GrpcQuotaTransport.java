@@ -5,7 +5,7 @@ import dev.ballast.quota.v1.QuotaProto.GetCapacityRequest;
 import dev.ballast.quota.v1.QuotaProto.GetCapacityResponse;
 import dev.ballast.quota.v1.QuotaProto.ReleaseCapacityRequest;
 import dev.ballast.quota.v1.QuotaProto.ReleaseCapacityResponse;
-import dev.ballast.health.NanoClock;
+import dev.ballast.time.NanoClock;
 import io.grpc.CallOptions;
 import io.grpc.Channel;
 import io.grpc.Context;

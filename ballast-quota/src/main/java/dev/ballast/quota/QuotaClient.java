@@ -1,9 +1,9 @@
 package dev.ballast.quota;
 
-import dev.ballast.health.NanoClock;
-import dev.ballast.health.Ranges;
-import dev.ballast.quota.v1.QuotaProto;
+import dev.ballast.internal.Ranges;
 import dev.ballast.overload.Backoff;
+import dev.ballast.quota.v1.QuotaProto;
+import dev.ballast.time.NanoClock;
 import io.grpc.Channel;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,6 +1,6 @@
 package dev.ballast.quota;
 
-import dev.ballast.health.Ranges;
+import dev.ballast.internal.Ranges;
 import io.grpc.InsecureServerCredentials;
 import io.grpc.ServerCredentials;
 import io.grpc.TlsServerCredentials;
@@ -135,7 +135,7 @@ public final class QuotaServerMain {
    *     be used
    */
   public static QuotaServer start(Options options) {
-    return start(options, QuotaService.create(options.resources(), options.learn(), dev.ballast.health.NanoClock.system()));
+    return start(options, QuotaService.create(options.resources(), options.learn(), dev.ballast.time.NanoClock.system()));
   }
 
   /** Starts {@code service} on the options' address; errors as {@link #start(Options)}. */

@@ -1,7 +1,7 @@
 package dev.ballast.quota;
 
 import com.google.protobuf.InvalidProtocolBufferException;
-import dev.ballast.health.NanoClock;
+import dev.ballast.internal.Ranges;
 import dev.ballast.quota.v1.QuotaGrpc;
 import dev.ballast.quota.v1.QuotaProto.GetCapacityRequest;
 import dev.ballast.quota.v1.QuotaProto.GetCapacityResponse;
@@ -9,7 +9,7 @@ import dev.ballast.quota.v1.QuotaProto.ReleaseCapacityRequest;
 import dev.ballast.quota.v1.QuotaProto.ReleaseCapacityResponse;
 import dev.ballast.quota.v1.QuotaProto.ResourceRequest;
 import dev.ballast.quota.v1.QuotaProto.ResourceResponse;
-import dev.ballast.health.Ranges;
+import dev.ballast.time.NanoClock;
 import io.grpc.BindableService;
 import io.grpc.Metadata;
 import io.grpc.ServerInterceptors;

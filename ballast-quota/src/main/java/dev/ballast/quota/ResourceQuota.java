@@ -1,6 +1,5 @@
 package dev.ballast.quota;
 
-import dev.ballast.health.NanoClock;
 import dev.ballast.overload.Backoff;
 import dev.ballast.overload.TokenBucket;
 import dev.ballast.quota.v1.QuotaProto;
@@ -10,6 +9,7 @@ import dev.ballast.quota.v1.QuotaProto.Lease;
 import dev.ballast.quota.v1.QuotaProto.ReleaseCapacityRequest;
 import dev.ballast.quota.v1.QuotaProto.ResourceRequest;
 import dev.ballast.quota.v1.QuotaProto.ResourceResponse;
+import dev.ballast.time.NanoClock;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;

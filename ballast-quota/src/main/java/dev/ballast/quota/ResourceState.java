@@ -1,6 +1,6 @@
 package dev.ballast.quota;
 
-import dev.ballast.health.Ranges;
+import dev.ballast.internal.Ranges;
 import dev.ballast.quota.QuotaCaller.Connection;
 import dev.ballast.quota.v1.QuotaProto.Lease;
 import dev.ballast.quota.v1.QuotaProto.ResourceRequest;

@@ -1,6 +1,6 @@
 package dev.ballast.quota;
 
-import dev.ballast.health.NanoClock;
+import dev.ballast.time.NanoClock;
 import java.time.Duration;
 
 /** Time that moves only when a test says so. */

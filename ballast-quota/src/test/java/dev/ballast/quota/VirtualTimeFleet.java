@@ -1,7 +1,7 @@
 package dev.ballast.quota;
 
-import dev.ballast.health.NanoClock;
 import dev.ballast.quota.fleet.QuotaFleet;
+import dev.ballast.time.NanoClock;
 import io.grpc.Channel;
 import io.grpc.ManagedChannel;
 import io.grpc.inprocess.InProcessChannelBuilder;

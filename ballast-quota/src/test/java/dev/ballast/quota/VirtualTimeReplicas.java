@@ -1,6 +1,6 @@
 package dev.ballast.quota;
 
-import dev.ballast.health.NanoClock;
+import dev.ballast.time.NanoClock;
 import io.grpc.ManagedChannel;
 import java.io.IOException;
 import java.time.Duration;

@@ -1,9 +1,9 @@
 package dev.ballast.sim;
 
 import dev.ballast.health.HealthConfig;
-import dev.ballast.health.NanoClock;
 import dev.ballast.pick.Balancer;
 import dev.ballast.pick.Policy;
+import dev.ballast.time.NanoClock;
 import java.util.random.RandomGenerator;
 
 /**

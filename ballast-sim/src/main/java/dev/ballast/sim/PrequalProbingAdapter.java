@@ -1,11 +1,11 @@
 package dev.ballast.sim;
 
 import dev.ballast.health.HealthConfig;
-import dev.ballast.health.NanoClock;
 import dev.ballast.pick.Balancer;
 import dev.ballast.pick.Policy;
 import dev.ballast.pick.PrequalProbingConfig;
 import dev.ballast.probe.ProbeSender;
+import dev.ballast.time.NanoClock;
 import java.time.Duration;
 import java.util.random.RandomGenerator;
 

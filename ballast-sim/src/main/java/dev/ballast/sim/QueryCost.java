@@ -29,7 +29,7 @@ final class QueryCost {
   }
 
   private static String written(double nanos) {
-    return dev.ballast.health.Ranges.format(java.time.Duration.ofNanos(Math.round(nanos)));
+    return dev.ballast.internal.Ranges.format(java.time.Duration.ofNanos(Math.round(nanos)));
   }
 
   double shape() {

@@ -11,7 +11,13 @@ import com.typesafe.config.ConfigRenderOptions;
 import com.typesafe.config.ConfigSyntax;
 import com.typesafe.config.ConfigValue;
 import com.typesafe.config.ConfigValueType;
-import dev.ballast.health.Ranges;
+import dev.ballast.internal.Ranges;
+import dev.ballast.overload.Backoff;
+import dev.ballast.overload.Criticality;
+import dev.ballast.overload.LimiterConfig;
+import dev.ballast.overload.RetryBudgetConfig;
+import dev.ballast.overload.RetryPolicy;
+import dev.ballast.overload.ThrottleConfig;
 import dev.ballast.subset.Subsetter;
 import java.io.IOException;
 import java.io.InputStream;
@@ -27,12 +33,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import dev.ballast.overload.Backoff;
-import dev.ballast.overload.Criticality;
-import dev.ballast.overload.LimiterConfig;
-import dev.ballast.overload.RetryBudgetConfig;
-import dev.ballast.overload.RetryPolicy;
-import dev.ballast.overload.ThrottleConfig;
 import java.util.TreeSet;
 
 /**

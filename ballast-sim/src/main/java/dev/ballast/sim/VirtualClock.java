@@ -1,6 +1,6 @@
 package dev.ballast.sim;
 
-import dev.ballast.health.NanoClock;
+import dev.ballast.time.NanoClock;
 
 /**
  * Simulated time, handed to the core's balancers in place of the system clock: it moves only when

@@ -1,6 +1,6 @@
 package dev.ballast.quota.zookeeper;
 
-import dev.ballast.health.Ranges;
+import dev.ballast.internal.Ranges;
 import dev.ballast.quota.QuotaService;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;

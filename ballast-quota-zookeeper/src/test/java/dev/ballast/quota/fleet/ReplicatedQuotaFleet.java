@@ -6,15 +6,15 @@ import static dev.ballast.quota.fleet.QuotaFleet.END;
 import static dev.ballast.quota.fleet.QuotaFleet.RESOURCE;
 import static dev.ballast.quota.fleet.QuotaFleet.TICK_NANOS;
 
-import dev.ballast.health.NanoClock;
 import dev.ballast.quota.QuotaClient;
 import dev.ballast.quota.QuotaServer;
 import dev.ballast.quota.QuotaService;
 import dev.ballast.quota.ResourceQuota;
-import dev.ballast.quota.fleet.QuotaFleet.Window;
 import dev.ballast.quota.VirtualTimeReplicas;
+import dev.ballast.quota.fleet.QuotaFleet.Window;
 import dev.ballast.quota.zookeeper.TcpCut;
 import dev.ballast.quota.zookeeper.ZooKeeperQuotaReplica;
+import dev.ballast.time.NanoClock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -64,7 +64,7 @@ public final class ReplicatedQuotaFleet implements QuotaFleet.Time, AutoCloseabl
             "killed replica %d at %.1f s; replica %d led from then and granted its first lease at %.1f s"
                 + " (%.1f s later; session timeout %s); ZooKeeper elected it %d ms (wall clock) after the cut%n",
             f.killed(), f.killedAt(), f.newLeader(), f.firstGrantAt(), f.firstGrantAt() - f.killedAt(),
-            dev.ballast.health.Ranges.format(SESSION_TIMEOUT), f.wallElectionMillis()));
+            dev.ballast.internal.Ranges.format(SESSION_TIMEOUT), f.wallElectionMillis()));
       }
       for (double from : new double[] {FIRST_KILL, SECOND_KILL}) {
         Window w = new Window("killed at " + (int) from + " s", from, from + 10);

@@ -4,13 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
-import dev.ballast.health.NanoClock;
 import dev.ballast.quota.QuotaServer;
 import dev.ballast.quota.QuotaService;
 import dev.ballast.quota.ResourceConfig;
 import dev.ballast.quota.v1.QuotaGrpc;
 import dev.ballast.quota.v1.QuotaProto.GetCapacityRequest;
 import dev.ballast.quota.v1.QuotaProto.ResourceRequest;
+import dev.ballast.time.NanoClock;
 import io.grpc.CallOptions;
 import io.grpc.ManagedChannel;
 import io.grpc.Metadata;

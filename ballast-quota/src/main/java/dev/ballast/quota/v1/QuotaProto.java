@@ -4,7 +4,7 @@ import com.google.protobuf.CodedInputStream;
 import com.google.protobuf.CodedOutputStream;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.WireFormat;
-import dev.ballast.health.Ranges;
+import dev.ballast.internal.Ranges;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashSet;

@@ -1,6 +1,5 @@
 package dev.ballast.quota.fleet;
 
-import dev.ballast.health.NanoClock;
 import dev.ballast.overload.Backoff;
 import dev.ballast.quota.MaxMinAllocator;
 import dev.ballast.quota.QuotaClient;
@@ -8,6 +7,7 @@ import dev.ballast.quota.QuotaServer;
 import dev.ballast.quota.QuotaService;
 import dev.ballast.quota.ResourceConfig;
 import dev.ballast.quota.ResourceQuota;
+import dev.ballast.time.NanoClock;
 import io.grpc.Channel;
 import java.io.IOException;
 import java.time.Duration;

@@ -1,4 +1,4 @@
-package dev.ballast.health;
+package dev.ballast.internal;
 
 import java.math.BigDecimal;
 import java.math.BigInteger;

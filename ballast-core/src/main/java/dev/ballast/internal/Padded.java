@@ -1,4 +1,4 @@
-package dev.ballast.concurrent;
+package dev.ballast.internal;
 
 /**
  * A superclass whose only job is 128 bytes of unused fields ahead of a subclass's own fields.

@@ -1,4 +1,4 @@
-package dev.ballast.health;
+package dev.ballast.time;
 
 enum SystemNanoClock implements NanoClock {
   INSTANCE;

@@ -1,4 +1,4 @@
-package dev.ballast.concurrent;
+package dev.ballast.internal;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;

@@ -1,4 +1,4 @@
-package dev.ballast.health;
+package dev.ballast.time;
 
 /**
  * A monotonic nanosecond clock. Every time-dependent class in Ballast takes one, so that the

@@ -1,4 +1,4 @@
-package dev.ballast.health;
+package dev.ballast.time;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

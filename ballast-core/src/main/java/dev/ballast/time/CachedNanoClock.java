@@ -1,6 +1,6 @@
-package dev.ballast.health;
+package dev.ballast.time;
 
-import dev.ballast.concurrent.VarHandles;
+import dev.ballast.internal.VarHandles;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.ThreadFactory;

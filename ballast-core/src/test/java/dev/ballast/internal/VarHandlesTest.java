@@ -1,4 +1,4 @@
-package dev.ballast.concurrent;
+package dev.ballast.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -21,6 +21,6 @@ final class VarHandlesTest {
   void aMissingFieldNamesTheClassTheFieldAndTheType() {
     assertThatThrownBy(() -> VarHandles.field(MethodHandles.lookup(), "count", long.class))
         .isInstanceOf(IllegalStateException.class)
-        .hasMessageStartingWith("field dev.ballast.concurrent.VarHandlesTest.count of type long: ");
+        .hasMessageStartingWith("field dev.ballast.internal.VarHandlesTest.count of type long: ");
   }
 }
