@@ -33,9 +33,4 @@ final class GradientLimiter extends WindowedLimiter {
     double recent = (double) latencyMicros.countAt(lastPeriod) / count;
     limit = clamp(gradient.update(recent, recent, inFlight()));
   }
-
-  /** The baseline latency in microseconds (for tests and metrics); {@code Double.MAX_VALUE} before the first slot. */
-  double baselineMicros() {
-    return gradient.baselineMicros();
-  }
 }

@@ -158,8 +158,4 @@ final class SlidingCounter {
   int slots() {
     return length;
   }
-
-  long slotNanos() {
-    return slotNanos;
-  }
 }

@@ -19,6 +19,7 @@ import io.grpc.ServerCall;
 import io.grpc.ServerCallHandler;
 import io.grpc.ServerInterceptor;
 import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
 import io.grpc.health.v1.HealthCheckRequest;
 import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
 import io.grpc.health.v1.HealthGrpc;
@@ -124,8 +125,12 @@ final class BallastServerTest {
   }
 
   private static ServingStatus health(Channel channel) {
+    return health(channel, "");
+  }
+
+  private static ServingStatus health(Channel channel, String service) {
     return HealthGrpc.newBlockingStub(channel).withDeadlineAfter(10, TimeUnit.SECONDS)
-        .check(HealthCheckRequest.getDefaultInstance()).getStatus();
+        .check(HealthCheckRequest.newBuilder().setService(service).build()).getStatus();
   }
 
   @Test
@@ -176,6 +181,25 @@ final class BallastServerTest {
       assertThat(fixture.ballast.server().isTerminated()).isTrue();
       assertThat(LameDuckSignal.isPresent(recorder.trailers.get(recorder.trailers.size() - 1))).isTrue();
       assertThatThrownBy(fixture.ballast::announceReady).isInstanceOf(IllegalStateException.class);
+      channel.shutdownNow();
+    }
+  }
+
+  @Test
+  void namedServicesReportTheServersHealthAndOtherNamesAreUnknown() throws Exception {
+    try (Fixture fixture = new Fixture(
+        BallastServer.builder().startInLameDuck(true).healthServiceNames("ballast.test.Echo", "ballast.test.Other"))) {
+      ManagedChannel channel = fixture.directChannel();
+      assertThat(health(channel, "ballast.test.Echo")).isEqualTo(ServingStatus.NOT_SERVING);
+      assertThat(health(channel, "ballast.test.Other")).isEqualTo(ServingStatus.NOT_SERVING);
+
+      fixture.ballast.announceReady();
+      assertThat(health(channel)).isEqualTo(ServingStatus.SERVING);
+      assertThat(health(channel, "ballast.test.Echo")).isEqualTo(ServingStatus.SERVING);
+      assertThat(health(channel, "ballast.test.Other")).isEqualTo(ServingStatus.SERVING);
+      assertThatThrownBy(() -> health(channel, "ballast.test.Unnamed"))
+          .isInstanceOfSatisfying(StatusRuntimeException.class,
+              e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.NOT_FOUND));
       channel.shutdownNow();
     }
   }

@@ -36,10 +36,6 @@ public final class MeterBinding implements AutoCloseable {
     this.cleanable = CLEANER.register(Objects.requireNonNull(owner, "owner"), meters);
   }
 
-  MeterRegistry registry() {
-    return meters.registry;
-  }
-
   /** Records {@code meter} as this binding's; returns it. */
   <M extends Meter> M add(M meter) {
     meters.live.add(meter);

@@ -426,7 +426,7 @@ final class Clients {
       }
       case Requests.ERROR -> {
         pick.onFailure(FailureKind.BACKEND, latency);
-        result.failure(start, now - start, measured, now);
+        result.failure(start, measured, now);
       }
       case Requests.UNAVAILABLE -> {
         pick.onFailure(FailureKind.BACKEND, latency);
@@ -458,7 +458,7 @@ final class Clients {
     }
     long start = q.firstStart;
     if (!retrying) {
-      result.failure(start, now - start, start >= warmup, now);
+      result.failure(start, start >= warmup, now);
       return;
     }
     int next = requests.allocate();
@@ -484,7 +484,7 @@ final class Clients {
     if (!pick.isPicked()) {
       q.answered = true;
       long start = q.firstStart;
-      result.failure(start, now - start, start >= warmup, now);
+      result.failure(start, start >= warmup, now);
       requests.release(r);
       return;
     }
@@ -542,9 +542,5 @@ final class Clients {
         default -> throw new AssertionError(what);
       }
     }
-  }
-
-  double totalRate() {
-    return totalRate;
   }
 }

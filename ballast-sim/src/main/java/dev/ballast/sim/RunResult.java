@@ -36,10 +36,9 @@ public final class RunResult {
   // Per switch window (0: before the switch, 1: a warm-up after it): requests, errors, misses.
   private final long[][] windowCounts;
   private final long requestsIssued;
-  private final long wallNanos;
   private final long cpuNanos;
 
-  private RunResult(Builder b, long wallNanos, long cpuNanos) {
+  private RunResult(Builder b, long cpuNanos) {
     this.scenario = b.scenario;
     this.policy = b.policy;
     this.seed = b.seed;
@@ -64,7 +63,6 @@ public final class RunResult {
     this.windowCounts = new long[][] {b.windowCounts[0].clone(), b.windowCounts[1].clone()};
     this.requestsIssued = b.requestsIssued;
     this.overload = b.overload();
-    this.wallNanos = wallNanos;
     this.cpuNanos = cpuNanos;
   }
 
@@ -104,10 +102,6 @@ public final class RunResult {
   /** Every request any client issued, warm-up included: the simulator's work. */
   public long requestsIssued() {
     return requestsIssued;
-  }
-
-  public long wallNanos() {
-    return wallNanos;
   }
 
   /** CPU time the run's thread used. */
@@ -602,7 +596,7 @@ public final class RunResult {
       }
     }
 
-    void failure(long start, long latencyNanos, boolean measured, long now) {
+    void failure(long start, boolean measured, long now) {
       answeredPerSample[interval(now)]++;
       errorsPerSample[interval(now)]++;
       if (measured) {
@@ -645,8 +639,8 @@ public final class RunResult {
       return requestsIssued;
     }
 
-    RunResult build(long wallNanos, long cpuNanos) {
-      return new RunResult(this, wallNanos, cpuNanos);
+    RunResult build(long cpuNanos) {
+      return new RunResult(this, cpuNanos);
     }
   }
 }

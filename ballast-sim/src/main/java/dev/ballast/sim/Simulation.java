@@ -99,7 +99,6 @@ final class Simulation {
   }
 
   RunResult run() {
-    long wallStart = System.nanoTime();
     long cpuStart = threadCpuNanos();
     if (clients.superposed) {
       nextArrivalAt = clients.nextSuperposedArrival(0);
@@ -183,7 +182,7 @@ final class Simulation {
     clock.advanceTo(end);
     clients.finish(end);
     progress.finish(result.requestsIssued());
-    return result.build(System.nanoTime() - wallStart, threadCpuNanos() - cpuStart);
+    return result.build(threadCpuNanos() - cpuStart);
   }
 
   /** CPU time of this thread: the simulator's speed per core, whatever else shares the machine. */
