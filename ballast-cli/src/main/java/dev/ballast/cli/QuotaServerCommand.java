@@ -2,12 +2,12 @@ package dev.ballast.cli;
 
 import dev.ballast.quota.QuotaServer;
 import dev.ballast.quota.QuotaServerMain;
-import dev.ballast.quota.ResourceConfig;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.OptionSpec;
 import picocli.CommandLine.Option;
 
 /** {@code ballast quota-server}: the quota service (docs/quota.md) as a process. */
@@ -18,53 +18,34 @@ import picocli.CommandLine.Option;
     description = {
       "Runs the quota service: shares each resource's global rate limit among its clients, max-min fairly, in leases.",
       "Clients use dev.ballast.quota.QuotaClient; see docs/quota.md. Stops on SIGTERM or Ctrl-C."
-    })
+    },
+    modelTransformer = QuotaServerCommand.ServerFlags.class)
 final class QuotaServerCommand implements Callable<Integer> {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
-  @Option(names = "--host", paramLabel = "ADDRESS", defaultValue = QuotaServerMain.DEFAULT_HOST,
-      description = "The address to listen on (default: ${DEFAULT-VALUE}, this machine only: without mutual TLS the"
-          + " service authenticates no one). 0.0.0.0 for every IPv4 interface, :: for every interface.")
-  String host;
-
-  @Option(names = "--port", paramLabel = "N", defaultValue = "" + QuotaServerMain.DEFAULT_PORT,
-      description = "The port to listen on, 0..65535; 0 picks a free one (default: ${DEFAULT-VALUE}).")
-  String port;
-
-  @Option(names = "--resource", paramLabel = "NAME=CAPACITY[:safe=RATE]",
-      description = "A resource and its global limit per second, with the rate a client falls back to when it"
-          + " cannot reach the service (default safe: 0); repeatable, at least one. Example: db=50000:safe=500.")
-  List<String> resources = new ArrayList<>();
-
-  @Option(names = "--max-clients", paramLabel = "N", defaultValue = "" + ResourceConfig.DEFAULT_MAX_CLIENTS,
-      description = "How many clients may hold a lease of each resource at once, 1..10000000; a new client past it is"
-          + " refused RESOURCE_EXHAUSTED (default: ${DEFAULT-VALUE}).")
-  String maxClients;
-
-  @Option(names = "--lease", paramLabel = "DURATION", defaultValue = "20s",
-      description = "How long a grant holds, such as 20s or 500ms; 100ms..1h (default: ${DEFAULT-VALUE}).")
-  String lease;
-
-  @Option(names = "--refresh", paramLabel = "DURATION", defaultValue = "5s",
-      description = "How often clients ask again; 10ms to less than the lease (default: ${DEFAULT-VALUE}).")
-  String refresh;
-
-  @Option(names = "--learning", negatable = true, defaultValue = "true", fallbackValue = "true",
-      description = "Start learning: for one lease length grant clients at most what they hold, as after a restart"
-          + " (default: on; --no-learning only when no other instance granted leases within a lease length).")
-  boolean learning;
-
-  @Option(names = "--tls-cert", paramLabel = "FILE",
-      description = "Serve TLS: the server's certificate chain, PEM (with --tls-key).")
-  String tlsCert;
-
-  @Option(names = "--tls-key", paramLabel = "FILE", description = "The server's private key, PEM (PKCS#8).")
-  String tlsKey;
-
-  @Option(names = "--tls-client-ca", paramLabel = "FILE",
-      description = "Mutual TLS: accept only clients whose certificate this authority (PEM) signed; each lease then"
-          + " belongs to the identity of its caller's certificate.")
-  String tlsClientCa;
+  /**
+   * Adds the server's own flags as {@link QuotaServerMain#FLAGS} declares them, so that this
+   * command and {@code QuotaServerMain} read the same flags the same way. The options below are
+   * this command's alone: they run the server as a replica.
+   */
+  static final class ServerFlags implements CommandLine.IModelTransformer {
+    @Override
+    public CommandSpec transform(CommandSpec command) {
+      for (QuotaServerMain.Flag flag : QuotaServerMain.FLAGS) {
+        OptionSpec.Builder option = OptionSpec.builder(flag.name()).description(flag.description());
+        if (flag.isSwitch()) {
+          String on = Boolean.toString(flag.switchedOn());
+          option.negatable(true).type(boolean.class).defaultValue(on).fallbackValue(on);
+        } else if (flag.repeatable()) {
+          option.paramLabel(flag.label()).type(List.class).auxiliaryTypes(String.class);
+        } else {
+          option.paramLabel(flag.label()).type(String.class);
+        }
+        command.addOption(option.build());
+      }
+      return command;
+    }
+  }
 
   @Option(names = "--zookeeper", paramLabel = "HOST:PORT[,...]",
       description = "Run as one of several replicas that elect a leader per resource through this ZooKeeper ensemble;"
@@ -95,18 +76,7 @@ final class QuotaServerCommand implements Callable<Integer> {
     QuotaServer server;
     QuotaReplication replication;
     try {
-      QuotaServerMain.Flags flags = new QuotaServerMain.Flags();
-      flags.host = host;
-      flags.port = QuotaServerMain.port(port);
-      flags.resources = resources;
-      flags.maxClients = QuotaServerMain.maxClients(maxClients);
-      flags.lease = lease;
-      flags.refresh = refresh;
-      flags.learn = learning;
-      flags.tlsCert = tlsCert;
-      flags.tlsKey = tlsKey;
-      flags.tlsClientCa = tlsClientCa;
-      options = flags.options();
+      options = flags().options();
       replication = QuotaReplication.of(zookeeper, advertise, replica, zookeeperPath, sessionTimeout, options);
       // A port in use or TLS files that do not load are the user's to change, like a bad flag.
       server = replication == null ? QuotaServerMain.start(options) : replication.start(options);
@@ -118,5 +88,24 @@ final class QuotaServerCommand implements Callable<Integer> {
     }
     QuotaServerMain.serve(server, options, spec.commandLine().getOut());
     return 0;
+  }
+
+  /**
+   * The server's flags as given, each read by its {@link QuotaServerMain.Flag}; a bad value is an
+   * IllegalArgumentException naming the flag.
+   */
+  QuotaServerMain.Flags flags() {
+    QuotaServerMain.Flags flags = new QuotaServerMain.Flags();
+    for (QuotaServerMain.Flag flag : QuotaServerMain.FLAGS) {
+      Object given = spec.findOption(flag.name()).getValue();
+      if (given instanceof List<?> values) {
+        for (Object value : values) {
+          flag.readInto(flags, (String) value);
+        }
+      } else if (given != null) {
+        flag.readInto(flags, given.toString());
+      }
+    }
+    return flags;
   }
 }

@@ -2,8 +2,11 @@ package dev.ballast.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ballast.quota.QuotaServerMain;
 import java.net.ServerSocket;
+import java.util.List;
 import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
 
 final class QuotaServerCommandTest {
 
@@ -21,6 +24,30 @@ final class QuotaServerCommandTest {
     assertThat(result.out()).contains("--host", "--port", "--resource", "--max-clients", "--lease", "--refresh",
         "--[no-]learning", "--tls-cert", "--tls-key", "--tls-client-ca", "--zookeeper", "--advertise", "--replica",
         "--zookeeper-path", "--session-timeout");
+  }
+
+  private static QuotaServerMain.Flags flags(String... args) {
+    QuotaServerCommand command = new QuotaServerCommand();
+    new CommandLine(command).parseArgs(args);
+    return command.flags();
+  }
+
+  @Test
+  void readsTheServersFlagsAsQuotaServerMainDoes() {
+    List<String[]> argumentLists = List.of(
+        new String[] {"--resource", "db=10"},
+        new String[] {"--resource", "db=10:safe=2", "--resource", "cache=5", "--no-learning", "--lease", "30s",
+            "--refresh", "500ms", "--port", "0", "--host", "0.0.0.0", "--max-clients", "250"},
+        new String[] {"--learning", "--resource", "db=10"});
+    for (String[] args : argumentLists) {
+      assertThat(flags(args).options()).as(String.join(" ", args)).isEqualTo(QuotaServerMain.parse(args));
+    }
+    QuotaServerMain.Flags defaults = flags("--resource", "db=10");
+    assertThat(defaults.lease).isEqualTo("20s");
+    assertThat(defaults.refresh).isEqualTo("5s");
+    assertThat(defaults.learn).isTrue();
+    assertThat(flags("--resource", "db=10", "--no-learning").learn).isFalse();
+    assertThat(flags("--resource", "a=1", "--resource", "b=2").resources).containsExactly("a=1", "b=2");
   }
 
   @Test

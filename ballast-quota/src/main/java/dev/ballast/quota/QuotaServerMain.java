@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.regex.Matcher;
+import java.util.function.BiConsumer;
 import java.util.regex.Pattern;
 
 /**
@@ -28,8 +29,9 @@ import java.util.regex.Pattern;
  *
  * (or {@code ./ballast quota-server} with the same flags). Needs grpc-netty-shaded on the class
  * path (the ballast command bundles it): it binds one address and serves TLS from PEM files. A bad
- * flag prints one line naming the value and exits with status 2. The flags' parsing lives here so
- * that the command line shares it.
+ * flag prints one line naming the value and exits with status 2. The flags are declared once, in
+ * {@link #FLAGS}: this class's parser and the {@code ballast quota-server} command both read them
+ * from there, with their meanings and defaults.
  *
  * <p>It listens on the loopback address unless {@code --host} names another: without TLS the
  * service authenticates no one, so it is reachable from other machines only when asked to be.
@@ -37,9 +39,94 @@ import java.util.regex.Pattern;
 public final class QuotaServerMain {
   public static final int DEFAULT_PORT = 8470;
   public static final String DEFAULT_HOST = "127.0.0.1";
+  /** {@code --lease}: how long a grant holds. */
+  public static final String DEFAULT_LEASE = "20s";
+  /** {@code --refresh}: how often clients ask again. */
+  public static final String DEFAULT_REFRESH = "5s";
+  /** {@code --learning}: whether the server starts learning what its clients hold, as after a restart. */
+  public static final boolean DEFAULT_LEARNING = true;
   static final String USAGE = "usage: QuotaServerMain [--host ADDRESS] [--port N] --resource NAME=CAPACITY[:safe=RATE] ..."
-      + " [--max-clients N] [--lease 20s] [--refresh 5s] [--no-learning]"
+      + " [--max-clients N] [--lease " + DEFAULT_LEASE + "] [--refresh " + DEFAULT_REFRESH + "] [--no-learning]"
       + " [--tls-cert FILE --tls-key FILE [--tls-client-ca FILE]]";
+
+  /**
+   * The server's flags, each once: its name, what its value looks like, what it means (with its
+   * default), and how its value is read into {@link Flags}. A flag without a value is a switch: on
+   * as {@code --name}, off as {@code --no-name}.
+   */
+  public static final List<Flag> FLAGS = List.of(
+      Flag.value("--host", "ADDRESS", "The address to listen on (default: " + DEFAULT_HOST + ", this machine only: without"
+          + " mutual TLS the service authenticates no one). 0.0.0.0 for every IPv4 interface, :: for every interface.",
+          (flags, value) -> flags.host = value),
+      Flag.value("--port", "N", "The port to listen on, 0..65535; 0 picks a free one (default: " + DEFAULT_PORT + ").",
+          (flags, value) -> flags.port = port(value)),
+      Flag.repeatable("--resource", "NAME=CAPACITY[:safe=RATE]", "A resource and its global limit per second, with the rate"
+          + " a client falls back to when it cannot reach the service (default safe: 0); repeatable, at least one."
+          + " Example: db=50000:safe=500.",
+          (flags, value) -> flags.resources.add(value)),
+      Flag.value("--max-clients", "N", "How many clients may hold a lease of each resource at once, 1.."
+          + ResourceConfig.MAX_MAX_CLIENTS + "; a new client past it is refused RESOURCE_EXHAUSTED (default: "
+          + ResourceConfig.DEFAULT_MAX_CLIENTS + ").",
+          (flags, value) -> flags.maxClients = maxClients(value)),
+      Flag.value("--lease", "DURATION", "How long a grant holds, such as 20s or 500ms; 100ms..1h (default: "
+          + DEFAULT_LEASE + ").",
+          (flags, value) -> flags.lease = value),
+      Flag.value("--refresh", "DURATION", "How often clients ask again; 10ms to less than the lease (default: "
+          + DEFAULT_REFRESH + ").",
+          (flags, value) -> flags.refresh = value),
+      Flag.onOff("--learning", DEFAULT_LEARNING, "Start learning: for one lease length grant clients at most what they hold, as after"
+          + " a restart (default: on; --no-learning only when no other instance granted leases within a lease length).",
+          (flags, on) -> flags.learn = on),
+      Flag.value("--tls-cert", "FILE", "Serve TLS: the server's certificate chain, PEM (with --tls-key).",
+          (flags, value) -> flags.tlsCert = value),
+      Flag.value("--tls-key", "FILE", "The server's private key, PEM (PKCS#8).",
+          (flags, value) -> flags.tlsKey = value),
+      Flag.value("--tls-client-ca", "FILE", "Mutual TLS: accept only clients whose certificate this authority (PEM)"
+          + " signed; each lease then belongs to the identity of its caller's certificate.",
+          (flags, value) -> flags.tlsClientCa = value));
+
+  /**
+   * One flag of the server.
+   *
+   * @param name the flag as written, such as {@code --lease}
+   * @param label what its value looks like in the usage text; null for a switch
+   * @param repeatable whether it may be given more than once, each value adding to the others
+   * @param switchedOn a switch's value when not given
+   * @param description what it means, its default included
+   */
+  public record Flag(
+      String name, String label, boolean repeatable, boolean switchedOn, String description, BiConsumer<Flags, String> read) {
+    static Flag value(String name, String label, String description, BiConsumer<Flags, String> read) {
+      return new Flag(name, label, false, false, description, read);
+    }
+
+    static Flag repeatable(String name, String label, String description, BiConsumer<Flags, String> read) {
+      return new Flag(name, label, true, false, description, read);
+    }
+
+    static Flag onOff(String name, boolean switchedOn, String description, BiConsumer<Flags, Boolean> set) {
+      return new Flag(name, null, false, switchedOn, description, (flags, value) -> set.accept(flags, Boolean.parseBoolean(value)));
+    }
+
+    /** Whether the flag is a switch, {@code --name} or {@code --no-name}, with no value. */
+    public boolean isSwitch() {
+      return label == null;
+    }
+
+    /** A switch's off form, {@code --no-name}. */
+    public String negatedName() {
+      return "--no-" + name.substring(2);
+    }
+
+    /**
+     * Reads {@code value} (a switch's: {@code true} or {@code false}) into {@code flags}.
+     *
+     * @throws IllegalArgumentException in one line naming the flag and the value, when it is bad
+     */
+    public void readInto(Flags flags, String value) {
+      read.accept(flags, value);
+    }
+  }
 
   private static final Pattern RESOURCE = Pattern.compile("([^=:]+)=([^:]+)(?::safe=(.+))?");
   private static final Pattern DURATION = Pattern.compile("(\\d{1,9})(ms|s|m|h)");
@@ -214,45 +301,37 @@ public final class QuotaServerMain {
   public static Options parse(String[] args) {
     Flags flags = new Flags();
     for (int i = 0; i < args.length; i++) {
-      String flag = args[i];
-      if (flag.equals("--no-learning")) {
-        flags.learn = false;
+      String arg = args[i];
+      Flag flag = null;
+      for (Flag candidate : FLAGS) {
+        if (candidate.name().equals(arg) || candidate.isSwitch() && candidate.negatedName().equals(arg)) {
+          flag = candidate;
+        }
+      }
+      if (flag == null) {
+        throw new IllegalArgumentException("unknown option: " + Ranges.quote(arg) + " (" + USAGE + ")");
+      }
+      if (flag.isSwitch()) {
+        flag.readInto(flags, Boolean.toString(flag.name().equals(arg)));
         continue;
       }
-      if (!Flags.WITH_VALUE.contains(flag)) {
-        throw new IllegalArgumentException("unknown option: " + Ranges.quote(flag) + " (" + USAGE + ")");
-      }
       if (i + 1 == args.length) {
-        throw new IllegalArgumentException(flag + ": missing value (" + USAGE + ")");
+        throw new IllegalArgumentException(arg + ": missing value (" + USAGE + ")");
       }
-      String value = args[++i];
-      switch (flag) {
-        case "--host" -> flags.host = value;
-        case "--port" -> flags.port = port(value);
-        case "--resource" -> flags.resources.add(value);
-        case "--max-clients" -> flags.maxClients = maxClients(value);
-        case "--lease" -> flags.lease = value;
-        case "--refresh" -> flags.refresh = value;
-        case "--tls-cert" -> flags.tlsCert = value;
-        case "--tls-key" -> flags.tlsKey = value;
-        default -> flags.tlsClientCa = value;
-      }
+      flag.readInto(flags, args[++i]);
     }
     return flags.options();
   }
 
-  /** The flags' values as written, each with its default; {@link #options()} checks them. */
+  /** The flags' values as read, each with its default; {@link #options()} checks them together. */
   public static final class Flags {
-    static final List<String> WITH_VALUE = List.of(
-        "--host", "--port", "--resource", "--max-clients", "--lease", "--refresh", "--tls-cert", "--tls-key", "--tls-client-ca");
-
     public String host = DEFAULT_HOST;
     public int port = DEFAULT_PORT;
     public List<String> resources = new ArrayList<>();
     public int maxClients = ResourceConfig.DEFAULT_MAX_CLIENTS;
-    public String lease = "20s";
-    public String refresh = "5s";
-    public boolean learn = true;
+    public String lease = DEFAULT_LEASE;
+    public String refresh = DEFAULT_REFRESH;
+    public boolean learn = DEFAULT_LEARNING;
     /** Null: plaintext. */
     public String tlsCert;
     public String tlsKey;
@@ -296,7 +375,7 @@ public final class QuotaServerMain {
   }
 
   /** {@code --max-clients}: 1..10,000,000. */
-  public static int maxClients(String value) {
+  private static int maxClients(String value) {
     try {
       int n = Integer.parseInt(value);
       if (n >= 1 && n <= ResourceConfig.MAX_MAX_CLIENTS) {
@@ -308,7 +387,7 @@ public final class QuotaServerMain {
     throw new IllegalArgumentException("--max-clients: " + Ranges.quote(value) + " (expected: 1.." + ResourceConfig.MAX_MAX_CLIENTS + ")");
   }
 
-  public static int port(String value) {
+  private static int port(String value) {
     try {
       int port = Integer.parseInt(value);
       if (port >= 0 && port <= 65535) {
