@@ -1,5 +1,7 @@
 package dev.ballast.benchmarks;
 
+import dev.ballast.grpc.testing.ByteMarshaller;
+import dev.ballast.grpc.testing.StaticResolverProvider;
 import io.grpc.ManagedChannel;
 import io.grpc.MethodDescriptor;
 import io.grpc.Server;
@@ -59,7 +61,7 @@ public final class ChannelThroughput {
       servers.add(server);
       ports.add(server.getPort());
     }
-    String target = StaticNameResolverProvider.register(ports);
+    String target = StaticResolverProvider.target(ports);
     Map<String, ManagedChannel> channels = new LinkedHashMap<>();
     channels.put("grpc round_robin", channel(target, "round_robin", Map.of()));
     channels.put(

@@ -1,5 +1,7 @@
 package dev.ballast.benchmarks;
 
+import dev.ballast.testing.FakeClock;
+import dev.ballast.testing.FakeScheduler;
 import io.grpc.Attributes;
 import io.grpc.CallOptions;
 import io.grpc.ChannelLogger;
@@ -136,7 +138,7 @@ final class GrpcPickerFixture implements AutoCloseable {
         remaining--;
       }
     }
-    if (helper.timer.runPending() == 0) {
+    if (helper.timer.runScheduled() == 0) {
       throw new IllegalStateException("the policy scheduled no weight update");
     }
   }
@@ -195,7 +197,7 @@ final class GrpcPickerFixture implements AutoCloseable {
         new SynchronizationContext((thread, e) -> {
           throw new IllegalStateException("uncaught in gRPC's synchronization context", e);
         });
-    final ManualScheduler timer = new ManualScheduler();
+    final FakeScheduler timer = new FakeScheduler(new FakeClock());
     volatile LoadBalancer.SubchannelPicker picker;
     volatile ConnectivityState state;
 

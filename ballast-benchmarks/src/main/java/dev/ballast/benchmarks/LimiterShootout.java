@@ -4,6 +4,7 @@ import com.netflix.concurrency.limits.grpc.server.ConcurrencyLimitServerIntercep
 import com.netflix.concurrency.limits.grpc.server.GrpcServerLimiterBuilder;
 import com.netflix.concurrency.limits.limit.Gradient2Limit;
 import dev.ballast.grpc.BallastServer;
+import dev.ballast.grpc.testing.ByteMarshaller;
 import dev.ballast.overload.LimiterConfig;
 import io.grpc.CallOptions;
 import io.grpc.ManagedChannel;

@@ -1,6 +1,7 @@
 package dev.ballast.benchmarks;
 
 import dev.ballast.grpc.BallastServer;
+import dev.ballast.grpc.testing.StaticResolverProvider;
 import io.grpc.CallOptions;
 import io.grpc.ManagedChannel;
 import io.grpc.Metadata;
@@ -115,7 +116,7 @@ public final class PrequalLoopback {
       backends.add(backend);
       ports.add(backend.ballast.server().getPort());
     }
-    String target = StaticNameResolverProvider.register(ports);
+    String target = StaticResolverProvider.target(ports);
     try {
       System.out.printf(Locale.ROOT, "%d Ballast backends on 127.0.0.1, one sleeping %d ms a call, the others %d ms;"
           + " %d callers, %d calls a round, a new channel each round%n", BACKENDS, SLOW_MILLIS, FAST_MILLIS, callers, calls);

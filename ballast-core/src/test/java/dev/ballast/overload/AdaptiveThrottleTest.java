@@ -3,7 +3,7 @@ package dev.ballast.overload;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
-import dev.ballast.health.FakeClock;
+import dev.ballast.testing.FakeClock;
 import java.time.Duration;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;

@@ -1,6 +1,6 @@
 package dev.ballast.overload;
 
-import dev.ballast.health.FakeClock;
+import dev.ballast.testing.FakeClock;
 import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.SplittableRandom;

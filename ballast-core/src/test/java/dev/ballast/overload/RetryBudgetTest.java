@@ -2,7 +2,7 @@ package dev.ballast.overload;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.ballast.health.FakeClock;
+import dev.ballast.testing.FakeClock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

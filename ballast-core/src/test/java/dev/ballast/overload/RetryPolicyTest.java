@@ -3,11 +3,11 @@ package dev.ballast.overload;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.ballast.health.HealthConfig;
 import dev.ballast.pick.Balancer;
 import dev.ballast.pick.Pick;
 import dev.ballast.pick.Policy;
-import dev.ballast.health.HealthConfig;
-import dev.ballast.health.FakeClock;
+import dev.ballast.testing.FakeClock;
 import java.time.Duration;
 import java.util.List;
 import java.util.SplittableRandom;

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 import com.sun.management.ThreadMXBean;
-import dev.ballast.health.FakeClock;
+import dev.ballast.testing.FakeClock;
 import dev.ballast.testing.RandomInputs;
 import java.lang.management.ManagementFactory;
 import java.math.BigDecimal;

@@ -7,9 +7,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ballast.health.Backend;
-import dev.ballast.health.FakeClock;
 import dev.ballast.health.HealthConfig;
 import dev.ballast.health.RequestOutcome;
+import dev.ballast.testing.FakeClock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

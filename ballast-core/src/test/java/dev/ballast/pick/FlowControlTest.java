@@ -6,9 +6,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import dev.ballast.health.CapacityGate;
-import dev.ballast.health.FakeClock;
 import dev.ballast.health.HealthConfig;
 import dev.ballast.health.RequestOutcome;
+import dev.ballast.testing.FakeClock;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;

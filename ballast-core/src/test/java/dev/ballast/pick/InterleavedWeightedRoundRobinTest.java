@@ -6,8 +6,8 @@ import static dev.ballast.pick.TestBalancers.pickAndRelease;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.ballast.health.FakeClock;
 import dev.ballast.health.HealthConfig;
+import dev.ballast.testing.FakeClock;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;

@@ -5,8 +5,8 @@ import static dev.ballast.pick.TestBalancers.keys;
 import static dev.ballast.testing.PropertyCheck.forAll;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.ballast.health.FakeClock;
 import dev.ballast.health.HealthConfig;
+import dev.ballast.testing.FakeClock;
 import dev.ballast.testing.RandomInputs;
 import java.time.Duration;
 import java.util.ArrayList;

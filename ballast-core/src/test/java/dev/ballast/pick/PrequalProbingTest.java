@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ballast.health.Backend;
-import dev.ballast.health.FakeClock;
 import dev.ballast.health.HealthConfig;
 import dev.ballast.probe.ProbeReceiver;
 import dev.ballast.probe.ProbeSender;
+import dev.ballast.testing.FakeClock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -5,8 +5,8 @@ import static dev.ballast.pick.TestBalancers.fixed;
 import static dev.ballast.pick.TestBalancers.pickAndRelease;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.ballast.health.FakeClock;
 import dev.ballast.health.HealthConfig;
+import dev.ballast.testing.FakeClock;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

@@ -6,9 +6,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 import dev.ballast.health.Backend;
-import dev.ballast.health.FakeClock;
 import dev.ballast.health.HealthConfig;
 import dev.ballast.health.SubsetHealth;
+import dev.ballast.testing.FakeClock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

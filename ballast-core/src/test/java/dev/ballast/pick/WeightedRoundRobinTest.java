@@ -8,8 +8,8 @@ import static dev.ballast.testing.PropertyCheck.forAll;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
-import dev.ballast.health.FakeClock;
 import dev.ballast.health.HealthConfig;
+import dev.ballast.testing.FakeClock;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;

@@ -1,4 +1,4 @@
-package dev.ballast.health;
+package dev.ballast.testing;
 
 import dev.ballast.time.NanoClock;
 import java.time.Duration;

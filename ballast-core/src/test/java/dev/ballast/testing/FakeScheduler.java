@@ -1,6 +1,5 @@
-package dev.ballast.quota;
+package dev.ballast.testing;
 
-import io.grpc.Deadline;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -13,63 +12,117 @@ import java.util.concurrent.Delayed;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 
 /**
  * A {@link ScheduledExecutorService} on a {@link FakeClock}: nothing runs until the test moves time
- * forward with {@link #advance} or {@link #advanceTo}, which runs every task due on the way, each at
- * its own time, in the order of their due times (then of scheduling). Like a real executor, it
- * never runs a task inside {@code schedule} or {@code execute}; a task that schedules another one
- * due before the end of the advance sees it run in the same advance. Give it to the quota client,
- * and to gRPC's in-process channel and server (with {@link #deadlineTicker()}), and the whole fleet
+ * forward with {@link #advance}, {@link #advanceTo} or {@link #runUntil}, which run every task due
+ * on the way, each at its own time, in the order of their due times (then of scheduling), so that
+ * a run on one thread is the same on every machine. Like a real executor, it never runs a task
+ * inside {@code schedule} or {@code execute}; a task that schedules another one due before the end
+ * of the advance sees it run in the same advance. Give it to the code under test, and to gRPC's
+ * in-process channels and servers (with a deadline ticker on {@link #clock()}), and a whole fleet
  * runs on the test's thread in virtual time.
  *
  * <p>A task that throws fails the advance (a real executor would hide the exception in the
- * future). Periodic scheduling and {@code Callable}s are not supported: the quota client and gRPC's
- * channel and server use neither.
+ * future). Periodic scheduling and {@code Callable}s are not supported: neither Ballast nor gRPC's
+ * channels, servers and policies use them.
  */
-final class FakeScheduler extends AbstractExecutorService implements ScheduledExecutorService {
+public final class FakeScheduler extends AbstractExecutorService implements ScheduledExecutorService {
   private final FakeClock clock;
   private final PriorityQueue<Task> queue =
       new PriorityQueue<>(Comparator.<Task>comparingLong(t -> t.dueNanos).thenComparingLong(t -> t.order));
   private long scheduled;
+  private long ran;
   private boolean shutdown;
 
-  FakeScheduler(FakeClock clock) {
+  public FakeScheduler(FakeClock clock) {
     this.clock = clock;
   }
 
-  FakeClock clock() {
+  public FakeClock clock() {
     return clock;
   }
 
-  /** gRPC's deadlines on this scheduler's clock, for the in-process server's builder. */
-  Deadline.Ticker deadlineTicker() {
-    return GrpcQuotaTransport.deadlineTicker(clock);
+  /** Moves time forward by {@code duration}, running each task due on the way at its own time. */
+  public void advance(Duration duration) {
+    advanceNanos(duration.toNanos());
   }
 
-  /** Moves time forward by {@code duration}, running each task due on the way at its own time. */
-  void advance(Duration duration) {
-    advanceTo(clock.nanoTime() + duration.toNanos());
+  /** Moves time forward by {@code nanos}, running each task due on the way at its own time. */
+  public void advanceNanos(long nanos) {
+    advanceTo(clock.nanoTime() + nanos);
   }
 
   /** Moves time forward to {@code nanoTime} (never back), running each task due up to then at its own time. */
-  void advanceTo(long nanoTime) {
+  public void advanceTo(long nanoTime) {
     for (Task next = nextDue(nanoTime); next != null; next = nextDue(nanoTime)) {
-      moveClockTo(next.dueNanos);
-      next.run();
+      run(next);
     }
     moveClockTo(nanoTime);
   }
 
+  /**
+   * Runs tasks in order until {@code done} holds, moving time to each task's due time; fails if
+   * nothing is left to run or more than {@code limit} of virtual time would pass first.
+   */
+  public void runUntil(String what, BooleanSupplier done, Duration limit) {
+    long start = clock.nanoTime();
+    while (!done.getAsBoolean()) {
+      Task next = nextDue(start + limit.toNanos());
+      if (next == null) {
+        throw new AssertionError("still waiting after " + Duration.ofNanos(clock.nanoTime() - start)
+            + " of virtual time: " + what + (pending() == 0 ? " (nothing left to run)" : ""));
+      }
+      run(next);
+    }
+  }
+
+  /**
+   * Runs every task scheduled so far, whatever its due time, each at its own time (the clock moves
+   * to the last one's); the tasks they schedule wait for a later call. For code whose timers should
+   * fire at a point the caller chooses rather than after some amount of time. Returns how many ran.
+   */
+  public int runScheduled() {
+    List<Task> due;
+    synchronized (this) {
+      due = new ArrayList<>(queue.size());
+      while (!queue.isEmpty()) {
+        due.add(queue.poll());
+      }
+    }
+    int count = 0;
+    for (Task task : due) {
+      if (!task.cancelled) {
+        run(task);
+        count++;
+      }
+    }
+    return count;
+  }
+
   /** Tasks not yet run nor cancelled. */
-  synchronized int pending() {
+  public synchronized int pending() {
     return queue.size();
+  }
+
+  /** Tasks run so far. */
+  public synchronized long tasksRun() {
+    return ran;
+  }
+
+  private void run(Task task) {
+    moveClockTo(task.dueNanos);
+    synchronized (this) {
+      ran++;
+    }
+    task.run();
   }
 
   private void moveClockTo(long nanoTime) {
     long ahead = nanoTime - clock.nanoTime();
     if (ahead > 0) {
-      clock.advance(Duration.ofNanos(ahead));
+      clock.advanceNanos(ahead);
     }
   }
 
@@ -101,17 +154,17 @@ final class FakeScheduler extends AbstractExecutorService implements ScheduledEx
 
   @Override
   public <V> ScheduledFuture<V> schedule(Callable<V> callable, long delay, TimeUnit unit) {
-    throw new UnsupportedOperationException("schedule(Callable): not used by the quota client or gRPC");
+    throw new UnsupportedOperationException("schedule(Callable): not used by Ballast or gRPC");
   }
 
   @Override
   public ScheduledFuture<?> scheduleAtFixedRate(Runnable command, long initialDelay, long period, TimeUnit unit) {
-    throw new UnsupportedOperationException("scheduleAtFixedRate: not used by the quota client or gRPC");
+    throw new UnsupportedOperationException("scheduleAtFixedRate: not used by Ballast or gRPC");
   }
 
   @Override
   public ScheduledFuture<?> scheduleWithFixedDelay(Runnable command, long initialDelay, long delay, TimeUnit unit) {
-    throw new UnsupportedOperationException("scheduleWithFixedDelay: not used by the quota client or gRPC");
+    throw new UnsupportedOperationException("scheduleWithFixedDelay: not used by Ballast or gRPC");
   }
 
   /** Drops the tasks not yet run; later ones are dropped too. */

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ballast.testing.CapturedLog;
+import dev.ballast.testing.FakeClock;
 import java.util.List;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;

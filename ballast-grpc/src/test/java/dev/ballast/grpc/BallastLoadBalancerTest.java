@@ -32,7 +32,7 @@ final class BallastLoadBalancerTest {
 
   private final FakeHelper helper = new FakeHelper();
   private final BallastLoadBalancer lb =
-      new BallastLoadBalancer(helper, helper.time, helper.time, () -> parse(json()));
+      new BallastLoadBalancer(helper, helper.time.clock(), helper.time.clock(), () -> parse(json()));
 
   private static BallastConfig parse(Map<String, ?> json) {
     return new BallastConfigParser(name -> null, name -> null, 1, warning -> {}).parse(json);

@@ -4,6 +4,7 @@ import static dev.ballast.grpc.Clients.json;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.ballast.grpc.testing.StaticResolverProvider;
 import dev.ballast.overload.LimiterConfig;
 import io.grpc.CallOptions;
 import io.grpc.Channel;

@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import dev.ballast.grpc.testing.TestCertificates.Cast;
+import dev.ballast.grpc.testing.TestCertificates.Issued;
 import dev.ballast.overload.Criticality;
-import dev.ballast.testing.TestCertificates.Cast;
-import dev.ballast.testing.TestCertificates.Issued;
 import io.grpc.CallOptions;
 import io.grpc.ChannelCredentials;
 import io.grpc.ClientInterceptors;

@@ -3,6 +3,7 @@ package dev.ballast.grpc;
 import static dev.ballast.grpc.Clients.json;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ballast.grpc.testing.StaticResolverProvider;
 import dev.ballast.health.Backend;
 import dev.ballast.health.RequestOutcome;
 import io.grpc.CallCredentials;

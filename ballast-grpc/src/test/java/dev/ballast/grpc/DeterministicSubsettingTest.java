@@ -3,6 +3,7 @@ package dev.ballast.grpc;
 import static dev.ballast.grpc.Clients.json;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ballast.grpc.testing.StaticResolverProvider;
 import dev.ballast.subset.BackendSet;
 import dev.ballast.subset.ClientIdentity;
 import dev.ballast.subset.Subsetter;

@@ -1,5 +1,7 @@
 package dev.ballast.grpc;
 
+import dev.ballast.testing.FakeClock;
+import dev.ballast.testing.FakeScheduler;
 import io.grpc.Attributes;
 import io.grpc.CallOptions;
 import io.grpc.Channel;
@@ -28,7 +30,7 @@ import java.util.concurrent.ScheduledExecutorService;
  */
 final class FakeHelper extends LoadBalancer.Helper {
   /** The clock of the balancer under test, and the timers it schedules. */
-  final VirtualTime time = new VirtualTime();
+  final FakeScheduler time = new FakeScheduler(new FakeClock());
   final SynchronizationContext sync =
       new SynchronizationContext((t, e) -> {
         throw new AssertionError("uncaught in the synchronization context", e);
@@ -102,7 +104,7 @@ final class FakeHelper extends LoadBalancer.Helper {
 
   @Override
   public ScheduledExecutorService getScheduledExecutorService() {
-    return time.scheduler();
+    return time;
   }
 
   @Override

@@ -4,6 +4,7 @@ import static dev.ballast.grpc.Clients.json;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import dev.ballast.grpc.testing.StaticResolverProvider;
 import io.grpc.ManagedChannel;
 import io.grpc.services.CallMetricRecorder;
 import io.grpc.xds.orca.OrcaMetricReportingServerInterceptor;

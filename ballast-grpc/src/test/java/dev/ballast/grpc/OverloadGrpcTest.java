@@ -4,8 +4,11 @@ import static dev.ballast.grpc.Clients.json;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.ballast.grpc.testing.StaticResolverProvider;
 import dev.ballast.overload.Criticality;
 import dev.ballast.overload.LimiterConfig;
+import dev.ballast.testing.FakeClock;
+import dev.ballast.testing.FakeScheduler;
 import io.grpc.CallOptions;
 import io.grpc.Channel;
 import io.grpc.ClientInterceptors;
@@ -251,8 +254,8 @@ final class OverloadGrpcTest {
    */
   @Test
   void aClientRateLimitSendsItsBurstThenTheRateTimesTheTimePassedAndRejectsTheRestLocally() throws Exception {
-    VirtualTime time = new VirtualTime();
-    try (TestBallastProvider policy = TestBallastProvider.repeatable(time, 1);
+    FakeScheduler time = new FakeScheduler(new FakeClock());
+    try (TestBallastProvider policy = TestBallastProvider.repeatable(time.clock(), 1);
         TestBackend backend = TestBackend.startBallast(0, EchoService::answerWith, BallastServer.builder())) {
       ManagedChannel channel = Clients.channel(StaticResolverProvider.target(List.of(backend.port)),
           policy.getPolicyName(),

@@ -3,7 +3,9 @@ package dev.ballast.grpc;
 import static dev.ballast.grpc.Clients.json;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ballast.grpc.testing.StaticResolverProvider;
 import dev.ballast.pick.PrequalProbingConfig;
+import dev.ballast.testing.FakeScheduler;
 import io.grpc.CallOptions;
 import io.grpc.ManagedChannel;
 import io.grpc.Metadata;
@@ -44,10 +46,10 @@ final class PrequalProbingGrpcTest {
 
   /** Records when, in virtual time, each probe reached one server. */
   private static final class ProbeArrivals implements ServerInterceptor {
-    private final VirtualTime time;
+    private final FakeScheduler time;
     final List<Long> arrivals = new ArrayList<>();
 
-    ProbeArrivals(VirtualTime time) {
+    ProbeArrivals(FakeScheduler time) {
       this.time = time;
     }
 
@@ -55,7 +57,7 @@ final class PrequalProbingGrpcTest {
     public <ReqT, RespT> ServerCall.Listener<ReqT> interceptCall(
         ServerCall<ReqT, RespT> call, Metadata headers, ServerCallHandler<ReqT, RespT> next) {
       if (call.getMethodDescriptor().getServiceName().equals(ProbeRpc.SERVICE_NAME)) {
-        arrivals.add(time.nanoTime());
+        arrivals.add(time.clock().nanoTime());
       }
       return next.startCall(call, headers);
     }
@@ -81,13 +83,13 @@ final class PrequalProbingGrpcTest {
   /** Callers that each send their next call as soon as the last one is answered, up to a total. */
   private static final class ClosedLoop {
     private final ManagedChannel channel;
-    private final VirtualTime time;
+    private final FakeScheduler time;
     private int total;
     private int started;
     int succeeded;
     int failed;
 
-    ClosedLoop(ManagedChannel channel, VirtualTime time, int callers, int total) {
+    ClosedLoop(ManagedChannel channel, FakeScheduler time, int callers, int total) {
       this.channel = channel;
       this.time = time;
       this.total = total;
@@ -111,7 +113,7 @@ final class PrequalProbingGrpcTest {
       }
       started++;
       // Queued, not called here: the answer that frees this caller is still being delivered.
-      time.scheduler().execute(this::call);
+      time.execute(this::call);
     }
 
     private void call() {
@@ -193,10 +195,10 @@ final class PrequalProbingGrpcTest {
     fleet.time.runUntil("the warm-up's last call answered", warmUp::done, Duration.ofMinutes(1));
     fleet.backends.forEach(TestBackend::resetCounts);
 
-    long from = fleet.time.nanoTime();
+    long from = fleet.time.clock().nanoTime();
     ClosedLoop load = new ClosedLoop(channel, fleet.time, CALLERS, CALLS);
     fleet.time.runUntil("every call answered", load::done, Duration.ofMinutes(10));
-    long to = fleet.time.nanoTime();
+    long to = fleet.time.clock().nanoTime();
 
     assertThat(load.failed).as("seed %d, failed calls", seed).isZero();
     long total = fleet.backends.stream().mapToLong(TestBackend::requests).sum();

@@ -4,14 +4,15 @@ import static dev.ballast.grpc.Clients.json;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import dev.ballast.grpc.testing.StaticResolverProvider;
 import io.grpc.ManagedChannel;
 import io.grpc.StatusRuntimeException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.Test;
 
 /** Traffic moves away from a backend that fails fast and from one that is twice as loaded. */
 final class TrafficShiftTest {

@@ -1,5 +1,10 @@
 package dev.ballast.grpc;
 
+import dev.ballast.grpc.testing.StaticResolverProvider;
+import dev.ballast.testing.FakeClock;
+import dev.ballast.testing.FakeScheduler;
+import dev.ballast.time.NanoClock;
+import io.grpc.Deadline;
 import io.grpc.ForwardingServerCall.SimpleForwardingServerCall;
 import io.grpc.ManagedChannel;
 import io.grpc.Metadata;
@@ -24,7 +29,7 @@ import java.util.function.Function;
 
 /**
  * Servers of the echo service and one channel running the real {@code ballast} policy, all on
- * gRPC's in-process transport and in {@link VirtualTime}: every executor is direct, every timer of
+ * gRPC's in-process transport and in {@link FakeScheduler virtual time}: every executor is direct, every timer of
  * gRPC, of the balancer and of the servers runs when the test advances time, the servers time
  * their calls by the same clock, and the balancer draws from a seeded random source. So a run is
  * the same on every machine, however fast or busy, and a latency or a share measured in it is a
@@ -37,7 +42,7 @@ import java.util.function.Function;
 final class VirtualFleet implements AutoCloseable {
   private static final AtomicInteger fleets = new AtomicInteger();
 
-  final VirtualTime time = new VirtualTime();
+  final FakeScheduler time = new FakeScheduler(new FakeClock());
   final List<TestBackend> backends = new ArrayList<>();
   private final String prefix = "virtual-fleet-" + fleets.incrementAndGet();
   private final long roundTripNanos;
@@ -50,7 +55,7 @@ final class VirtualFleet implements AutoCloseable {
   VirtualFleet(long seed, Duration roundTrip) {
     this.roundTripNanos = roundTrip.toNanos();
     this.jitter = new SplittableRandom(seed);
-    this.policy = TestBallastProvider.repeatable(time, seed);
+    this.policy = TestBallastProvider.repeatable(time.clock(), seed);
   }
 
   /**
@@ -68,8 +73,8 @@ final class VirtualFleet implements AutoCloseable {
     InProcessServerBuilder builder =
         InProcessServerBuilder.forName(serverName)
             .directExecutor()
-            .scheduledExecutorService(time.scheduler())
-            .deadlineTicker(time.deadlineTicker());
+            .scheduledExecutorService(time)
+            .deadlineTicker(deadlineTicker(time.clock()));
     TestBackend backend =
         TestBackend.startInProcess(
             builder,
@@ -81,7 +86,7 @@ final class VirtualFleet implements AutoCloseable {
               // Ballast's bookkeeping included, is on its way to the client.
               b.intercept(network());
             },
-            ballast == null ? null : ballast.clock(time));
+            ballast == null ? null : ballast.clock(time.clock()));
     backends.add(backend);
     serverNamesByKey.put(key, serverName);
     return backend;
@@ -93,7 +98,7 @@ final class VirtualFleet implements AutoCloseable {
       channel =
           InProcessChannelBuilder.forTarget(StaticResolverProvider.targetInProcess(serverNamesByKey))
               .directExecutor()
-              .scheduledExecutorService(time.scheduler())
+              .scheduledExecutorService(time)
               .defaultServiceConfig(Map.of("loadBalancingConfig", List.of(Map.of(policy.getPolicyName(), config))))
               .build();
     }
@@ -106,7 +111,7 @@ final class VirtualFleet implements AutoCloseable {
    */
   EchoService.Behaviour answerAfter(String key, Duration meanServiceTime) {
     return (caller, response) ->
-        time.scheduler()
+        time
             .schedule(
                 () -> {
                   response.onNext(key);
@@ -152,8 +157,18 @@ final class VirtualFleet implements AutoCloseable {
     };
   }
 
+  /** gRPC's deadlines on {@code clock}. */
+  private static Deadline.Ticker deadlineTicker(NanoClock clock) {
+    return new Deadline.Ticker() {
+      @Override
+      public long nanoTime() {
+        return clock.nanoTime();
+      }
+    };
+  }
+
   private void later(long delayNanos, Runnable delivery) {
-    time.scheduler().schedule(delivery, delayNanos, TimeUnit.NANOSECONDS);
+    time.schedule(delivery, delayNanos, TimeUnit.NANOSECONDS);
   }
 
   @Override

@@ -6,26 +6,23 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ballast.grpc.BallastServer;
 import dev.ballast.grpc.CriticalityTrust;
+import dev.ballast.grpc.testing.ByteMarshaller;
 import dev.ballast.overload.Criticality;
-import io.grpc.ClientInterceptors;
-import io.grpc.Metadata;
-import io.grpc.stub.MetadataUtils;
 import io.grpc.CallOptions;
+import io.grpc.ClientInterceptors;
 import io.grpc.ManagedChannel;
+import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
 import io.grpc.ServerServiceDefinition;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.stub.ClientCalls;
+import io.grpc.stub.MetadataUtils;
 import io.grpc.stub.ServerCalls;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.io.ByteArrayInputStream;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
@@ -40,8 +37,8 @@ final class GrpcMetersTest {
   private static final MethodDescriptor<byte[], byte[]> CALL = MethodDescriptor.<byte[], byte[]>newBuilder()
       .setType(MethodDescriptor.MethodType.UNARY)
       .setFullMethodName("ballast.test.Meters/Call")
-      .setRequestMarshaller(new Bytes())
-      .setResponseMarshaller(new Bytes())
+      .setRequestMarshaller(ByteMarshaller.INSTANCE)
+      .setResponseMarshaller(ByteMarshaller.INSTANCE)
       .build();
 
   private final MeterRegistry registry = new SimpleMeterRegistry();
@@ -156,29 +153,11 @@ final class GrpcMetersTest {
     return Readings.value(registry, name, tags);
   }
 
-
   private void awaitRelease() {
     try {
       release.await(20, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-    }
-  }
-
-
-  private static final class Bytes implements MethodDescriptor.Marshaller<byte[]> {
-    @Override
-    public InputStream stream(byte[] value) {
-      return new ByteArrayInputStream(value);
-    }
-
-    @Override
-    public byte[] parse(InputStream stream) {
-      try {
-        return stream.readAllBytes();
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
     }
   }
 }

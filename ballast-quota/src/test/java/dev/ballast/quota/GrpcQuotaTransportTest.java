@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ballast.quota.v1.QuotaGrpc;
 import dev.ballast.quota.v1.QuotaProto.GetCapacityResponse;
+import dev.ballast.testing.FakeClock;
 import io.grpc.Context;
 import io.grpc.Contexts;
 import io.grpc.Metadata;

@@ -3,6 +3,9 @@ package dev.ballast.quota;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import dev.ballast.grpc.testing.ByteMarshaller;
+import dev.ballast.testing.FakeClock;
+import dev.ballast.testing.FakeScheduler;
 import io.grpc.CallOptions;
 import io.grpc.ManagedChannel;
 import io.grpc.MethodDescriptor;
@@ -15,10 +18,6 @@ import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.stub.ClientCalls;
 import io.grpc.stub.ServerCalls;
-import java.io.ByteArrayInputStream;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -28,8 +27,8 @@ final class QuotaServerInterceptorTest {
   static final MethodDescriptor<byte[], byte[]> ECHO = MethodDescriptor.<byte[], byte[]>newBuilder()
       .setType(MethodDescriptor.MethodType.UNARY)
       .setFullMethodName("ballast.test.Echo/Call")
-      .setRequestMarshaller(new Bytes())
-      .setResponseMarshaller(new Bytes())
+      .setRequestMarshaller(ByteMarshaller.INSTANCE)
+      .setResponseMarshaller(ByteMarshaller.INSTANCE)
       .build();
 
   /** Stands in for grpc.health.v1.Health/Check: only the service's name matters here. */
@@ -44,22 +43,6 @@ final class QuotaServerInterceptorTest {
           response.onCompleted();
         }))
         .build();
-  }
-
-  static final class Bytes implements MethodDescriptor.Marshaller<byte[]> {
-    @Override
-    public InputStream stream(byte[] value) {
-      return new ByteArrayInputStream(value);
-    }
-
-    @Override
-    public byte[] parse(InputStream stream) {
-      try {
-        return stream.readAllBytes();
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-    }
   }
 
   @Test

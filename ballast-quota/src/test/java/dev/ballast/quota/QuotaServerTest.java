@@ -7,6 +7,7 @@ import dev.ballast.quota.v1.QuotaGrpc;
 import dev.ballast.quota.v1.QuotaProto.GetCapacityRequest;
 import dev.ballast.quota.v1.QuotaProto.GetCapacityResponse;
 import dev.ballast.quota.v1.QuotaProto.ResourceRequest;
+import dev.ballast.testing.FakeClock;
 import io.grpc.CallOptions;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;

@@ -8,6 +8,7 @@ import dev.ballast.quota.v1.QuotaProto.GetCapacityRequest;
 import dev.ballast.quota.v1.QuotaProto.Lease;
 import dev.ballast.quota.v1.QuotaProto.ReleaseCapacityRequest;
 import dev.ballast.quota.v1.QuotaProto.ResourceRequest;
+import dev.ballast.testing.FakeClock;
 import io.grpc.Status;
 import io.grpc.StatusException;
 import java.net.InetSocketAddress;

@@ -10,6 +10,7 @@ import dev.ballast.quota.v1.QuotaProto.Lease;
 import dev.ballast.quota.v1.QuotaProto.ReleaseCapacityRequest;
 import dev.ballast.quota.v1.QuotaProto.ResourceRequest;
 import dev.ballast.quota.v1.QuotaProto.ResourceResponse;
+import dev.ballast.testing.FakeClock;
 import dev.ballast.testing.RandomInputs;
 import io.grpc.Status;
 import io.grpc.StatusException;

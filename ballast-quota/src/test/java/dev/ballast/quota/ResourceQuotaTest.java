@@ -10,6 +10,8 @@ import dev.ballast.quota.v1.QuotaProto.Lease;
 import dev.ballast.quota.v1.QuotaProto.ReleaseCapacityRequest;
 import dev.ballast.quota.v1.QuotaProto.ResourceRequest;
 import dev.ballast.quota.v1.QuotaProto.ResourceResponse;
+import dev.ballast.testing.FakeClock;
+import dev.ballast.testing.FakeScheduler;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;

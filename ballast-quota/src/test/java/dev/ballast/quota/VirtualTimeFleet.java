@@ -1,6 +1,8 @@
 package dev.ballast.quota;
 
 import dev.ballast.quota.fleet.QuotaFleet;
+import dev.ballast.testing.FakeClock;
+import dev.ballast.testing.FakeScheduler;
 import dev.ballast.time.NanoClock;
 import io.grpc.Channel;
 import io.grpc.ManagedChannel;
@@ -50,7 +52,7 @@ final class VirtualTimeFleet implements QuotaFleet.Environment, AutoCloseable {
     return InProcessServerBuilder.forName(name)
         .directExecutor()
         .scheduledExecutorService(scheduler)
-        .deadlineTicker(scheduler.deadlineTicker());
+        .deadlineTicker(GrpcQuotaTransport.deadlineTicker(scheduler.clock()));
   }
 
   @Override

@@ -1,5 +1,7 @@
 package dev.ballast.quota;
 
+import dev.ballast.testing.FakeClock;
+import dev.ballast.testing.FakeScheduler;
 import dev.ballast.time.NanoClock;
 import io.grpc.ManagedChannel;
 import java.io.IOException;

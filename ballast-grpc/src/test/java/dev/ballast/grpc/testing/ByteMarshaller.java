@@ -1,4 +1,4 @@
-package dev.ballast.benchmarks;
+package dev.ballast.grpc.testing;
 
 import io.grpc.MethodDescriptor;
 import java.io.ByteArrayInputStream;
@@ -6,9 +6,9 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 
-/** Raw bytes as a gRPC message, for the loopback benchmarks' one-method services written without protoc. */
-final class ByteMarshaller implements MethodDescriptor.Marshaller<byte[]> {
-  static final ByteMarshaller INSTANCE = new ByteMarshaller();
+/** Raw bytes as a gRPC message, for one-method services written without protoc (tests, loopback measurements). */
+public final class ByteMarshaller implements MethodDescriptor.Marshaller<byte[]> {
+  public static final ByteMarshaller INSTANCE = new ByteMarshaller();
 
   private ByteMarshaller() {}
 

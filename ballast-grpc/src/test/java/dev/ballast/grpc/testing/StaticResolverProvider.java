@@ -1,5 +1,6 @@
-package dev.ballast.grpc;
+package dev.ballast.grpc.testing;
 
+import dev.ballast.grpc.BallastLoadBalancerProvider;
 import io.grpc.EquivalentAddressGroup;
 import io.grpc.NameResolver;
 import io.grpc.NameResolverProvider;
@@ -19,13 +20,13 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 
 /**
- * Resolves {@code ballast-test:///<name>} to the addresses a test registered under the name, so a
- * channel sees a whole fleet of loopback servers as one service. Tests can push new address lists.
- * {@code ballast-test-in-process:///<name>} does the same for servers on the in-process transport,
- * which takes no other kind of address.
+ * Resolves {@code ballast-test:///<name>} to the addresses a test or a loopback measurement
+ * registered under the name, so a channel sees a whole fleet of loopback servers as one service.
+ * Tests can push new address lists. {@code ballast-test-in-process:///<name>} does the same for
+ * servers on the in-process transport, which takes no other kind of address.
  */
-final class StaticResolverProvider extends NameResolverProvider {
-  static final String SCHEME = "ballast-test";
+public final class StaticResolverProvider extends NameResolverProvider {
+  public static final String SCHEME = "ballast-test";
   private static final StaticResolverProvider INSTANCE = new StaticResolverProvider(SCHEME, InetSocketAddress.class);
   private static final StaticResolverProvider IN_PROCESS =
       new StaticResolverProvider(SCHEME + "-in-process", InProcessSocketAddress.class);
@@ -47,7 +48,7 @@ final class StaticResolverProvider extends NameResolverProvider {
   }
 
   /** A fresh target resolving to {@code ports} on 127.0.0.1. */
-  static String target(Collection<Integer> ports) {
+  public static String target(Collection<Integer> ports) {
     return INSTANCE.register(groups(ports));
   }
 
@@ -55,7 +56,7 @@ final class StaticResolverProvider extends NameResolverProvider {
    * A fresh target resolving to the given ports, each labelled with its stable backend key
    * ({@link BallastLoadBalancerProvider#BACKEND_KEY}), in the map's iteration order.
    */
-  static String targetNamed(Map<String, Integer> portsByKey) {
+  public static String targetNamed(Map<String, Integer> portsByKey) {
     return INSTANCE.register(namedGroups(portsByKey, StaticResolverProvider::loopback));
   }
 
@@ -63,16 +64,16 @@ final class StaticResolverProvider extends NameResolverProvider {
    * A fresh target resolving to the in-process servers registered under the map's values, each
    * labelled with its key as its stable backend key, in the map's iteration order.
    */
-  static String targetInProcess(Map<String, String> serverNamesByKey) {
+  public static String targetInProcess(Map<String, String> serverNamesByKey) {
     return IN_PROCESS.register(namedGroups(serverNamesByKey, InProcessSocketAddress::new));
   }
 
   /** Tells every channel of {@code target} about new addresses. */
-  static void update(String target, Collection<Integer> ports) {
+  public static void update(String target, Collection<Integer> ports) {
     publish(target, groups(ports));
   }
 
-  static void updateNamed(String target, Map<String, Integer> portsByKey) {
+  public static void updateNamed(String target, Map<String, Integer> portsByKey) {
     publish(target, namedGroups(portsByKey, StaticResolverProvider::loopback));
   }
 

@@ -1,4 +1,4 @@
-package dev.ballast.testing;
+package dev.ballast.grpc.testing;
 
 import io.grpc.ChannelCredentials;
 import io.grpc.ServerCredentials;
