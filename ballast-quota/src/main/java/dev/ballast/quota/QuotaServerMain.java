@@ -55,33 +55,33 @@ public final class QuotaServerMain {
    * as {@code --name}, off as {@code --no-name}.
    */
   public static final List<Flag> FLAGS = List.of(
-      Flag.value("--host", "ADDRESS", "The address to listen on (default: " + DEFAULT_HOST + ", this machine only: without"
+      Flag.single("--host", "ADDRESS", "The address to listen on (default: " + DEFAULT_HOST + ", this machine only: without"
           + " mutual TLS the service authenticates no one). 0.0.0.0 for every IPv4 interface, :: for every interface.",
           (flags, value) -> flags.host = value),
-      Flag.value("--port", "N", "The port to listen on, 0..65535; 0 picks a free one (default: " + DEFAULT_PORT + ").",
+      Flag.single("--port", "N", "The port to listen on, 0..65535; 0 picks a free one (default: " + DEFAULT_PORT + ").",
           (flags, value) -> flags.port = port(value)),
-      Flag.repeatable("--resource", "NAME=CAPACITY[:safe=RATE]", "A resource and its global limit per second, with the rate"
+      Flag.repeated("--resource", "NAME=CAPACITY[:safe=RATE]", "A resource and its global limit per second, with the rate"
           + " a client falls back to when it cannot reach the service (default safe: 0); repeatable, at least one."
           + " Example: db=50000:safe=500.",
           (flags, value) -> flags.resources.add(value)),
-      Flag.value("--max-clients", "N", "How many clients may hold a lease of each resource at once, 1.."
+      Flag.single("--max-clients", "N", "How many clients may hold a lease of each resource at once, 1.."
           + ResourceConfig.MAX_MAX_CLIENTS + "; a new client past it is refused RESOURCE_EXHAUSTED (default: "
           + ResourceConfig.DEFAULT_MAX_CLIENTS + ").",
           (flags, value) -> flags.maxClients = maxClients(value)),
-      Flag.value("--lease", "DURATION", "How long a grant holds, such as 20s or 500ms; 100ms..1h (default: "
+      Flag.single("--lease", "DURATION", "How long a grant holds, such as 20s or 500ms; 100ms..1h (default: "
           + DEFAULT_LEASE + ").",
           (flags, value) -> flags.lease = value),
-      Flag.value("--refresh", "DURATION", "How often clients ask again; 10ms to less than the lease (default: "
+      Flag.single("--refresh", "DURATION", "How often clients ask again; 10ms to less than the lease (default: "
           + DEFAULT_REFRESH + ").",
           (flags, value) -> flags.refresh = value),
       Flag.onOff("--learning", DEFAULT_LEARNING, "Start learning: for one lease length grant clients at most what they hold, as after"
           + " a restart (default: on; --no-learning only when no other instance granted leases within a lease length).",
           (flags, on) -> flags.learn = on),
-      Flag.value("--tls-cert", "FILE", "Serve TLS: the server's certificate chain, PEM (with --tls-key).",
+      Flag.single("--tls-cert", "FILE", "Serve TLS: the server's certificate chain, PEM (with --tls-key).",
           (flags, value) -> flags.tlsCert = value),
-      Flag.value("--tls-key", "FILE", "The server's private key, PEM (PKCS#8).",
+      Flag.single("--tls-key", "FILE", "The server's private key, PEM (PKCS#8).",
           (flags, value) -> flags.tlsKey = value),
-      Flag.value("--tls-client-ca", "FILE", "Mutual TLS: accept only clients whose certificate this authority (PEM)"
+      Flag.single("--tls-client-ca", "FILE", "Mutual TLS: accept only clients whose certificate this authority (PEM)"
           + " signed; each lease then belongs to the identity of its caller's certificate.",
           (flags, value) -> flags.tlsClientCa = value));
 
@@ -96,11 +96,11 @@ public final class QuotaServerMain {
    */
   public record Flag(
       String name, String label, boolean repeatable, boolean switchedOn, String description, BiConsumer<Flags, String> read) {
-    static Flag value(String name, String label, String description, BiConsumer<Flags, String> read) {
+    static Flag single(String name, String label, String description, BiConsumer<Flags, String> read) {
       return new Flag(name, label, false, false, description, read);
     }
 
-    static Flag repeatable(String name, String label, String description, BiConsumer<Flags, String> read) {
+    static Flag repeated(String name, String label, String description, BiConsumer<Flags, String> read) {
       return new Flag(name, label, true, false, description, read);
     }
 
