@@ -172,9 +172,8 @@ public class PickerBenchmark {
     // The production factory (what Balancer.create(policy) and the gRPC integration use):
     // per-thread randomness and round-robin positions on the pick path, and the given clock.
     Policy policy = ballastPolicy(name, keys);
-    Balancer balancer = policy.name().equals("prequal_probing")
-        ? Balancer.create(policy, HealthConfig.defaults(), clock, PickerBenchmark::answerAtOnce)
-        : Balancer.create(policy, HealthConfig.defaults(), clock);
+    Balancer.Builder builder = Balancer.builder(policy).clock(clock);
+    Balancer balancer = (policy.needsProbes() ? builder.probes(PickerBenchmark::answerAtOnce) : builder).build();
     balancer.updateSubset(keys);
     for (String key : keys) {
       balancer.backend(key).onConnected();

@@ -31,6 +31,14 @@ public sealed interface Policy
   String name();
 
   /**
+   * Whether this policy's balancers probe their backends, and so need the transport's probe
+   * sender ({@link Balancer.Builder#probes}). The other policies never call it.
+   */
+  default boolean needsProbes() {
+    return false;
+  }
+
+  /**
    * The policy called {@code name} (one of {@link #NAMES}) with its default config; interleaved
    * weighted round robin then weighs every backend 1.
    *
@@ -106,8 +114,8 @@ public sealed interface Policy
 
   /**
    * Prequal's probing policy: asynchronous probes of requests in flight and latency, a pool of
-   * their answers, the hot-cold rule. Its balancer needs the transport's probe sender ({@code
-   * Balancer.create(policy, health, clock, probes)}).
+   * their answers, the hot-cold rule. Its balancer needs the transport's probe sender ({@link
+   * Balancer.Builder#probes}).
    */
   static Policy prequalProbing() {
     return prequalProbing(PrequalProbingConfig.defaults());

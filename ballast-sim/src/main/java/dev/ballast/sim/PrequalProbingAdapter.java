@@ -39,12 +39,7 @@ final class PrequalProbingAdapter implements PolicyAdapter {
   }
 
   @Override
-  public boolean sendsProbes() {
-    return true;
-  }
-
-  @Override
   public Balancer newBalancer(HealthConfig health, NanoClock clock, RandomGenerator random) {
-    return Balancer.create(policy, health, clock, random, probes);
+    return Balancer.builder(policy).health(health).clock(clock).reproducibleFrom(random).probes(probes).build();
   }
 }
