@@ -1,7 +1,6 @@
 package dev.ballast.pick;
 
 import java.util.List;
-import java.util.Map;
 
 /**
  * A picking policy: an immutable description from which a {@link Balancer} builds picker
@@ -17,16 +16,8 @@ public sealed interface Policy
         InterleavedWeightedRoundRobinPolicy,
         PrequalProbingPolicy {
 
-  /** The policy names, as {@link #name()} returns them. */
-  List<String> NAMES =
-      List.of(
-          "round_robin",
-          "least_loaded_round_robin",
-          "weighted_round_robin",
-          "power_of_two_choices",
-          "fair_share",
-          "interleaved_weighted_round_robin",
-          "prequal_probing");
+  /** The policy names, as {@link #name()} returns them: those of the {@link PolicyTable}. */
+  List<String> NAMES = PolicyTable.names();
 
   String name();
 
@@ -45,25 +36,7 @@ public sealed interface Policy
    * @throws IllegalArgumentException for an unknown name
    */
   static Policy byName(String name) {
-    switch (String.valueOf(name)) {
-      case "round_robin":
-        return roundRobin();
-      case "least_loaded_round_robin":
-        return leastLoadedRoundRobin();
-      case "weighted_round_robin":
-        return weightedRoundRobin();
-      case "power_of_two_choices":
-        return powerOfTwoChoices();
-      case "fair_share":
-        return fairShare();
-      case "interleaved_weighted_round_robin":
-        return interleavedWeightedRoundRobin(InterleavedWeightedRoundRobinConfig.of(Map.of()));
-      case "prequal_probing":
-        return prequalProbing();
-      default:
-        throw new IllegalArgumentException(
-            "policy: '" + name + "' (expected: one of " + String.join(", ", NAMES) + ")");
-    }
+    return PolicyTable.entry(name).defaults();
   }
 
   /** Each available backend in turn, from a random start per client. */
