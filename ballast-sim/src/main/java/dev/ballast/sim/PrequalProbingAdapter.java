@@ -6,7 +6,6 @@ import dev.ballast.pick.Balancer;
 import dev.ballast.pick.Policy;
 import dev.ballast.pick.PrequalProbingConfig;
 import dev.ballast.probe.ProbeSender;
-import java.time.Duration;
 import java.util.random.RandomGenerator;
 
 /** {@code prequal_probing}: the core's probe pool and hot-cold rule, its probes sent as simulated messages. */
@@ -14,17 +13,8 @@ final class PrequalProbingAdapter implements PolicyAdapter {
   private final Policy policy;
   private final ProbeSender probes;
 
-  PrequalProbingAdapter(Scenario.PolicySettings settings, ProbeSender probes) {
-    this.policy =
-        Policy.prequalProbing(
-            PrequalProbingConfig.builder()
-                .poolSize(settings.prequalPoolSize())
-                .maxAge(Duration.ofNanos(settings.prequalMaxAgeNanos()))
-                .reuseBudget(settings.prequalReuseBudget())
-                .probesPerPick(settings.prequalProbesPerPick())
-                .idleProbeInterval(Duration.ofNanos(settings.prequalIdleProbeIntervalNanos()))
-                .hotQuantile(settings.prequalHotQuantile())
-                .build());
+  PrequalProbingAdapter(PrequalProbingConfig config, ProbeSender probes) {
+    this.policy = Policy.prequalProbing(config);
     this.probes = probes;
   }
 
