@@ -8,12 +8,15 @@ import dev.ballast.pick.LeastLoadedConfig;
 import dev.ballast.pick.Pick;
 import dev.ballast.pick.Picker;
 import dev.ballast.pick.Policy;
-import dev.ballast.pick.WeightedRoundRobinConfig;
+import dev.ballast.pick.PolicyTable;
+import dev.ballast.settings.SettingSource;
 import dev.ballast.probe.ProbeReceiver;
+import dev.ballast.pick.WeightedRoundRobinConfig;
 import dev.ballast.time.NanoClock;
 import io.grpc.LoadBalancer;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -172,9 +175,8 @@ public class PickerBenchmark {
     // The production factory (what Balancer.create(policy) and the gRPC integration use):
     // per-thread randomness and round-robin positions on the pick path, and the given clock.
     Policy policy = ballastPolicy(name, keys);
-    Balancer balancer = policy.name().equals("prequal_probing")
-        ? Balancer.create(policy, HealthConfig.defaults(), clock, PickerBenchmark::answerAtOnce)
-        : Balancer.create(policy, HealthConfig.defaults(), clock);
+    Balancer.Builder builder = Balancer.builder(policy).clock(clock);
+    Balancer balancer = (policy.needsProbes() ? builder.probes(PickerBenchmark::answerAtOnce) : builder).build();
     balancer.updateSubset(keys);
     for (String key : keys) {
       balancer.backend(key).onConnected();
@@ -189,34 +191,28 @@ public class PickerBenchmark {
   }
 
   /**
-   * A Ballast policy by name; {@code least_loaded_round_robin/N} is least-loaded round robin with
-   * a scan window of N (e.g. {@code -p policy=ballast:least_loaded_round_robin/2}), to measure
-   * what the window costs.
+   * A Ballast policy by name, read through ballast-core's policy table; {@code
+   * least_loaded_round_robin/N} is least-loaded round robin with a scan window of N (e.g. {@code -p
+   * policy=ballast:least_loaded_round_robin/2}), to measure what the window costs.
    */
   static Policy ballastPolicy(String name, List<String> keys) {
+    String policyName = name;
+    Map<String, Object> settings = new HashMap<>();
     if (name.startsWith(WINDOWED_LEAST_LOADED)) {
-      String window = name.substring(WINDOWED_LEAST_LOADED.length());
+      policyName = WINDOWED_LEAST_LOADED.substring(0, WINDOWED_LEAST_LOADED.length() - 1);
       try {
-        return Policy.leastLoadedRoundRobin(
-            new LeastLoadedConfig(true, LeastLoadedConfig.defaults().errorWindow(), Integer.parseInt(window)));
+        settings.put(LeastLoadedConfig.SCAN_WINDOW.name(), Integer.parseInt(name.substring(WINDOWED_LEAST_LOADED.length())));
       } catch (NumberFormatException e) {
         throw new IllegalArgumentException(
             "policy: '" + name + "' (expected: " + WINDOWED_LEAST_LOADED + "N, N a scan window in 1..1000000)", e);
       }
-    }
-    return switch (name) {
-      case "round_robin" -> Policy.roundRobin();
-      case "least_loaded_round_robin" -> Policy.leastLoadedRoundRobin();
+    } else if (name.equals(WeightedRoundRobinConfig.SETTINGS.name())) {
       // Same settings as the gRPC side: no blackout, so both use the reports at once.
-      case "weighted_round_robin" ->
-          Policy.weightedRoundRobin(WeightedRoundRobinConfig.builder().blackoutPeriod(Duration.ZERO).build());
-      case "power_of_two_choices" -> Policy.powerOfTwoChoices();
-      case "fair_share" -> Policy.fairShare();
-      case "prequal_probing" -> Policy.prequalProbing();
-      case "interleaved_weighted_round_robin" ->
-          Policy.interleavedWeightedRoundRobin(new InterleavedWeightedRoundRobinConfig(staticWeights(keys), 1));
-      default -> throw new IllegalArgumentException("policy: '" + name + "' (expected: a Ballast policy name)");
-    };
+      settings.put(WeightedRoundRobinConfig.BLACKOUT_PERIOD.name(), Duration.ZERO);
+    } else if (name.equals(InterleavedWeightedRoundRobinConfig.SETTINGS.name())) {
+      settings.put(InterleavedWeightedRoundRobinConfig.WEIGHTS.name(), staticWeights(keys));
+    }
+    return PolicyTable.read(policyName, SettingSource.of(settings, ""));
   }
 
   /**

@@ -2,6 +2,7 @@ package dev.ballast.benchmarks;
 
 import dev.ballast.grpc.BallastServer;
 import dev.ballast.grpc.testing.StaticResolverProvider;
+import dev.ballast.pick.Policy;
 import io.grpc.CallOptions;
 import io.grpc.ManagedChannel;
 import io.grpc.Metadata;
@@ -133,7 +134,7 @@ public final class PrequalLoopback {
           shares.get(policy).add(round.slowShare);
           System.out.printf(Locale.ROOT, "round %d %-20s slow backend %5.1f%% of the calls in %.2f s", r, policy,
               100 * round.slowShare, round.seconds / 1e9);
-          if (policy.equals("prequal_probing")) {
+          if (Policy.byName(policy).needsProbes()) {
             System.out.printf(Locale.ROOT, "; probes per backend %s, longest gap %.1f ms",
                 Arrays.toString(round.probes), round.longestGapNanos / 1e6);
           }

@@ -98,17 +98,15 @@ final class SimCommand implements Callable<Integer> {
       stdout.flush();
       return 0;
     }
+    // The scenario reader's own rules, so that a policy or a seed count reads the same wherever it is given.
     for (int i = 0; i < policies.size(); i++) {
-      String policy = policies.get(i);
-      if (!PolicyRegistry.names().contains(policy)) {
-        throw usage("--policy: '" + policy + "' (expected: one of " + String.join(", ", PolicyRegistry.names()) + ")");
-      }
-      if (policies.subList(0, i).contains(policy)) {
-        throw usage("--policy: '" + policy + "' (expected: each policy at most once)");
+      String expected = ScenarioReader.expectedOfPolicy(policies, i);
+      if (expected != null) {
+        throw usage("--policy: '" + policies.get(i) + "' (expected: " + expected + ")");
       }
     }
-    if (seeds != null && (seeds < 1 || seeds > 1000)) {
-      throw usage("--seeds: " + seeds + " (expected: 1..1000)");
+    if (seeds != null && (seeds < 1 || seeds > ScenarioReader.MAX_SEEDS)) {
+      throw usage("--seeds: " + seeds + " (expected: 1.." + ScenarioReader.MAX_SEEDS + ")");
     }
     int workers = threads == null ? Runtime.getRuntime().availableProcessors() : threads;
     if (workers < 1 || workers > 1024) {

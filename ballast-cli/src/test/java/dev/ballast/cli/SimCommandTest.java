@@ -193,11 +193,11 @@ final class SimCommandTest {
   void durationsAndNumbersReadAsTheFileWritesThem(@TempDir Path dir) throws Exception {
     Path file = scenario(dir, "name = mine\noverload.retry.backoff { initial = 2s }\n");
     assertOneLineUsageError(run("sim", "--scenario", file.toString()), "ballast: " + file
-        + ": overload.retry.backoff.cap: 1s (the default) (expected: overload.retry.backoff.initial: 2s to 10m)");
+        + ": overload.retry.backoff.cap: 1s (expected: 2s..10m)");
 
     Files.writeString(file, "name = mine\noverload.throttle.k = 1\n");
     assertOneLineUsageError(run("sim", "--scenario", file.toString()),
-        "ballast: " + file + ": overload.throttle.k: 1 (expected: a number 1.1..10)");
+        "ballast: " + file + ": overload.throttle.k: 1 (expected: a number in 1.1..10)");
   }
 
   @Test

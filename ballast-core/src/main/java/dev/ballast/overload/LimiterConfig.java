@@ -1,6 +1,8 @@
 package dev.ballast.overload;
 
 import dev.ballast.internal.Ranges;
+import dev.ballast.settings.Setting;
+import dev.ballast.settings.Settings;
 import java.time.Duration;
 import java.util.Arrays;
 
@@ -42,32 +44,33 @@ import java.util.Arrays;
  *       for good is followed. Latency settles near {@code tolerance} times its unloaded value.
  * </ul>
  *
- * @param kind which limiter (default {@link Kind#CPU_OR_LATENCY})
- * @param cpuThreshold CPU utilization above which the CPU and CPU-or-latency limiters shed
- *     (default 0.8, the talk's 800 permille; 0.05..1.0)
+ * <p>Each setting is declared once below, with its range, default and meaning, and every front end
+ * reads it through {@link #SETTINGS}.
+ *
+ * @param kind which limiter
+ * @param cpuThreshold CPU utilization above which the CPU and CPU-or-latency limiters shed (the
+ *     talk's 800 permille by default)
  * @param coolOff how long after a shed the CPU and CPU-or-latency limiters keep shedding above L
- *     though the server cooled, so that they do not flap (default 1 s; 0..1 min)
- * @param window how far back passes and service times are kept (default 1 s; 10 ms..1 min)
- * @param slots the window's slots; L is recomputed once per slot (default 10; 2..1000)
+ *     though the server cooled, so that they do not flap
+ * @param window how far back passes and service times are kept
+ * @param slots the window's slots; L is recomputed once per slot
  * @param queueFactor the CPU and CPU-or-latency limiters' queue allowance, as a multiple of the
- *     requests the server can run at once (default 4.0: at twice its capacity a server queues
+ *     requests the server can run at once (by default 4.0: at twice its capacity a server queues
  *     about three times what it runs, which keeps its cores busy and leaves critical requests room
- *     while sheddable ones are shed, see docs/overload.md; 1.0..100)
+ *     while sheddable ones are shed, see docs/overload.md)
  * @param initialLimit L before the first measurement, and the CPU-or-latency limiter's L until its
- *     latency has a baseline (default 100; minLimit..maxLimit)
- * @param minLimit the least L (default 4; 1..maxLimit)
- * @param maxLimit the most L (default 10000; minLimit..1000000)
+ *     latency has a baseline (minLimit..maxLimit)
+ * @param minLimit the least L (at most maxLimit)
+ * @param maxLimit the most L
  * @param tolerance the allowed latency, as a multiple of the baseline: the gradient limiter holds
  *     latency near it, the CPU-or-latency limiter is hot above it and then holds it near it
- *     (default 2.0; 1.0..100)
  * @param smoothing how far the gradient and CPU-or-latency limiters move the limit latency holds
- *     towards its new value per slot (default 0.2; 0.01..1.0)
+ *     towards its new value per slot
  * @param baselineRise the factor by which the baseline latency of the gradient and CPU-or-latency
- *     limiters may rise per slot (default 1.0001: doubling takes about 7,000 slots, 12 minutes at
- *     100 ms; 1.0..2.0)
+ *     limiters may rise per slot (by default 1.0001: doubling takes about 7,000 slots, 12 minutes
+ *     at 100 ms)
  * @param criticalityShares the share of L each criticality may fill, in the order of {@link
- *     Criticality} (default 1.5, 1.0, 0.75, 0.5; each 0.05..10 and none above a more important
- *     one's)
+ *     Criticality}; none above a more important one's
  */
 public record LimiterConfig(
     Kind kind,
@@ -97,22 +100,125 @@ public record LimiterConfig(
     GRADIENT
   }
 
+  /** {@link Kind#CPU_OR_LATENCY}. */
+  public static final Kind DEFAULT_KIND = Kind.CPU_OR_LATENCY;
+  /** The talk's 800 permille: {@value}. */
+  public static final double DEFAULT_CPU_THRESHOLD = 0.8;
+  /** 1 s. */
+  public static final Duration DEFAULT_COOL_OFF = Duration.ofSeconds(1);
+  /** 1 s. */
+  public static final Duration DEFAULT_WINDOW = Duration.ofSeconds(1);
+  /** Slots of the window by default: {@value}. */
+  public static final int DEFAULT_SLOTS = 10;
+  /** {@value}. */
+  public static final double DEFAULT_QUEUE_FACTOR = 4.0;
+  /** {@value}. */
+  public static final int DEFAULT_INITIAL_LIMIT = 100;
+  /** {@value}. */
+  public static final int DEFAULT_MIN_LIMIT = 4;
+  /** {@value}. */
+  public static final int DEFAULT_MAX_LIMIT = 10_000;
+  /** {@value}. */
+  public static final double DEFAULT_TOLERANCE = 2.0;
+  /** {@value}. */
+  public static final double DEFAULT_SMOOTHING = 0.2;
+  /** {@value}. */
+  public static final double DEFAULT_BASELINE_RISE = 1.0001;
+  /** {@value}. */
+  public static final double DEFAULT_CRITICAL_PLUS_SHARE = 1.5;
+  /** {@value}. */
+  public static final double DEFAULT_CRITICAL_SHARE = 1.0;
+  /** {@value}. */
+  public static final double DEFAULT_SHEDDABLE_PLUS_SHARE = 0.75;
+  /** {@value}. */
+  public static final double DEFAULT_SHEDDABLE_SHARE = 0.5;
+
+  private static final double MIN_SHARE = 0.05;
+  private static final double MAX_SHARE = 10;
+
+  public static final Setting<Kind> KIND = Setting.choice("kind", DEFAULT_KIND, "which limiter");
+  public static final Setting<Double> CPU_THRESHOLD =
+      Setting.number("cpuThreshold", DEFAULT_CPU_THRESHOLD, 0.05, 1.0,
+          "CPU utilization above which the CPU and CPU-or-latency limiters shed");
+  public static final Setting<Duration> COOL_OFF =
+      Setting.duration("coolOff", DEFAULT_COOL_OFF, Duration.ZERO, Duration.ofMinutes(1),
+          "how long after a shed the CPU and CPU-or-latency limiters keep shedding above the limit");
+  public static final Setting<Duration> WINDOW =
+      Setting.duration("window", DEFAULT_WINDOW, Duration.ofMillis(10), Duration.ofMinutes(1),
+          "how far back passes and service times are kept");
+  public static final Setting<Integer> SLOTS =
+      Setting.wholeNumber("slots", DEFAULT_SLOTS, 2, 1000, "the window's slots; the limit is recomputed once per slot");
+  public static final Setting<Double> QUEUE_FACTOR =
+      Setting.number("queueFactor", DEFAULT_QUEUE_FACTOR, 1.0, 100,
+          "the CPU limiters' queue allowance, a multiple of the requests the server can run at once");
+  public static final Setting<Integer> INITIAL_LIMIT =
+      Setting.wholeNumber("initialLimit", DEFAULT_INITIAL_LIMIT, 1, 1_000_000,
+          "the limit before the first measurement (minLimit..maxLimit)");
+  public static final Setting<Integer> MIN_LIMIT =
+      Setting.wholeNumber("minLimit", DEFAULT_MIN_LIMIT, 1, 1_000_000, "the least limit (at most maxLimit)");
+  public static final Setting<Integer> MAX_LIMIT =
+      Setting.wholeNumber("maxLimit", DEFAULT_MAX_LIMIT, 1, 1_000_000, "the most limit");
+  public static final Setting<Double> TOLERANCE =
+      Setting.number("tolerance", DEFAULT_TOLERANCE, 1.0, 100, "the allowed latency, as a multiple of the baseline");
+  public static final Setting<Double> SMOOTHING =
+      Setting.number("smoothing", DEFAULT_SMOOTHING, 0.01, 1.0,
+          "how far the latency-held limit moves towards its new value per slot");
+  public static final Setting<Double> BASELINE_RISE =
+      Setting.number("baselineRise", DEFAULT_BASELINE_RISE, 1.0, 2.0,
+          "the factor by which the baseline latency may rise per slot");
+  public static final Setting<Double> CRITICAL_PLUS_SHARE =
+      Setting.number("criticalityShares.criticalPlus", DEFAULT_CRITICAL_PLUS_SHARE, MIN_SHARE, MAX_SHARE,
+          "the share of the limit critical_plus requests may fill");
+  public static final Setting<Double> CRITICAL_SHARE =
+      Setting.number("criticalityShares.critical", DEFAULT_CRITICAL_SHARE, MIN_SHARE, MAX_SHARE,
+          "the share of the limit critical requests may fill");
+  public static final Setting<Double> SHEDDABLE_PLUS_SHARE =
+      Setting.number("criticalityShares.sheddablePlus", DEFAULT_SHEDDABLE_PLUS_SHARE, MIN_SHARE, MAX_SHARE,
+          "the share of the limit sheddable_plus requests may fill");
+  public static final Setting<Double> SHEDDABLE_SHARE =
+      Setting.number("criticalityShares.sheddable", DEFAULT_SHEDDABLE_SHARE, MIN_SHARE, MAX_SHARE,
+          "the share of the limit sheddable requests may fill");
+
+  /** The declared settings, and how each reaches the builder. */
+  public static final Settings<LimiterConfig> SETTINGS =
+      Settings.declare("limiter", LimiterConfig::builder, Builder::build)
+          .with(KIND, Builder::kind, LimiterConfig::kind)
+          .with(CPU_THRESHOLD, Builder::cpuThreshold, LimiterConfig::cpuThreshold)
+          .with(COOL_OFF, Builder::coolOff, LimiterConfig::coolOff)
+          .with(WINDOW, Builder::window, LimiterConfig::window)
+          .with(SLOTS, Builder::slots, LimiterConfig::slots)
+          .with(QUEUE_FACTOR, Builder::queueFactor, LimiterConfig::queueFactor)
+          .with(INITIAL_LIMIT, Builder::initialLimit, LimiterConfig::initialLimit)
+          .with(MIN_LIMIT, Builder::minLimit, LimiterConfig::minLimit)
+          .with(MAX_LIMIT, Builder::maxLimit, LimiterConfig::maxLimit)
+          .with(TOLERANCE, Builder::tolerance, LimiterConfig::tolerance)
+          .with(SMOOTHING, Builder::smoothing, LimiterConfig::smoothing)
+          .with(BASELINE_RISE, Builder::baselineRise, LimiterConfig::baselineRise)
+          .with(CRITICAL_PLUS_SHARE, (b, v) -> b.criticalityShare(Criticality.CRITICAL_PLUS, v),
+              c -> c.share(Criticality.CRITICAL_PLUS))
+          .with(CRITICAL_SHARE, (b, v) -> b.criticalityShare(Criticality.CRITICAL, v), c -> c.share(Criticality.CRITICAL))
+          .with(SHEDDABLE_PLUS_SHARE, (b, v) -> b.criticalityShare(Criticality.SHEDDABLE_PLUS, v),
+              c -> c.share(Criticality.SHEDDABLE_PLUS))
+          .with(SHEDDABLE_SHARE, (b, v) -> b.criticalityShare(Criticality.SHEDDABLE, v),
+              c -> c.share(Criticality.SHEDDABLE))
+          .done();
+
   public LimiterConfig {
     if (kind == null) {
       throw new IllegalArgumentException("kind: null (expected: cpu_or_latency, cpu or gradient)");
     }
-    Ranges.checkDouble("cpuThreshold", cpuThreshold, 0.05, 1.0);
-    Ranges.checkDuration("coolOff", coolOff, Duration.ZERO, Duration.ofMinutes(1));
-    Ranges.checkDuration("window", window, Duration.ofMillis(10), Duration.ofMinutes(1));
-    Ranges.checkInt("slots", slots, 2, 1000);
+    CPU_THRESHOLD.check(cpuThreshold);
+    COOL_OFF.check(coolOff);
+    WINDOW.check(window);
+    SLOTS.check(slots);
     SlidingCounter.checkSlotLength(window, slots);
-    Ranges.checkDouble("queueFactor", queueFactor, 1.0, 100);
-    Ranges.checkInt("maxLimit", maxLimit, 1, 1_000_000);
-    Ranges.checkInt("minLimit", minLimit, 1, maxLimit);
-    Ranges.checkInt("initialLimit", initialLimit, minLimit, maxLimit);
-    Ranges.checkDouble("tolerance", tolerance, 1.0, 100);
-    Ranges.checkDouble("smoothing", smoothing, 0.01, 1.0);
-    Ranges.checkDouble("baselineRise", baselineRise, 1.0, 2.0);
+    QUEUE_FACTOR.check(queueFactor);
+    MAX_LIMIT.check(maxLimit);
+    Ranges.checkInt(MIN_LIMIT.name(), minLimit, MIN_LIMIT.min(), maxLimit);
+    Ranges.checkInt(INITIAL_LIMIT.name(), initialLimit, minLimit, maxLimit);
+    TOLERANCE.check(tolerance);
+    SMOOTHING.check(smoothing);
+    BASELINE_RISE.check(baselineRise);
     if (criticalityShares == null || criticalityShares.length != Criticality.all().length) {
       throw new IllegalArgumentException(
           "criticalityShares: " + written(criticalityShares) + " (expected: 4 shares, one per criticality)");
@@ -120,7 +226,7 @@ public record LimiterConfig(
     criticalityShares = criticalityShares.clone();
     for (int c = 0; c < criticalityShares.length; c++) {
       Ranges.checkDouble("criticalityShares[" + Criticality.all()[c].name().toLowerCase(java.util.Locale.ROOT) + "]",
-          criticalityShares[c], 0.05, 10);
+          criticalityShares[c], MIN_SHARE, MAX_SHARE);
       if (c > 0 && criticalityShares[c] > criticalityShares[c - 1]) {
         throw new IllegalArgumentException("criticalityShares: " + written(criticalityShares)
             + " (expected: no criticality above a more important one)");
@@ -193,19 +299,21 @@ public record LimiterConfig(
 
   /** Settings start at their defaults. */
   public static final class Builder {
-    private Kind kind = Kind.CPU_OR_LATENCY;
-    private double cpuThreshold = 0.8;
-    private Duration coolOff = Duration.ofSeconds(1);
-    private Duration window = Duration.ofSeconds(1);
-    private int slots = 10;
-    private double queueFactor = 4.0;
-    private int initialLimit = 100;
-    private int minLimit = 4;
-    private int maxLimit = 10_000;
-    private double tolerance = 2.0;
-    private double smoothing = 0.2;
-    private double baselineRise = 1.0001;
-    private double[] criticalityShares = {1.5, 1.0, 0.75, 0.5};
+    private Kind kind = DEFAULT_KIND;
+    private double cpuThreshold = DEFAULT_CPU_THRESHOLD;
+    private Duration coolOff = DEFAULT_COOL_OFF;
+    private Duration window = DEFAULT_WINDOW;
+    private int slots = DEFAULT_SLOTS;
+    private double queueFactor = DEFAULT_QUEUE_FACTOR;
+    private int initialLimit = DEFAULT_INITIAL_LIMIT;
+    private int minLimit = DEFAULT_MIN_LIMIT;
+    private int maxLimit = DEFAULT_MAX_LIMIT;
+    private double tolerance = DEFAULT_TOLERANCE;
+    private double smoothing = DEFAULT_SMOOTHING;
+    private double baselineRise = DEFAULT_BASELINE_RISE;
+    private double[] criticalityShares = {
+      DEFAULT_CRITICAL_PLUS_SHARE, DEFAULT_CRITICAL_SHARE, DEFAULT_SHEDDABLE_PLUS_SHARE, DEFAULT_SHEDDABLE_SHARE
+    };
 
     private Builder() {}
 
@@ -271,6 +379,13 @@ public record LimiterConfig(
 
     public Builder criticalityShares(double criticalPlus, double critical, double sheddablePlus, double sheddable) {
       criticalityShares = new double[] {criticalPlus, critical, sheddablePlus, sheddable};
+      return this;
+    }
+
+    /** The share of the limit requests of criticality {@code c} may fill. */
+    public Builder criticalityShare(Criticality c, double share) {
+      criticalityShares = criticalityShares.clone();
+      criticalityShares[c.ordinal()] = share;
       return this;
     }
 

@@ -3,6 +3,8 @@ package dev.ballast.overload;
 import dev.ballast.internal.Ranges;
 import dev.ballast.pick.Balancer;
 import dev.ballast.pick.Pick;
+import dev.ballast.settings.Setting;
+import dev.ballast.settings.Settings;
 
 /**
  * When a client retries: at most {@code maxAttempts} attempts in all, only after an answer that
@@ -13,19 +15,39 @@ import dev.ballast.pick.Pick;
  * overloadRetryFloor} or more important: a sheddable request that was shed has had its answer, and
  * its retry would take budget and capacity from critical ones.
  *
- * @param maxAttempts attempts per request, the first included (default 3; 1..10)
+ * <p>Its own settings are declared once below, with their ranges, defaults and meanings, and every
+ * front end reads them through {@link #SETTINGS}; the backoff's and the budget's are {@link
+ * Backoff#SETTINGS} and {@link RetryBudgetConfig#SETTINGS}.
+ *
+ * @param maxAttempts attempts per request, the first included
  * @param backoff the waits before retries
  * @param budget the client's retry budget
  * @param overloadRetryFloor the least important criticality whose overload answers are retried
- *     (default {@link Criticality#CRITICAL})
  */
 public record RetryPolicy(int maxAttempts, Backoff backoff, RetryBudgetConfig budget, Criticality overloadRetryFloor) {
+  /** Attempts per request by default, the first included: {@value}. */
+  public static final int DEFAULT_MAX_ATTEMPTS = 3;
+  /** {@link Criticality#CRITICAL}. */
+  public static final Criticality DEFAULT_OVERLOAD_RETRY_FLOOR = Criticality.CRITICAL;
+
+  public static final Setting<Integer> MAX_ATTEMPTS =
+      Setting.wholeNumber("maxAttempts", DEFAULT_MAX_ATTEMPTS, 1, 10, "attempts per request, the first included");
+  public static final Setting<Criticality> OVERLOAD_RETRY_FLOOR =
+      Setting.choice("overloadRetryFloor", DEFAULT_OVERLOAD_RETRY_FLOOR,
+          "the least important criticality whose overload answers are retried");
+
+  /** The retry policy's own settings (the backoff and the budget have theirs), and how each reaches the builder. */
+  public static final Settings<RetryPolicy> SETTINGS =
+      Settings.declare("retry", RetryPolicy::builder, Builder::build)
+          .with(MAX_ATTEMPTS, Builder::maxAttempts, RetryPolicy::maxAttempts)
+          .with(OVERLOAD_RETRY_FLOOR, Builder::overloadRetryFloor, RetryPolicy::overloadRetryFloor)
+          .done();
 
   /** How many times {@link #pickAvoiding} picks again before it settles for the backend to avoid. */
   static final int AVOIDING_PICKS = 8;
 
   public RetryPolicy {
-    Ranges.checkInt("maxAttempts", maxAttempts, 1, 10);
+    MAX_ATTEMPTS.check(maxAttempts);
     if (backoff == null) {
       throw new IllegalArgumentException("backoff: null (expected: a Backoff)");
     }
@@ -38,7 +60,50 @@ public record RetryPolicy(int maxAttempts, Backoff backoff, RetryBudgetConfig bu
   }
 
   public static RetryPolicy defaults() {
-    return new RetryPolicy(3, Backoff.defaults(), RetryBudgetConfig.defaults(), Criticality.CRITICAL);
+    return builder().build();
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** A builder starting from this configuration. */
+  public Builder toBuilder() {
+    return builder().maxAttempts(maxAttempts).backoff(backoff).budget(budget).overloadRetryFloor(overloadRetryFloor);
+  }
+
+  /** Settings start at their defaults; {@link #build()} validates. */
+  public static final class Builder {
+    private int maxAttempts = DEFAULT_MAX_ATTEMPTS;
+    private Backoff backoff = Backoff.defaults();
+    private RetryBudgetConfig budget = RetryBudgetConfig.defaults();
+    private Criticality overloadRetryFloor = DEFAULT_OVERLOAD_RETRY_FLOOR;
+
+    private Builder() {}
+
+    public Builder maxAttempts(int value) {
+      this.maxAttempts = value;
+      return this;
+    }
+
+    public Builder backoff(Backoff value) {
+      this.backoff = value;
+      return this;
+    }
+
+    public Builder budget(RetryBudgetConfig value) {
+      this.budget = value;
+      return this;
+    }
+
+    public Builder overloadRetryFloor(Criticality value) {
+      this.overloadRetryFloor = value;
+      return this;
+    }
+
+    public RetryPolicy build() {
+      return new RetryPolicy(maxAttempts, backoff, budget, overloadRetryFloor);
+    }
   }
 
   /**

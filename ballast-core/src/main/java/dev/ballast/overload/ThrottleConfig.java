@@ -1,45 +1,119 @@
 package dev.ballast.overload;
 
 import dev.ballast.internal.Ranges;
+import dev.ballast.settings.Setting;
+import dev.ballast.settings.Settings;
 import java.time.Duration;
 
 /**
  * Client-side adaptive throttling, from the SRE book's chapter on handling overload: over the
  * last {@code window}, a client that saw {@code requests} attempts of a criticality, of which the
  * backends accepted {@code accepts}, rejects a new request of that criticality locally with
- * probability {@code max(0, (requests - k * accepts) / (requests + 1))}.
+ * probability {@code max(0, (requests - k * accepts) / (requests + 1))}. Each setting is declared
+ * once below, with its range, default and meaning, and every front end reads it through {@link
+ * #SETTINGS}.
  *
  * @param k how many requests per accepted one the client may send before it starts rejecting
- *     locally: 2 (the book's value, the default) lets backends see twice what they accept, which
- *     keeps the estimate fresh; lower is more aggressive (1.1..10)
- * @param window how far back requests and accepts are counted (default 2 minutes, the book's
- *     value; 1 s..1 h)
+ *     locally: 2 (the book's value) lets backends see twice what they accept, which keeps the
+ *     estimate fresh; lower is more aggressive
+ * @param window how far back requests and accepts are counted (the book's value by default)
  * @param slots how many slots the window is kept in: the window slides by {@code window / slots}
- *     (default 60; 2..1000)
  * @param recomputeInterval how often the rejection probabilities are recomputed from the window;
  *     between two recomputations requests are counted and rejected with the last probabilities
- *     (default 100 ms; 1 ms..window)
+ *     (at most {@code window})
  */
 public record ThrottleConfig(double k, Duration window, int slots, Duration recomputeInterval) {
+  /** The book's value: {@value}. */
+  public static final double DEFAULT_K = 2;
+  /** The book's value, 2 min. */
+  public static final Duration DEFAULT_WINDOW = Duration.ofMinutes(2);
+  /** Slots of the window by default: {@value}. */
+  public static final int DEFAULT_SLOTS = 60;
+  /** 100 ms. */
+  public static final Duration DEFAULT_RECOMPUTE_INTERVAL = Duration.ofMillis(100);
+
+  public static final Setting<Double> K =
+      Setting.number("k", DEFAULT_K, 1.1, 10, "requests per accepted one a client may send before it rejects locally");
+  public static final Setting<Duration> WINDOW =
+      Setting.duration("window", DEFAULT_WINDOW, Duration.ofSeconds(1), Duration.ofHours(1),
+          "how far back requests and accepts are counted");
+  public static final Setting<Integer> SLOTS =
+      Setting.wholeNumber("slots", DEFAULT_SLOTS, 2, 1000, "how many slots the window is kept in");
+  public static final Setting<Duration> RECOMPUTE_INTERVAL =
+      Setting.duration("recomputeInterval", DEFAULT_RECOMPUTE_INTERVAL, Duration.ofMillis(1), Duration.ofHours(1),
+          "how often the rejection probabilities are recomputed (at most the window)");
+
+  /** The declared settings, and how each reaches the builder. */
+  public static final Settings<ThrottleConfig> SETTINGS =
+      Settings.declare("throttle", ThrottleConfig::builder, Builder::build)
+          .with(K, Builder::k, ThrottleConfig::k)
+          .with(WINDOW, Builder::window, ThrottleConfig::window)
+          .with(SLOTS, Builder::slots, ThrottleConfig::slots)
+          .with(RECOMPUTE_INTERVAL, Builder::recomputeInterval, ThrottleConfig::recomputeInterval)
+          .done();
 
   public ThrottleConfig {
-    Ranges.checkDouble("k", k, 1.1, 10);
-    Ranges.checkDuration("window", window, Duration.ofSeconds(1), Duration.ofHours(1));
-    Ranges.checkInt("slots", slots, 2, 1000);
+    K.check(k);
+    WINDOW.check(window);
+    SLOTS.check(slots);
     SlidingCounter.checkSlotLength(window, slots);
-    Ranges.checkDuration("recomputeInterval", recomputeInterval, Duration.ofMillis(1), window);
+    RECOMPUTE_INTERVAL.check(recomputeInterval);
+    Ranges.checkDuration(RECOMPUTE_INTERVAL.name(), recomputeInterval, RECOMPUTE_INTERVAL.min(), window);
   }
 
-  /** k = 2, a 2-minute window in 60 slots, recomputed every 100 ms. */
+  /** k = {@value #DEFAULT_K}, a 2-minute window in {@value #DEFAULT_SLOTS} slots, recomputed every 100 ms. */
   public static ThrottleConfig defaults() {
-    return new ThrottleConfig(2, Duration.ofMinutes(2), 60, Duration.ofMillis(100));
+    return builder().build();
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** A builder starting from this configuration. */
+  public Builder toBuilder() {
+    return builder().k(k).window(window).slots(slots).recomputeInterval(recomputeInterval);
   }
 
   public ThrottleConfig withK(double value) {
-    return new ThrottleConfig(value, window, slots, recomputeInterval);
+    return toBuilder().k(value).build();
   }
 
   public ThrottleConfig withWindow(Duration value) {
-    return new ThrottleConfig(k, value, slots, recomputeInterval);
+    return toBuilder().window(value).build();
+  }
+
+  /** Settings start at their defaults; {@link #build()} validates. */
+  public static final class Builder {
+    private double k = DEFAULT_K;
+    private Duration window = DEFAULT_WINDOW;
+    private int slots = DEFAULT_SLOTS;
+    private Duration recomputeInterval = DEFAULT_RECOMPUTE_INTERVAL;
+
+    private Builder() {}
+
+    public Builder k(double value) {
+      this.k = value;
+      return this;
+    }
+
+    public Builder window(Duration value) {
+      this.window = value;
+      return this;
+    }
+
+    public Builder slots(int value) {
+      this.slots = value;
+      return this;
+    }
+
+    public Builder recomputeInterval(Duration value) {
+      this.recomputeInterval = value;
+      return this;
+    }
+
+    public ThrottleConfig build() {
+      return new ThrottleConfig(k, window, slots, recomputeInterval);
+    }
   }
 }

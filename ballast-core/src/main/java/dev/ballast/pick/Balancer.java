@@ -26,47 +26,74 @@ public interface Balancer {
 
   /**
    * A balancer with default health settings and the {@linkplain NanoClock#cached() cached clock},
-   * for production use.
+   * for production use: {@code builder(policy).build()}.
    */
   static Balancer create(Policy policy) {
-    return create(policy, HealthConfig.defaults(), NanoClock.cached());
+    return builder(policy).build();
+  }
+
+  /** A balancer over {@code policy}, every other part at its default until set. */
+  static Builder builder(Policy policy) {
+    return new Builder(policy);
   }
 
   /**
-   * A balancer for production use: picks draw from per-thread random sources and keep per-thread
-   * round-robin positions, so threads picking at once share no random state and no cursor. The
-   * clock is read on picks by the time-aware policies: {@link NanoClock#cached()} costs about 1
-   * ns, {@link NanoClock#system()} a clock call (27 ns on the project's machine) for exact time.
+   * How a balancer is made. By default it is for production use: default health settings, the
+   * {@linkplain NanoClock#cached() cached clock}, and picks that draw from per-thread random
+   * sources and keep per-thread round-robin positions, so threads picking at once share no random
+   * state and no cursor.
    */
-  static Balancer create(Policy policy, HealthConfig health, NanoClock clock) {
-    return new SnapshotBalancer(policy, health, clock, new SplittableRandom(), false);
-  }
+  final class Builder {
+    private final Policy policy;
+    private HealthConfig health = HealthConfig.defaults();
+    private NanoClock clock = NanoClock.cached();
+    private RandomGenerator reproducibleFrom;
+    private ProbeSender probes;
 
-  /**
-   * A balancer whose every pick sequence is reproducible from {@code random} (simulations,
-   * tests). {@code random} is used only on the control plane (it need not be thread-safe): it
-   * seeds the pickers' own lock-free streams and start offsets. The pickers' streams are shared by
-   * all threads that pick; for many threads picking at once in production, prefer
-   * {@link #create(Policy, HealthConfig, NanoClock)}.
-   */
-  static Balancer create(Policy policy, HealthConfig health, NanoClock clock, RandomGenerator random) {
-    return new SnapshotBalancer(policy, health, clock, random, true);
-  }
+    private Builder(Policy policy) {
+      this.policy = Objects.requireNonNull(policy, "policy");
+    }
 
-  /**
-   * {@link #create(Policy, HealthConfig, NanoClock)} for a policy that probes its backends
-   * ({@code prequal_probing}): {@code probes} is the transport's way of sending them. The other
-   * policies never call it.
-   */
-  static Balancer create(Policy policy, HealthConfig health, NanoClock clock, ProbeSender probes) {
-    return new SnapshotBalancer(
-        policy, health, clock, new SplittableRandom(), false, Objects.requireNonNull(probes, "probes"));
-  }
+    public Builder health(HealthConfig config) {
+      this.health = Objects.requireNonNull(config, "health");
+      return this;
+    }
 
-  /** {@link #create(Policy, HealthConfig, NanoClock, RandomGenerator)} with the transport's probe sender. */
-  static Balancer create(
-      Policy policy, HealthConfig health, NanoClock clock, RandomGenerator random, ProbeSender probes) {
-    return new SnapshotBalancer(policy, health, clock, random, true, Objects.requireNonNull(probes, "probes"));
+    /**
+     * The clock the time-aware policies read on picks: {@link NanoClock#cached()} (the default)
+     * costs about 1 ns, {@link NanoClock#system()} a clock call (27 ns on the project's machine)
+     * for exact time; a simulation or a test gives its virtual clock.
+     */
+    public Builder clock(NanoClock clock) {
+      this.clock = Objects.requireNonNull(clock, "clock");
+      return this;
+    }
+
+    /**
+     * Makes every pick sequence reproducible from {@code random} (simulations, tests). {@code
+     * random} is used only on the control plane (it need not be thread-safe): it seeds the
+     * pickers' own lock-free streams and start offsets. Those streams are shared by all threads
+     * that pick, so for many threads picking at once in production, leave this unset.
+     */
+    public Builder reproducibleFrom(RandomGenerator random) {
+      this.reproducibleFrom = Objects.requireNonNull(random, "random");
+      return this;
+    }
+
+    /**
+     * The transport's way of sending probes, for a policy that {@linkplain Policy#needsProbes()
+     * probes its backends}; the other policies never call it.
+     */
+    public Builder probes(ProbeSender sender) {
+      this.probes = Objects.requireNonNull(sender, "probes");
+      return this;
+    }
+
+    public Balancer build() {
+      return reproducibleFrom == null
+          ? new SnapshotBalancer(policy, health, clock, new SplittableRandom(), false, probes)
+          : new SnapshotBalancer(policy, health, clock, reproducibleFrom, true, probes);
+    }
   }
 
   Policy policy();

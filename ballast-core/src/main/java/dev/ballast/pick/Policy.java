@@ -1,7 +1,6 @@
 package dev.ballast.pick;
 
 import java.util.List;
-import java.util.Map;
 
 /**
  * A picking policy: an immutable description from which a {@link Balancer} builds picker
@@ -17,18 +16,18 @@ public sealed interface Policy
         InterleavedWeightedRoundRobinPolicy,
         PrequalProbingPolicy {
 
-  /** The policy names, as {@link #name()} returns them. */
-  List<String> NAMES =
-      List.of(
-          "round_robin",
-          "least_loaded_round_robin",
-          "weighted_round_robin",
-          "power_of_two_choices",
-          "fair_share",
-          "interleaved_weighted_round_robin",
-          "prequal_probing");
+  /** The policy names, as {@link #name()} returns them: those of the {@link PolicyTable}. */
+  List<String> NAMES = PolicyTable.names();
 
   String name();
+
+  /**
+   * Whether this policy's balancers probe their backends, and so need the transport's probe
+   * sender ({@link Balancer.Builder#probes}). The other policies never call it.
+   */
+  default boolean needsProbes() {
+    return false;
+  }
 
   /**
    * The policy called {@code name} (one of {@link #NAMES}) with its default config; interleaved
@@ -37,25 +36,7 @@ public sealed interface Policy
    * @throws IllegalArgumentException for an unknown name
    */
   static Policy byName(String name) {
-    switch (String.valueOf(name)) {
-      case "round_robin":
-        return roundRobin();
-      case "least_loaded_round_robin":
-        return leastLoadedRoundRobin();
-      case "weighted_round_robin":
-        return weightedRoundRobin();
-      case "power_of_two_choices":
-        return powerOfTwoChoices();
-      case "fair_share":
-        return fairShare();
-      case "interleaved_weighted_round_robin":
-        return interleavedWeightedRoundRobin(InterleavedWeightedRoundRobinConfig.of(Map.of()));
-      case "prequal_probing":
-        return prequalProbing();
-      default:
-        throw new IllegalArgumentException(
-            "policy: '" + name + "' (expected: one of " + String.join(", ", NAMES) + ")");
-    }
+    return PolicyTable.entry(name).defaults();
   }
 
   /** Each available backend in turn, from a random start per client. */
@@ -106,8 +87,8 @@ public sealed interface Policy
 
   /**
    * Prequal's probing policy: asynchronous probes of requests in flight and latency, a pool of
-   * their answers, the hot-cold rule. Its balancer needs the transport's probe sender ({@code
-   * Balancer.create(policy, health, clock, probes)}).
+   * their answers, the hot-cold rule. Its balancer needs the transport's probe sender ({@link
+   * Balancer.Builder#probes}).
    */
   static Policy prequalProbing() {
     return prequalProbing(PrequalProbingConfig.defaults());

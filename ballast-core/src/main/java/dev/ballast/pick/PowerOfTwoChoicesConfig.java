@@ -1,24 +1,25 @@
 package dev.ballast.pick;
 
 import dev.ballast.internal.Ranges;
-
+import dev.ballast.settings.Setting;
+import dev.ballast.settings.Settings;
 import java.time.Duration;
 
 /**
  * Settings of {@code power_of_two_choices}. A backend's cost is {@code latency * (inFlight + 1) *
- * (1 + utilization) / successRate}: lower wins.
+ * (1 + utilization) / successRate}: lower wins. Each setting is declared once below, with its
+ * range, default and meaning, and every front end reads it through {@link #SETTINGS}.
  *
  * @param latencyDecay time constant of the peak-EWMA latency: a slower answer is taken at once, a
- *     faster one blends in over about this long (default 10 s; 1 ms..1 h)
- * @param successDecay time constant of the success-rate EWMA (default 10 s; 1 ms..1 h)
+ *     faster one blends in over about this long
+ * @param successDecay time constant of the success-rate EWMA
  * @param newBackendPenalty the latency assumed for a backend with no answer yet, so that new
- *     backends are tried carefully (default 500 ms; 0..1 h)
+ *     backends are tried carefully
  * @param failurePenalty the latency recorded for a failed request, however fast it failed, so that
- *     a backend that fails fast looks slow (default 1 s; 0..1 h)
+ *     a backend that fails fast looks slow
  * @param forcePickInterval a backend not picked for this long is picked once, so its statistics do
- *     not go stale (default 3 s; 1 ms..1 h)
- * @param loadReportExpiration a reported utilization older than this is ignored (default 10 s;
- *     1 ms..1 d)
+ *     not go stale
+ * @param loadReportExpiration a reported utilization older than this is ignored
  */
 public record PowerOfTwoChoicesConfig(
     Duration latencyDecay,
@@ -27,16 +28,57 @@ public record PowerOfTwoChoicesConfig(
     Duration failurePenalty,
     Duration forcePickInterval,
     Duration loadReportExpiration) {
+  /** 10 s. */
+  public static final Duration DEFAULT_LATENCY_DECAY = Duration.ofSeconds(10);
+  /** 10 s. */
+  public static final Duration DEFAULT_SUCCESS_DECAY = Duration.ofSeconds(10);
+  /** 500 ms. */
+  public static final Duration DEFAULT_NEW_BACKEND_PENALTY = Duration.ofMillis(500);
+  /** 1 s. */
+  public static final Duration DEFAULT_FAILURE_PENALTY = Duration.ofSeconds(1);
+  /** 3 s. */
+  public static final Duration DEFAULT_FORCE_PICK_INTERVAL = Duration.ofSeconds(3);
+  /** 10 s. */
+  public static final Duration DEFAULT_LOAD_REPORT_EXPIRATION = Duration.ofSeconds(10);
+
+  private static final Duration MS = Duration.ofMillis(1);
+  private static final Duration HOUR = Duration.ofHours(1);
+
+  public static final Setting<Duration> LATENCY_DECAY =
+      Setting.duration("latencyDecay", DEFAULT_LATENCY_DECAY, MS, HOUR, "time constant of the peak-EWMA latency");
+  public static final Setting<Duration> SUCCESS_DECAY =
+      Setting.duration("successDecay", DEFAULT_SUCCESS_DECAY, MS, HOUR, "time constant of the success-rate EWMA");
+  public static final Setting<Duration> NEW_BACKEND_PENALTY =
+      Setting.duration("newBackendPenalty", DEFAULT_NEW_BACKEND_PENALTY, Duration.ZERO, HOUR,
+          "the latency assumed for a backend with no answer yet");
+  public static final Setting<Duration> FAILURE_PENALTY =
+      Setting.duration("failurePenalty", DEFAULT_FAILURE_PENALTY, Duration.ZERO, HOUR,
+          "the latency recorded for a failed request");
+  public static final Setting<Duration> FORCE_PICK_INTERVAL =
+      Setting.duration("forcePickInterval", DEFAULT_FORCE_PICK_INTERVAL, MS, HOUR,
+          "a backend not picked for this long is picked once");
+  public static final Setting<Duration> LOAD_REPORT_EXPIRATION =
+      Setting.duration("loadReportExpiration", DEFAULT_LOAD_REPORT_EXPIRATION, MS, Duration.ofDays(1),
+          "a reported utilization older than this is ignored");
+
+  /** The declared settings, and how each reaches the builder. */
+  public static final Settings<PowerOfTwoChoicesConfig> SETTINGS =
+      Settings.declare("power_of_two_choices", PowerOfTwoChoicesConfig::builder, Builder::build)
+          .with(LATENCY_DECAY, Builder::latencyDecay, PowerOfTwoChoicesConfig::latencyDecay)
+          .with(SUCCESS_DECAY, Builder::successDecay, PowerOfTwoChoicesConfig::successDecay)
+          .with(NEW_BACKEND_PENALTY, Builder::newBackendPenalty, PowerOfTwoChoicesConfig::newBackendPenalty)
+          .with(FAILURE_PENALTY, Builder::failurePenalty, PowerOfTwoChoicesConfig::failurePenalty)
+          .with(FORCE_PICK_INTERVAL, Builder::forcePickInterval, PowerOfTwoChoicesConfig::forcePickInterval)
+          .with(LOAD_REPORT_EXPIRATION, Builder::loadReportExpiration, PowerOfTwoChoicesConfig::loadReportExpiration)
+          .done();
 
   public PowerOfTwoChoicesConfig {
-    Duration ms = Duration.ofMillis(1);
-    Duration hour = Duration.ofHours(1);
-    Ranges.checkDuration("latencyDecay", latencyDecay, ms, hour);
-    Ranges.checkDuration("successDecay", successDecay, ms, hour);
-    Ranges.checkDuration("newBackendPenalty", newBackendPenalty, Duration.ZERO, hour);
-    Ranges.checkDuration("failurePenalty", failurePenalty, Duration.ZERO, hour);
-    Ranges.checkDuration("forcePickInterval", forcePickInterval, ms, hour);
-    Ranges.checkDuration("loadReportExpiration", loadReportExpiration, ms, Duration.ofDays(1));
+    LATENCY_DECAY.check(latencyDecay);
+    SUCCESS_DECAY.check(successDecay);
+    NEW_BACKEND_PENALTY.check(newBackendPenalty);
+    FAILURE_PENALTY.check(failurePenalty);
+    FORCE_PICK_INTERVAL.check(forcePickInterval);
+    LOAD_REPORT_EXPIRATION.check(loadReportExpiration);
   }
 
   public static PowerOfTwoChoicesConfig defaults() {
@@ -49,12 +91,12 @@ public record PowerOfTwoChoicesConfig(
 
   /** Settings start at their defaults; {@link #build()} validates. */
   public static final class Builder {
-    private Duration latencyDecay = Duration.ofSeconds(10);
-    private Duration successDecay = Duration.ofSeconds(10);
-    private Duration newBackendPenalty = Duration.ofMillis(500);
-    private Duration failurePenalty = Duration.ofSeconds(1);
-    private Duration forcePickInterval = Duration.ofSeconds(3);
-    private Duration loadReportExpiration = Duration.ofSeconds(10);
+    private Duration latencyDecay = DEFAULT_LATENCY_DECAY;
+    private Duration successDecay = DEFAULT_SUCCESS_DECAY;
+    private Duration newBackendPenalty = DEFAULT_NEW_BACKEND_PENALTY;
+    private Duration failurePenalty = DEFAULT_FAILURE_PENALTY;
+    private Duration forcePickInterval = DEFAULT_FORCE_PICK_INTERVAL;
+    private Duration loadReportExpiration = DEFAULT_LOAD_REPORT_EXPIRATION;
 
     private Builder() {}
 

@@ -1,6 +1,8 @@
 package dev.ballast.pick;
 
 import dev.ballast.internal.Ranges;
+import dev.ballast.settings.Setting;
+import dev.ballast.settings.Settings;
 import java.time.Duration;
 
 /**
@@ -8,18 +10,19 @@ import java.time.Duration;
  * of its subset, keeps their answers (requests in flight, latency estimate) in a small pool, and
  * picks with the hot-cold rule: among pool entries whose requests in flight are at or below the
  * pool's {@code hotQuantile}, the lowest latency estimate; if none, the lowest requests in flight.
+ * Each setting is declared once below, with its range, default and meaning, and every front end
+ * reads it through {@link #SETTINGS}.
  *
  * @param poolSize how many answers the pool holds; a new answer replaces the same backend's older
- *     one, else an empty or expired place, else the oldest (default 16; 1..64)
- * @param maxAge an answer older than this is dropped from the pool (default 500 ms; 1 ms..1 h)
+ *     one, else an empty or expired place, else the oldest
+ * @param maxAge an answer older than this is dropped from the pool
  * @param reuseBudget how many picks one answer may serve before it leaves the pool; each pick also
- *     counts one more request in flight on it (default 1: an answer serves one pick; 1..1000)
+ *     counts one more request in flight on it
  * @param probesPerPick probes sent per pick, on average: the whole part always, the fraction with
- *     that probability (default 3.0; 0..16)
+ *     that probability
  * @param idleProbeInterval the balancer's refresh sends one probe this often, so that a pool stays
- *     fresh when picks are rare; also the balancer's refresh interval (default 100 ms; 1 ms..1 h)
+ *     fresh when picks are rare; also the balancer's refresh interval
  * @param hotQuantile the quantile of the pool's requests in flight above which an entry is hot
- *     (default 0.5; 0.01..1.0)
  */
 public record PrequalProbingConfig(
     int poolSize,
@@ -29,13 +32,54 @@ public record PrequalProbingConfig(
     Duration idleProbeInterval,
     double hotQuantile) {
 
+  /** Answers the pool holds by default: {@value}. */
+  public static final int DEFAULT_POOL_SIZE = 16;
+  /** 500 ms. */
+  public static final Duration DEFAULT_MAX_AGE = Duration.ofMillis(500);
+  /** Picks one answer serves by default: {@value}. */
+  public static final int DEFAULT_REUSE_BUDGET = 1;
+  /** Probes per pick by default: {@value}. */
+  public static final double DEFAULT_PROBES_PER_PICK = 3.0;
+  /** 100 ms. */
+  public static final Duration DEFAULT_IDLE_PROBE_INTERVAL = Duration.ofMillis(100);
+  /** The pool's quantile of requests in flight above which an entry is hot, by default: {@value}. */
+  public static final double DEFAULT_HOT_QUANTILE = 0.5;
+
+  public static final Setting<Integer> POOL_SIZE =
+      Setting.wholeNumber("poolSize", DEFAULT_POOL_SIZE, 1, 64, "how many probe answers the pool holds");
+  public static final Setting<Duration> MAX_AGE =
+      Setting.duration("maxAge", DEFAULT_MAX_AGE, Duration.ofMillis(1), Duration.ofHours(1),
+          "an answer older than this is dropped from the pool");
+  public static final Setting<Integer> REUSE_BUDGET =
+      Setting.wholeNumber("reuseBudget", DEFAULT_REUSE_BUDGET, 1, 1000,
+          "how many picks one answer may serve before it leaves the pool");
+  public static final Setting<Double> PROBES_PER_PICK =
+      Setting.number("probesPerPick", DEFAULT_PROBES_PER_PICK, 0, 16, "probes sent per pick, on average");
+  public static final Setting<Duration> IDLE_PROBE_INTERVAL =
+      Setting.duration("idleProbeInterval", DEFAULT_IDLE_PROBE_INTERVAL, Duration.ofMillis(1), Duration.ofHours(1),
+          "the refresh sends one probe this often, so that the pool stays fresh when picks are rare");
+  public static final Setting<Double> HOT_QUANTILE =
+      Setting.number("hotQuantile", DEFAULT_HOT_QUANTILE, 0.01, 1.0,
+          "the quantile of the pool's requests in flight above which an entry is hot");
+
+  /** The declared settings, and how each reaches the builder. */
+  public static final Settings<PrequalProbingConfig> SETTINGS =
+      Settings.declare("prequal_probing", PrequalProbingConfig::builder, Builder::build)
+          .with(POOL_SIZE, Builder::poolSize, PrequalProbingConfig::poolSize)
+          .with(MAX_AGE, Builder::maxAge, PrequalProbingConfig::maxAge)
+          .with(REUSE_BUDGET, Builder::reuseBudget, PrequalProbingConfig::reuseBudget)
+          .with(PROBES_PER_PICK, Builder::probesPerPick, PrequalProbingConfig::probesPerPick)
+          .with(IDLE_PROBE_INTERVAL, Builder::idleProbeInterval, PrequalProbingConfig::idleProbeInterval)
+          .with(HOT_QUANTILE, Builder::hotQuantile, PrequalProbingConfig::hotQuantile)
+          .done();
+
   public PrequalProbingConfig {
-    Ranges.checkInt("poolSize", poolSize, 1, 64);
-    Ranges.checkDuration("maxAge", maxAge, Duration.ofMillis(1), Duration.ofHours(1));
-    Ranges.checkInt("reuseBudget", reuseBudget, 1, 1000);
-    Ranges.checkDouble("probesPerPick", probesPerPick, 0, 16);
-    Ranges.checkDuration("idleProbeInterval", idleProbeInterval, Duration.ofMillis(1), Duration.ofHours(1));
-    Ranges.checkDouble("hotQuantile", hotQuantile, 0.01, 1.0);
+    POOL_SIZE.check(poolSize);
+    MAX_AGE.check(maxAge);
+    REUSE_BUDGET.check(reuseBudget);
+    PROBES_PER_PICK.check(probesPerPick);
+    IDLE_PROBE_INTERVAL.check(idleProbeInterval);
+    HOT_QUANTILE.check(hotQuantile);
   }
 
   public static PrequalProbingConfig defaults() {
@@ -48,12 +92,12 @@ public record PrequalProbingConfig(
 
   /** Settings start at their defaults; {@link #build()} validates. */
   public static final class Builder {
-    private int poolSize = 16;
-    private Duration maxAge = Duration.ofMillis(500);
-    private int reuseBudget = 1;
-    private double probesPerPick = 3.0;
-    private Duration idleProbeInterval = Duration.ofMillis(100);
-    private double hotQuantile = 0.5;
+    private int poolSize = DEFAULT_POOL_SIZE;
+    private Duration maxAge = DEFAULT_MAX_AGE;
+    private int reuseBudget = DEFAULT_REUSE_BUDGET;
+    private double probesPerPick = DEFAULT_PROBES_PER_PICK;
+    private Duration idleProbeInterval = DEFAULT_IDLE_PROBE_INTERVAL;
+    private double hotQuantile = DEFAULT_HOT_QUANTILE;
 
     private Builder() {}
 

@@ -40,6 +40,11 @@ final class PrequalProbingPolicy implements Policy, PickerFactory {
   }
 
   @Override
+  public boolean needsProbes() {
+    return true;
+  }
+
+  @Override
   public Slot newSlot(Backend backend, PolicyContext context) {
     return new PlainSlot(backend, context);
   }
@@ -49,7 +54,7 @@ final class PrequalProbingPolicy implements Policy, PickerFactory {
     ProbeSender sender = context.probes();
     if (sender == null) {
       throw new IllegalStateException(
-          "probes: none (expected: a ProbeSender, given to Balancer.create, for " + name() + ")");
+          "probes: none (expected: a ProbeSender, given to Balancer.builder(policy).probes(...), for " + name() + ")");
     }
     ProbePool pool = new ProbePool(config.poolSize(), config.hotQuantile(), config.reuseBudget(), maxAgeNanos);
     return new ProbingPicker(slots, context, context.newPickRandom(), pool, sender, this);

@@ -1,33 +1,65 @@
 package dev.ballast.pick;
 
 import dev.ballast.internal.Ranges;
-
+import dev.ballast.settings.Setting;
+import dev.ballast.settings.Settings;
 import java.time.Duration;
 
 /**
  * Settings of {@code weighted_round_robin}; the defaults match gRPC's {@code weighted_round_robin}.
+ * Each is declared once below, with its range, default and meaning, and every front end reads it
+ * through {@link #SETTINGS}.
  *
  * @param blackoutPeriod how long after a backend's first report (or after its weight expired) the
- *     weight is ignored, because early reports are noisy (default 10 s; 0..1 h)
+ *     weight is ignored, because early reports are noisy
  * @param weightExpirationPeriod a weight whose latest report is older than this is dropped and the
- *     backend falls back to the mean weight (default 3 min; 1 ms..1 d)
+ *     backend falls back to the mean weight
  * @param weightUpdatePeriod how often weights are recomputed, i.e. how often {@link
- *     Balancer#refresh()} should run (default 1 s; 1 ms..1 h)
+ *     Balancer#refresh()} should run
  * @param errorUtilizationPenalty how much errors cost: {@code weight = qps / (utilization + (eps /
- *     qps) * errorUtilizationPenalty)} (default 1.0; 0.0..1.0E9)
+ *     qps) * errorUtilizationPenalty)}
  */
 public record WeightedRoundRobinConfig(
     Duration blackoutPeriod,
     Duration weightExpirationPeriod,
     Duration weightUpdatePeriod,
     double errorUtilizationPenalty) {
+  /** 10 s. */
+  public static final Duration DEFAULT_BLACKOUT_PERIOD = Duration.ofSeconds(10);
+  /** 3 min. */
+  public static final Duration DEFAULT_WEIGHT_EXPIRATION_PERIOD = Duration.ofMinutes(3);
+  /** 1 s. */
+  public static final Duration DEFAULT_WEIGHT_UPDATE_PERIOD = Duration.ofSeconds(1);
+  /** {@value}. */
+  public static final double DEFAULT_ERROR_UTILIZATION_PENALTY = 1.0;
+
+  public static final Setting<Duration> BLACKOUT_PERIOD =
+      Setting.duration("blackoutPeriod", DEFAULT_BLACKOUT_PERIOD, Duration.ZERO, Duration.ofHours(1),
+          "how long after a backend's first report its weight is ignored");
+  public static final Setting<Duration> WEIGHT_EXPIRATION_PERIOD =
+      Setting.duration("weightExpirationPeriod", DEFAULT_WEIGHT_EXPIRATION_PERIOD, Duration.ofMillis(1),
+          Duration.ofDays(1), "a weight whose latest report is older than this is dropped");
+  public static final Setting<Duration> WEIGHT_UPDATE_PERIOD =
+      Setting.duration("weightUpdatePeriod", DEFAULT_WEIGHT_UPDATE_PERIOD, Duration.ofMillis(1), Duration.ofHours(1),
+          "how often weights are recomputed");
+  public static final Setting<Double> ERROR_UTILIZATION_PENALTY =
+      Setting.number("errorUtilizationPenalty", DEFAULT_ERROR_UTILIZATION_PENALTY, 0.0, 1e9,
+          "how much errors cost in a weight: qps / (utilization + eps / qps x penalty)");
+
+  /** The declared settings, and how each reaches the builder. */
+  public static final Settings<WeightedRoundRobinConfig> SETTINGS =
+      Settings.declare("weighted_round_robin", WeightedRoundRobinConfig::builder, Builder::build)
+          .with(BLACKOUT_PERIOD, Builder::blackoutPeriod, WeightedRoundRobinConfig::blackoutPeriod)
+          .with(WEIGHT_EXPIRATION_PERIOD, Builder::weightExpirationPeriod, WeightedRoundRobinConfig::weightExpirationPeriod)
+          .with(WEIGHT_UPDATE_PERIOD, Builder::weightUpdatePeriod, WeightedRoundRobinConfig::weightUpdatePeriod)
+          .with(ERROR_UTILIZATION_PENALTY, Builder::errorUtilizationPenalty, WeightedRoundRobinConfig::errorUtilizationPenalty)
+          .done();
 
   public WeightedRoundRobinConfig {
-    Ranges.checkDuration("blackoutPeriod", blackoutPeriod, Duration.ZERO, Duration.ofHours(1));
-    Ranges.checkDuration(
-        "weightExpirationPeriod", weightExpirationPeriod, Duration.ofMillis(1), Duration.ofDays(1));
-    Ranges.checkDuration("weightUpdatePeriod", weightUpdatePeriod, Duration.ofMillis(1), Duration.ofHours(1));
-    Ranges.checkDouble("errorUtilizationPenalty", errorUtilizationPenalty, 0.0, 1e9);
+    BLACKOUT_PERIOD.check(blackoutPeriod);
+    WEIGHT_EXPIRATION_PERIOD.check(weightExpirationPeriod);
+    WEIGHT_UPDATE_PERIOD.check(weightUpdatePeriod);
+    ERROR_UTILIZATION_PENALTY.check(errorUtilizationPenalty);
   }
 
   public static WeightedRoundRobinConfig defaults() {
@@ -40,10 +72,10 @@ public record WeightedRoundRobinConfig(
 
   /** Settings start at their defaults; {@link #build()} validates. */
   public static final class Builder {
-    private Duration blackoutPeriod = Duration.ofSeconds(10);
-    private Duration weightExpirationPeriod = Duration.ofMinutes(3);
-    private Duration weightUpdatePeriod = Duration.ofSeconds(1);
-    private double errorUtilizationPenalty = 1.0;
+    private Duration blackoutPeriod = DEFAULT_BLACKOUT_PERIOD;
+    private Duration weightExpirationPeriod = DEFAULT_WEIGHT_EXPIRATION_PERIOD;
+    private Duration weightUpdatePeriod = DEFAULT_WEIGHT_UPDATE_PERIOD;
+    private double errorUtilizationPenalty = DEFAULT_ERROR_UTILIZATION_PENALTY;
 
     private Builder() {}
 

@@ -62,7 +62,7 @@ final class RetryPolicyTest {
   @Test
   void aRetryNeverGoesBackToTheSameBackendWhenAnotherIsAvailable() {
     Balancer balancer =
-        Balancer.create(Policy.powerOfTwoChoices(), HealthConfig.defaults(), new FakeClock(), new SplittableRandom(5));
+        Balancer.builder(Policy.powerOfTwoChoices()).clock(new FakeClock()).reproducibleFrom(new SplittableRandom(5)).build();
     balancer.updateSubset(List.of("a", "b", "c"));
     for (String key : List.of("a", "b", "c")) {
       balancer.backend(key).onConnected();
@@ -79,7 +79,7 @@ final class RetryPolicyTest {
   @Test
   void aRetryGoesToTheSameBackendWhenItIsTheOnlyOne() {
     Balancer balancer =
-        Balancer.create(Policy.roundRobin(), HealthConfig.defaults(), new FakeClock(), new SplittableRandom(5));
+        Balancer.builder(Policy.roundRobin()).clock(new FakeClock()).reproducibleFrom(new SplittableRandom(5)).build();
     balancer.updateSubset(List.of("a"));
     balancer.backend("a").onConnected();
     Pick pick = RetryPolicy.pickAvoiding(balancer, "a");

@@ -57,8 +57,8 @@ final class AllPoliciesTest {
       Policy policy, HealthConfig health, FakeClock clock, long seed, int n, boolean reproducible) {
     Balancer balancer =
         reproducible
-            ? Balancer.create(policy, health, clock, new SplittableRandom(seed))
-            : Balancer.create(policy, health, clock);
+            ? Balancer.builder(policy).health(health).clock(clock).reproducibleFrom(new SplittableRandom(seed)).build()
+            : Balancer.builder(policy).health(health).clock(clock).build();
     balancer.updateSubset(keys("b", n));
     for (int i = 0; i < n; i++) {
       balancer.backend("b" + i).onConnected();
@@ -317,7 +317,7 @@ final class AllPoliciesTest {
 
   @Test
   void aFailedPickRejectsAFailureOfNoKindToo() {
-    Balancer balancer = Balancer.create(Policy.roundRobin(), HealthConfig.defaults(), new FakeClock());
+    Balancer balancer = Balancer.builder(Policy.roundRobin()).clock(new FakeClock()).build();
     Pick failed = balancer.pick();
     assertThat(failed.status()).isEqualTo(PickStatus.NO_BACKENDS);
 

@@ -21,7 +21,7 @@ final class BalancerStatisticsTest {
   @Test
   void failedPicksAreCountedByReason() {
     HealthConfig limitOne = HealthConfig.builder().activeRequestLimit(1).build();
-    Balancer balancer = Balancer.create(Policy.roundRobin(), limitOne, clock, TestBalancers.fixed(0));
+    Balancer balancer = Balancer.builder(Policy.roundRobin()).health(limitOne).clock(clock).reproducibleFrom(TestBalancers.fixed(0)).build();
     balancer.pick();
     balancer.updateSubset(List.of("a", "b"));
     balancer.pick();
@@ -44,7 +44,7 @@ final class BalancerStatisticsTest {
 
   @Test
   void churnCountsJoinsAndLeavesAndListenersSeeEverySubset() {
-    Balancer balancer = Balancer.create(Policy.roundRobin(), HealthConfig.defaults(), clock, TestBalancers.fixed(0));
+    Balancer balancer = Balancer.builder(Policy.roundRobin()).clock(clock).reproducibleFrom(TestBalancers.fixed(0)).build();
     List<List<String>> seen = new ArrayList<>();
     Consumer<List<Backend>> listener = backends -> seen.add(backends.stream().map(Backend::key).toList());
     balancer.addSubsetListener(listener);

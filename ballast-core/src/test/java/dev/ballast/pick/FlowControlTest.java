@@ -21,14 +21,14 @@ final class FlowControlTest {
 
   @Test
   void anEmptySubsetFailsFastWithNoBackends() {
-    Balancer balancer = Balancer.create(Policy.roundRobin(), HealthConfig.defaults(), clock, fixed(0));
+    Balancer balancer = Balancer.builder(Policy.roundRobin()).clock(clock).reproducibleFrom(fixed(0)).build();
 
     assertThat(balancer.pick().status()).isEqualTo(PickStatus.NO_BACKENDS);
   }
 
   @Test
   void backendsThatAreAllConnectingRefusingOrInLameDuckFailFastAsUnavailable() {
-    Balancer balancer = Balancer.create(Policy.roundRobin(), HealthConfig.defaults(), clock, fixed(0));
+    Balancer balancer = Balancer.builder(Policy.roundRobin()).clock(clock).reproducibleFrom(fixed(0)).build();
     balancer.updateSubset(List.of("a", "b", "c"));
     balancer.backend("b").onConnectFailed();
     balancer.backend("c").onLameDuck();

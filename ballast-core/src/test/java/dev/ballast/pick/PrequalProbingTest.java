@@ -143,7 +143,7 @@ final class PrequalProbingTest {
 
   private static Balancer balancer(FakeClock clock, HeldProbes probes, PrequalProbingConfig config, int n) {
     Balancer balancer =
-        Balancer.create(Policy.prequalProbing(config), HealthConfig.defaults(), clock, new SplittableRandom(7), probes);
+        Balancer.builder(Policy.prequalProbing(config)).clock(clock).reproducibleFrom(new SplittableRandom(7)).probes(probes).build();
     List<String> keys = TestBalancers.keys("b", n);
     balancer.updateSubset(keys);
     keys.forEach(key -> balancer.backend(key).onConnected());
@@ -234,7 +234,7 @@ final class PrequalProbingTest {
 
   @Test
   void aBalancerWithoutAProbeSenderIsRefusedWithTheReason() {
-    assertThatThrownBy(() -> Balancer.create(Policy.prequalProbing(), HealthConfig.defaults(), new FakeClock()))
+    assertThatThrownBy(() -> Balancer.builder(Policy.prequalProbing()).clock(new FakeClock()).build())
         .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("probes: none (expected: a ProbeSender");
   }

@@ -26,7 +26,7 @@ final class TestBalancers {
 
   static Balancer connected(
       Policy policy, HealthConfig health, NanoClock clock, RandomGenerator random, List<String> keys) {
-    Balancer balancer = Balancer.create(policy, health, clock, random);
+    Balancer balancer = Balancer.builder(policy).health(health).clock(clock).reproducibleFrom(random).build();
     balancer.updateSubset(keys);
     for (String key : keys) {
       balancer.backend(key).onConnected();

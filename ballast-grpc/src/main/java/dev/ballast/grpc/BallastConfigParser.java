@@ -4,14 +4,16 @@ import dev.ballast.health.HealthConfig;
 import dev.ballast.internal.Ranges;
 import dev.ballast.overload.Criticality;
 import dev.ballast.overload.RetryBudgetConfig;
+import dev.ballast.overload.RetryPolicy;
 import dev.ballast.overload.ThrottleConfig;
 import dev.ballast.pick.FairShareConfig;
 import dev.ballast.pick.InterleavedWeightedRoundRobinConfig;
 import dev.ballast.pick.LeastLoadedConfig;
 import dev.ballast.pick.Policy;
-import dev.ballast.pick.PowerOfTwoChoicesConfig;
+import dev.ballast.pick.PolicyTable;
 import dev.ballast.pick.PrequalProbingConfig;
-import dev.ballast.pick.WeightedRoundRobinConfig;
+import dev.ballast.settings.SettingSource;
+import dev.ballast.settings.Settings;
 import dev.ballast.subset.ClientIdentity;
 import dev.ballast.subset.Subsetter;
 import java.math.BigDecimal;
@@ -19,7 +21,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeSet;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.regex.Matcher;
@@ -63,28 +64,9 @@ final class BallastConfigParser {
           "retryBudget",
           "overloadRetryFloor",
           "rateLimit");
-  private static final Set<String> THROTTLE_FIELDS = Set.of("enabled", "k", "window");
-  private static final Set<String> BUDGET_FIELDS = Set.of("enabled", "ratio", "window", "minRetriesPerSecond");
   private static final Set<String> RATE_LIMIT_FIELDS = Set.of("rate", "burst");
-
-  private static final Map<String, Set<String>> POLICY_FIELDS =
-      Map.of(
-          "round_robin", Set.of(),
-          "least_loaded_round_robin", Set.of("countErrors", "errorWindow", "scanWindow"),
-          "weighted_round_robin",
-              Set.of("blackoutPeriod", "weightExpirationPeriod", "weightUpdatePeriod", "errorUtilizationPenalty"),
-          "power_of_two_choices",
-              Set.of(
-                  "latencyDecay",
-                  "successDecay",
-                  "newBackendPenalty",
-                  "failurePenalty",
-                  "forcePickInterval",
-                  "loadReportExpiration"),
-          "fair_share", Set.of("statistic", "window", "initialServiceTime", "candidates", "staleAfter"),
-          "interleaved_weighted_round_robin", Set.of("weights", "defaultWeight"),
-          "prequal_probing",
-              Set.of("poolSize", "maxAge", "reuseBudget", "probesPerPick", "idleProbeInterval", "hotQuantile"));
+  /** The one key of the throttle's and the budget's objects that is this front end's, not a setting. */
+  private static final String ENABLED = "enabled";
 
   // The JSON form of google.protobuf.Duration, which gRPC service configs use: "10s", "0.25s".
   private static final Pattern DURATION = Pattern.compile("(\\d{1,12})(\\.\\d{1,9})?s");
@@ -153,10 +135,12 @@ final class BallastConfigParser {
     }
 
     PolicySpec spec = policySpec(json.get("policy"));
-    Policy policy = policyNamed(spec.name(), spec.settings());
-    // Read again for the transport, which needs the probes' settings the core policy keeps to itself.
+    ReadPolicy read = readPolicy(
+        PolicyTable.entry(spec.name()), SettingSource.of(spec.settings(), "policy." + spec.name() + "."));
+    Policy policy = read.policy();
+    // The transport needs the probes' settings, which the core policy keeps to itself.
     PrequalProbingConfig probing =
-        policy.name().equals("prequal_probing") ? prequalProbing(spec.settings(), "policy.prequal_probing.") : null;
+        policy.needsProbes() && read.config() instanceof PrequalProbingConfig config ? config : null;
     HealthConfig health = health(json);
     String serviceName = string(json, "healthCheckServiceName", "");
     return new BallastConfig(
@@ -165,49 +149,23 @@ final class BallastConfigParser {
 
   /** The client's throttle, retry budget and overload retry floor; each part on by default. */
   private static ClientOverload.Settings overload(Map<String, ?> json) {
-    ThrottleConfig throttle = ThrottleConfig.defaults();
-    Map<String, ?> t = object(json, "throttle");
-    if (t != null) {
-      checkKnown("throttle.", t, THROTTLE_FIELDS);
-      try {
-        throttle = bool(t, "throttle.", "enabled", true)
-            ? new ThrottleConfig(
-                number(t, "throttle.k", "k", throttle.k()),
-                duration(t, "throttle.", "window", throttle.window()),
-                throttle.slots(),
-                throttle.recomputeInterval())
-            : null;
-      } catch (IllegalArgumentException e) {
-        throw prefixed("throttle.", e);
-      }
-    }
-    RetryBudgetConfig budget = RetryBudgetConfig.defaults();
-    Map<String, ?> b = object(json, "retryBudget");
-    if (b != null) {
-      checkKnown("retryBudget.", b, BUDGET_FIELDS);
-      try {
-        budget = bool(b, "retryBudget.", "enabled", true)
-            ? new RetryBudgetConfig(
-                number(b, "retryBudget.ratio", "ratio", budget.ratio()),
-                duration(b, "retryBudget.", "window", budget.window()),
-                budget.slots(),
-                number(b, "retryBudget.minRetriesPerSecond", "minRetriesPerSecond", budget.minRetriesPerSecond()))
-            : null;
-      } catch (IllegalArgumentException e) {
-        throw prefixed("retryBudget.", e);
-      }
-    }
-    Criticality floor = Criticality.CRITICAL;
-    if (json.containsKey("overloadRetryFloor")) {
-      String name = string(json, "overloadRetryFloor", "critical");
-      try {
-        floor = Criticality.parse(name);
-      } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException("overloadRetryFloor: '" + name
-            + "' (expected: critical_plus, critical, sheddable_plus or sheddable)", e);
-      }
-    }
+    ThrottleConfig throttle = part(json, "throttle", ThrottleConfig.SETTINGS);
+    RetryBudgetConfig budget = part(json, "retryBudget", RetryBudgetConfig.SETTINGS);
+    Criticality floor = RetryPolicy.OVERLOAD_RETRY_FLOOR.read(SettingSource.of(json, ""));
     return new ClientOverload.Settings(throttle, budget, floor, rateLimit(json));
+  }
+
+  /**
+   * An overload part read through its declared settings: its defaults when {@code field} is
+   * absent, null when its object says {@code "enabled": false}.
+   */
+  private static <C> C part(Map<String, ?> json, String field, Settings<C> settings) {
+    Map<String, ?> object = object(json, field);
+    if (object == null) {
+      return settings.defaults();
+    }
+    String path = field + ".";
+    return bool(object, path, ENABLED, true) ? settings.read(SettingSource.of(object, path), Set.of(ENABLED)) : null;
   }
 
   /**
@@ -318,88 +276,12 @@ final class BallastConfigParser {
             + " holds its settings, e.g. {\"weighted_round_robin\": {\"blackoutPeriod\": \"10s\"}})");
   }
 
-  private Policy policyNamed(String name, Map<String, ?> settings) {
-    Set<String> fields = POLICY_FIELDS.get(name);
-    if (fields == null || !Policy.NAMES.contains(name)) {
-      throw new IllegalArgumentException(
-          "policy: '" + name + "' (expected: one of " + String.join(", ", new TreeSet<>(POLICY_FIELDS.keySet())) + ")");
-    }
-    String prefix = "policy." + name + ".";
-    checkKnown(prefix, settings, fields);
-    try {
-      switch (name) {
-        case "round_robin":
-          return Policy.roundRobin();
-        case "least_loaded_round_robin": {
-          LeastLoadedConfig d = LeastLoadedConfig.defaults();
-          return Policy.leastLoadedRoundRobin(
-              new LeastLoadedConfig(
-                  bool(settings, prefix, "countErrors", d.countErrors()),
-                  duration(settings, prefix, "errorWindow", d.errorWindow()),
-                  policyInteger(settings, prefix, "scanWindow", d.scanWindow(), 1, 1_000_000)));
-        }
-        case "fair_share": {
-          FairShareConfig d = FairShareConfig.defaults();
-          return Policy.fairShare(
-              FairShareConfig.builder()
-                  .statistic(statistic(settings, prefix, d.statistic()))
-                  .window(policyInteger(settings, prefix, "window", d.window(), 1, 4096))
-                  .initialServiceTime(duration(settings, prefix, "initialServiceTime", d.initialServiceTime()))
-                  .candidates(policyInteger(settings, prefix, "candidates", d.candidates(), 1, 1_000_000))
-                  .staleAfter(duration(settings, prefix, "staleAfter", d.staleAfter()))
-                  .build());
-        }
-        case "interleaved_weighted_round_robin":
-          return Policy.interleavedWeightedRoundRobin(
-              new InterleavedWeightedRoundRobinConfig(
-                  weights(settings, prefix), policyInteger(settings, prefix, "defaultWeight", 1, 1, 100)));
-        case "weighted_round_robin": {
-          WeightedRoundRobinConfig d = WeightedRoundRobinConfig.defaults();
-          return Policy.weightedRoundRobin(
-              WeightedRoundRobinConfig.builder()
-                  .blackoutPeriod(duration(settings, prefix, "blackoutPeriod", d.blackoutPeriod()))
-                  .weightExpirationPeriod(
-                      duration(settings, prefix, "weightExpirationPeriod", d.weightExpirationPeriod()))
-                  .weightUpdatePeriod(duration(settings, prefix, "weightUpdatePeriod", d.weightUpdatePeriod()))
-                  .errorUtilizationPenalty(
-                      number(settings, prefix + "errorUtilizationPenalty", "errorUtilizationPenalty",
-                          d.errorUtilizationPenalty()))
-                  .build());
-        }
-        case "prequal_probing":
-          return Policy.prequalProbing(prequalProbing(settings, prefix));
-        case "power_of_two_choices": {
-          PowerOfTwoChoicesConfig d = PowerOfTwoChoicesConfig.defaults();
-          return Policy.powerOfTwoChoices(
-              PowerOfTwoChoicesConfig.builder()
-                  .latencyDecay(duration(settings, prefix, "latencyDecay", d.latencyDecay()))
-                  .successDecay(duration(settings, prefix, "successDecay", d.successDecay()))
-                  .newBackendPenalty(duration(settings, prefix, "newBackendPenalty", d.newBackendPenalty()))
-                  .failurePenalty(duration(settings, prefix, "failurePenalty", d.failurePenalty()))
-                  .forcePickInterval(duration(settings, prefix, "forcePickInterval", d.forcePickInterval()))
-                  .loadReportExpiration(
-                      duration(settings, prefix, "loadReportExpiration", d.loadReportExpiration()))
-                  .build());
-        }
-        default:
-          throw new AssertionError(name);
-      }
-    } catch (IllegalArgumentException e) {
-      throw prefixed(prefix, e);
-    }
-  }
+  /** A policy and the config it was made of. */
+  private record ReadPolicy(Policy policy, Object config) {}
 
-  /** {@code prequal_probing}'s settings; whole numbers checked here, ranges by the core. */
-  private static PrequalProbingConfig prequalProbing(Map<String, ?> settings, String prefix) {
-    PrequalProbingConfig d = PrequalProbingConfig.defaults();
-    return PrequalProbingConfig.builder()
-        .poolSize(policyInteger(settings, prefix, "poolSize", d.poolSize(), 1, 64))
-        .maxAge(duration(settings, prefix, "maxAge", d.maxAge()))
-        .reuseBudget(policyInteger(settings, prefix, "reuseBudget", d.reuseBudget(), 1, 1000))
-        .probesPerPick(number(settings, prefix + "probesPerPick", "probesPerPick", d.probesPerPick()))
-        .idleProbeInterval(duration(settings, prefix, "idleProbeInterval", d.idleProbeInterval()))
-        .hotQuantile(number(settings, prefix + "hotQuantile", "hotQuantile", d.hotQuantile()))
-        .build();
+  private static <C> ReadPolicy readPolicy(PolicyTable.Entry<C> entry, SettingSource source) {
+    C config = entry.settings().read(source);
+    return new ReadPolicy(entry.create(config), config);
   }
 
   private static HealthConfig health(Map<String, ?> json) {
@@ -430,9 +312,7 @@ final class BallastConfigParser {
   private static void checkKnown(String prefix, Map<String, ?> json, Set<String> allowed) {
     for (String key : json.keySet()) {
       if (!allowed.contains(key)) {
-        throw new IllegalArgumentException(
-            prefix + key + ": unknown field (expected: "
-                + (allowed.isEmpty() ? "no settings" : "one of " + String.join(", ", new TreeSet<>(allowed))) + ")");
+        throw Settings.unknownKey(prefix + key, allowed);
       }
     }
   }
@@ -477,48 +357,6 @@ final class BallastConfigParser {
       throw new IllegalArgumentException(field + ": " + format(value) + " (expected: a string)");
     }
     return (String) value;
-  }
-
-  /** A whole number among a policy's settings; the message names its full path. */
-  private static int policyInteger(Map<String, ?> json, String prefix, String field, int defaultValue, int min, int max) {
-    try {
-      return integer(json, field, defaultValue, min, max);
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(prefix + e.getMessage(), e);
-    }
-  }
-
-  private static FairShareConfig.Statistic statistic(
-      Map<String, ?> json, String prefix, FairShareConfig.Statistic defaultValue) {
-    Object value = json.get("statistic");
-    if (value == null) {
-      return defaultValue;
-    }
-    if ("mean".equals(value)) {
-      return FairShareConfig.Statistic.MEAN;
-    }
-    if ("median".equals(value)) {
-      return FairShareConfig.Statistic.MEDIAN;
-    }
-    throw new IllegalArgumentException(prefix + "statistic: " + format(value) + " (expected: \"mean\" or \"median\")");
-  }
-
-  /** Interleaved weighted round robin's weights: backend key to a whole number in 1..100. */
-  private static Map<String, Integer> weights(Map<String, ?> json, String prefix) {
-    Object value = json.get("weights");
-    if (value == null) {
-      return Map.of();
-    }
-    if (!(value instanceof Map)) {
-      throw new IllegalArgumentException(
-          prefix + "weights: " + format(value) + " (expected: an object from backend key to a weight in 1..100)");
-    }
-    Map<String, Integer> out = new java.util.HashMap<>();
-    for (Map.Entry<?, ?> e : ((Map<?, ?>) value).entrySet()) {
-      String key = String.valueOf(e.getKey());
-      out.put(key, policyInteger(Map.of(key, e.getValue()), prefix + "weights.", key, 1, 1, 100));
-    }
-    return out;
   }
 
   private static boolean bool(Map<String, ?> json, String prefix, String field, boolean defaultValue) {

@@ -175,16 +175,12 @@ final class BallastLoadBalancer extends LoadBalancer {
       probes.update(Map.of());
     }
     probes = next.probing() == null ? null : new SubchannelProbeSender(next.probing().maxAge());
+    Balancer.Builder builder = Balancer.builder(next.policy()).health(next.health()).clock(balancerClock);
     if (random != null) {
-      balancer = probes == null
-          ? Balancer.create(next.policy(), next.health(), balancerClock, random)
-          : Balancer.create(next.policy(), next.health(), balancerClock, random, probes);
-    } else {
-      // The production factories: each thread that picks draws from its own random source.
-      balancer = probes == null
-          ? Balancer.create(next.policy(), next.health(), balancerClock)
-          : Balancer.create(next.policy(), next.health(), balancerClock, probes);
+      builder.reproducibleFrom(random);
     }
+    // Without a random source the production balancer: each thread that picks draws from its own.
+    balancer = (probes == null ? builder : builder.probes(probes)).build();
     balancerKeys = List.of();
     // Throttle and budget belong to the target: they start over with its balancer.
     overload = new ClientOverload(next.overload(), balancerClock);

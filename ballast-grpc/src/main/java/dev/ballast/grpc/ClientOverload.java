@@ -4,6 +4,7 @@ import dev.ballast.overload.AdaptiveThrottle;
 import dev.ballast.overload.Criticality;
 import dev.ballast.overload.RetryBudget;
 import dev.ballast.overload.RetryBudgetConfig;
+import dev.ballast.overload.RetryPolicy;
 import dev.ballast.overload.ThrottleConfig;
 import dev.ballast.overload.TokenBucket;
 import dev.ballast.time.NanoClock;
@@ -29,7 +30,7 @@ final class ClientOverload {
    */
   record Settings(ThrottleConfig throttle, RetryBudgetConfig budget, Criticality overloadRetryFloor, RateLimit rateLimit) {
     static Settings defaults() {
-      return new Settings(ThrottleConfig.defaults(), RetryBudgetConfig.defaults(), Criticality.CRITICAL, null);
+      return new Settings(ThrottleConfig.defaults(), RetryBudgetConfig.defaults(), RetryPolicy.DEFAULT_OVERLOAD_RETRY_FLOOR, null);
     }
   }
 

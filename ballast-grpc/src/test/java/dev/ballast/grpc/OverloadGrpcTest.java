@@ -303,7 +303,7 @@ final class OverloadGrpcTest {
     assertThatThrownBy(() -> parser.parse(json("rateLimit", json("burst", 10))))
         .hasMessage("rateLimit.rate: missing (expected: requests per second, a number in 0..1000000000)");
     assertThatThrownBy(() -> parser.parse(json("rateLimit", json("rate", 10, "per", "second"))))
-        .hasMessageStartingWith("rateLimit.per: unknown field");
+        .hasMessageStartingWith("rateLimit.per: unknown key");
     assertThat(parser.parse(json()).overload().rateLimit()).isNull();
     assertThat(parser.parse(json("rateLimit", json("rate", 2.5))).overload().rateLimit())
         .isEqualTo(new ClientOverload.RateLimit(2.5, 3));
@@ -326,13 +326,13 @@ final class OverloadGrpcTest {
   void throttleAndBudgetSettingsAreValidatedWithTheirPath() {
     BallastConfigParser parser = new BallastConfigParser(k -> null, k -> null, 1, w -> {});
     assertThatThrownBy(() -> parser.parse(json("throttle", json("k", 1))))
-        .hasMessage("throttle.k: 1 (expected: 1.1..10)");
+        .hasMessage("throttle.k: 1 (expected: a number in 1.1..10)");
     assertThatThrownBy(() -> parser.parse(json("throttle", json("window", "0.5s"))))
-        .hasMessage("throttle.window: 500ms (expected: 1s..1h)");
+        .hasMessage("throttle.window: 500ms (expected: a duration in 1s..1h)");
     assertThatThrownBy(() -> parser.parse(json("throttle", json("sometimes", true))))
-        .hasMessageStartingWith("throttle.sometimes: unknown field");
+        .hasMessageStartingWith("throttle.sometimes: unknown key");
     assertThatThrownBy(() -> parser.parse(json("retryBudget", json("ratio", 2))))
-        .hasMessage("retryBudget.ratio: 2 (expected: 0..1)");
+        .hasMessage("retryBudget.ratio: 2 (expected: a number in 0..1)");
     assertThatThrownBy(() -> parser.parse(json("retryBudget", "10%")))
         .hasMessage("retryBudget: \"10%\" (expected: an object)");
     assertThatThrownBy(() -> parser.parse(json("overloadRetryFloor", "urgent")))

@@ -39,7 +39,7 @@ final class BallastMetersTest {
 
   private Balancer weightedBalancer() {
     Policy policy = Policy.weightedRoundRobin(WeightedRoundRobinConfig.builder().blackoutPeriod(Duration.ZERO).build());
-    return Balancer.create(policy, HealthConfig.defaults(), clock, new SplittableRandom(7));
+    return Balancer.builder(policy).clock(clock).reproducibleFrom(new SplittableRandom(7)).build();
   }
 
   private double value(String name, String... tags) {
@@ -111,8 +111,8 @@ final class BallastMetersTest {
 
   @Test
   void powerOfTwoChoicesAndFairShareExportTheirNumberInSeconds() {
-    Balancer p2c = Balancer.create(Policy.powerOfTwoChoices(), HealthConfig.defaults(), clock, new SplittableRandom(1));
-    Balancer fair = Balancer.create(Policy.fairShare(), HealthConfig.defaults(), clock, new SplittableRandom(1));
+    Balancer p2c = Balancer.builder(Policy.powerOfTwoChoices()).clock(clock).reproducibleFrom(new SplittableRandom(1)).build();
+    Balancer fair = Balancer.builder(Policy.fairShare()).clock(clock).reproducibleFrom(new SplittableRandom(1)).build();
     BallastMeters.bind(p2c, registry, Tags.of("target", "p2c"));
     BallastMeters.bind(fair, registry, Tags.of("target", "fair"));
     p2c.updateSubset(List.of("a"));
@@ -223,7 +223,7 @@ final class BallastMetersTest {
     }
     for (Policy policy : List.of(Policy.roundRobin(), Policy.weightedRoundRobin(), Policy.powerOfTwoChoices(),
         Policy.fairShare())) {
-      Balancer balancer = Balancer.create(policy, HealthConfig.defaults(), clock, new SplittableRandom(5));
+      Balancer balancer = Balancer.builder(policy).clock(clock).reproducibleFrom(new SplittableRandom(5)).build();
       balancer.updateSubset(keys);
       keys.forEach(key -> balancer.backend(key).onConnected());
       try (MeterBinding binding = BallastMeters.bind(balancer, registry, Tags.of("target", policy.name()))) {

@@ -112,7 +112,7 @@ public final class QuotaClient implements AutoCloseable {
     private final String clientId;
     private ScheduledExecutorService executor;
     private NanoClock clock = NanoClock.system();
-    private Backoff backoff = new Backoff(Duration.ofMillis(50), 2, Duration.ofSeconds(2));
+    private Backoff backoff = Backoff.builder().initial(Duration.ofMillis(50)).multiplier(2).cap(Duration.ofSeconds(2)).build();
     private Duration rpcTimeout = Duration.ofSeconds(5);
     private long seed = System.nanoTime();
 

@@ -30,7 +30,7 @@ final class ResourceQuotaTest {
   private final ManagedChannel unusedChannel = NettyChannelBuilder.forTarget("127.0.0.1:1").usePlaintext().build();
   private final QuotaClient client = QuotaClient.builder(unusedChannel, "client-1")
       .clock(clock)
-      .backoff(new Backoff(Duration.ofMillis(100), 2, Duration.ofMillis(400)))
+      .backoff(Backoff.builder().initial(Duration.ofMillis(100)).multiplier(2).cap(Duration.ofMillis(400)).build())
       .seed(7)
       .build(service, QuotaTimer.of(scheduler));
 

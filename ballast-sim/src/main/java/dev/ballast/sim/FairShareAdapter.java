@@ -7,8 +7,8 @@ import dev.ballast.pick.Policy;
 final class FairShareAdapter implements PolicyAdapter {
   private final Policy policy;
 
-  FairShareAdapter(Scenario.PolicySettings settings) {
-    this.policy = Policy.fairShare(FairShareConfig.builder().window(settings.fairShareWindow()).build());
+  FairShareAdapter(FairShareConfig config) {
+    this.policy = Policy.fairShare(config);
   }
 
   @Override

@@ -2,7 +2,6 @@ package dev.ballast.sim;
 
 import dev.ballast.pick.LeastLoadedConfig;
 import dev.ballast.pick.Policy;
-import java.time.Duration;
 
 /**
  * {@code least_loaded_round_robin}, with the chapter's fix (recent errors count as active
@@ -13,12 +12,9 @@ final class LeastLoadedAdapter implements PolicyAdapter {
   private final String name;
   private final Policy policy;
 
-  LeastLoadedAdapter(String name, boolean countErrors, Scenario.PolicySettings settings) {
+  LeastLoadedAdapter(String name, LeastLoadedConfig config) {
     this.name = name;
-    this.policy =
-        Policy.leastLoadedRoundRobin(
-            new LeastLoadedConfig(
-                countErrors, Duration.ofNanos(settings.errorWindowNanos()), settings.leastLoadedScanWindow()));
+    this.policy = Policy.leastLoadedRoundRobin(config);
   }
 
   @Override

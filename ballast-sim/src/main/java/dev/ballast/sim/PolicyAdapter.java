@@ -21,15 +21,16 @@ public interface PolicyAdapter {
   Policy policy();
 
   /**
-   * Whether the policy's balancers probe backends: only then do the simulated backends keep what a
-   * probe answers from (a responder per backend, fed by every request, is otherwise wasted work).
+   * Whether the policy's balancers probe backends (the core policy says so): only then do the
+   * simulated backends keep what a probe answers from (a responder per backend, fed by every
+   * request, is otherwise wasted work).
    */
   default boolean sendsProbes() {
-    return false;
+    return policy().needsProbes();
   }
 
   /** One client's balancer: the core's, over {@link #policy()}, in the run's virtual time. */
   default Balancer newBalancer(HealthConfig health, NanoClock clock, RandomGenerator random) {
-    return Balancer.create(policy(), health, clock, random);
+    return Balancer.builder(policy()).health(health).clock(clock).reproducibleFrom(random).build();
   }
 }

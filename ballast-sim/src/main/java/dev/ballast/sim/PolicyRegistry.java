@@ -1,6 +1,13 @@
 package dev.ballast.sim;
 
+import dev.ballast.pick.FairShareConfig;
+import dev.ballast.pick.InterleavedWeightedRoundRobinConfig;
+import dev.ballast.pick.LeastLoadedConfig;
+import dev.ballast.pick.PowerOfTwoChoicesConfig;
+import dev.ballast.pick.PrequalProbingConfig;
+import dev.ballast.pick.WeightedRoundRobinConfig;
 import dev.ballast.probe.ProbeSender;
+import dev.ballast.settings.Settings;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -24,20 +31,31 @@ public final class PolicyRegistry {
     FACTORIES.put("round_robin", context -> new RoundRobinAdapter());
     FACTORIES.put(
         "least_loaded_round_robin",
-        context -> new LeastLoadedAdapter("least_loaded_round_robin", true, context.scenario().policySettings()));
+        context -> new LeastLoadedAdapter("least_loaded_round_robin", config(context, LeastLoadedConfig.SETTINGS)));
     FACTORIES.put(
         "least_loaded_round_robin_ignoring_errors",
         context ->
             new LeastLoadedAdapter(
-                "least_loaded_round_robin_ignoring_errors", false, context.scenario().policySettings()));
-    FACTORIES.put("weighted_round_robin", context -> new WeightedRoundRobinAdapter(context.scenario().policySettings()));
-    FACTORIES.put("power_of_two_choices", context -> new PowerOfTwoChoicesAdapter(context.scenario().policySettings()));
-    FACTORIES.put("fair_share", context -> new FairShareAdapter(context.scenario().policySettings()));
+                "least_loaded_round_robin_ignoring_errors",
+                config(context, LeastLoadedConfig.SETTINGS).toBuilder().countErrors(false).build()));
+    FACTORIES.put(
+        "weighted_round_robin", context -> new WeightedRoundRobinAdapter(config(context, WeightedRoundRobinConfig.SETTINGS)));
+    FACTORIES.put(
+        "power_of_two_choices", context -> new PowerOfTwoChoicesAdapter(config(context, PowerOfTwoChoicesConfig.SETTINGS)));
+    FACTORIES.put("fair_share", context -> new FairShareAdapter(config(context, FairShareConfig.SETTINGS)));
     FACTORIES.put(
         "interleaved_weighted_round_robin",
-        context -> new InterleavedWeightedRoundRobinAdapter(context.backendKeys(), context.backendSpeeds()));
+        context ->
+            new InterleavedWeightedRoundRobinAdapter(
+                config(context, InterleavedWeightedRoundRobinConfig.SETTINGS), context.backendKeys(), context.backendSpeeds()));
     FACTORIES.put(
-        "prequal_probing", context -> new PrequalProbingAdapter(context.scenario().policySettings(), context.probes()));
+        "prequal_probing",
+        context -> new PrequalProbingAdapter(config(context, PrequalProbingConfig.SETTINGS), context.probes()));
+  }
+
+  /** The scenario's config for the policy whose settings are {@code settings}. */
+  private static <C> C config(Context context, Settings<C> settings) {
+    return context.scenario().policySettings().config(settings);
   }
 
   private PolicyRegistry() {}

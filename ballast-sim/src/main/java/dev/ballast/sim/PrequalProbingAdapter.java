@@ -14,17 +14,8 @@ final class PrequalProbingAdapter implements PolicyAdapter {
   private final Policy policy;
   private final ProbeSender probes;
 
-  PrequalProbingAdapter(Scenario.PolicySettings settings, ProbeSender probes) {
-    this.policy =
-        Policy.prequalProbing(
-            PrequalProbingConfig.builder()
-                .poolSize(settings.prequalPoolSize())
-                .maxAge(Duration.ofNanos(settings.prequalMaxAgeNanos()))
-                .reuseBudget(settings.prequalReuseBudget())
-                .probesPerPick(settings.prequalProbesPerPick())
-                .idleProbeInterval(Duration.ofNanos(settings.prequalIdleProbeIntervalNanos()))
-                .hotQuantile(settings.prequalHotQuantile())
-                .build());
+  PrequalProbingAdapter(PrequalProbingConfig config, ProbeSender probes) {
+    this.policy = Policy.prequalProbing(config);
     this.probes = probes;
   }
 
@@ -39,12 +30,7 @@ final class PrequalProbingAdapter implements PolicyAdapter {
   }
 
   @Override
-  public boolean sendsProbes() {
-    return true;
-  }
-
-  @Override
   public Balancer newBalancer(HealthConfig health, NanoClock clock, RandomGenerator random) {
-    return Balancer.create(policy, health, clock, random, probes);
+    return Balancer.builder(policy).health(health).clock(clock).reproducibleFrom(random).probes(probes).build();
   }
 }

@@ -1,6 +1,8 @@
 package dev.ballast.sim;
 
+import dev.ballast.settings.Settings;
 import java.util.List;
+import java.util.Map;
 
 /**
  * One simulated datacenter and what happens in it, read from a scenario file by {@link
@@ -185,23 +187,21 @@ public record Scenario(
     }
   }
 
-  /** The core policies' settings. */
-  public record PolicySettings(
-      long errorWindowNanos,
-      int leastLoadedScanWindow,
-      long blackoutNanos,
-      long weightExpirationNanos,
-      long weightUpdateNanos,
-      double errorUtilizationPenalty,
-      long p2cLatencyDecayNanos,
-      long p2cNewBackendPenaltyNanos,
-      long p2cFailurePenaltyNanos,
-      int fairShareWindow,
-      int prequalPoolSize,
-      long prequalMaxAgeNanos,
-      int prequalReuseBudget,
-      double prequalProbesPerPick,
-      long prequalIdleProbeIntervalNanos,
-      double prequalHotQuantile,
-      long prequalProbeCostNanos) {}
+  /**
+   * The core policies' configs, by policy name, as the scenario's {@code policy-settings} give
+   * them (read through each policy's declared settings in ballast-core), and the simulator's own
+   * cost of answering a probe.
+   */
+  public record PolicySettings(Map<String, Object> configs, long prequalProbeCostNanos) {
+    public PolicySettings {
+      configs = Map.copyOf(configs);
+    }
+
+    /** The config of the policy whose settings are {@code settings}. */
+    public <C> C config(Settings<C> settings) {
+      @SuppressWarnings("unchecked")
+      C config = (C) configs.get(settings.name());
+      return config != null ? config : settings.defaults();
+    }
+  }
 }

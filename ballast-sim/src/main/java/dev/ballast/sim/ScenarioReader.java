@@ -33,12 +33,23 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import dev.ballast.pick.PolicyTable;
+import dev.ballast.pick.PrequalProbingConfig;
+import dev.ballast.settings.Setting;
+import dev.ballast.settings.SettingSource;
+import dev.ballast.settings.Settings;
+import java.util.HashMap;
+import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
- * Reads scenario files (HOCON) on top of the defaults in {@code ballast-sim.conf}. Every error
- * names the file, the key and what was expected: a scenario that runs is a scenario that says what
- * its author meant.
+ * Reads scenario files (HOCON) on top of the defaults in {@code ballast-sim.conf}. The core
+ * policies' settings ({@code policy-settings.<policy>}) and the overload parts' ({@link
+ * #OVERLOAD_SECTIONS}) are read through their declarations in ballast-core, in kebab-case, so they
+ * take what the gRPC service config takes, with the library's defaults, and a bad value reads as
+ * it does there; {@code ballast-sim.conf} sets only those the simulator deliberately sets
+ * otherwise. Every error names the file, the key and what was expected: a scenario that runs is a
+ * scenario that says what its author meant.
  *
  * <p>Reading has two phases. First every key is read and checked against its own range; then the
  * relations between keys are checked (a warm-up shorter than the run, a subset no larger than the
@@ -55,7 +66,24 @@ public final class ScenarioReader {
   private static final long DAY = 86_400 * NS_PER_S;
   /** The most load a scenario may offer, as a multiple of the fleet's capacity. */
   static final double MAX_UTILIZATION = 50;
-  private static final long MAX_BACKOFF_CAP = 600 * NS_PER_S;
+  /** The most runs per policy a scenario (or the command line) may ask for. */
+  public static final int MAX_SEEDS = 1000;
+  /** Where the core policies' settings sit: one section per policy, named by {@link Setting#kebab}. */
+  static final String POLICY_SETTINGS = "policy-settings";
+  private static final String OVERLOAD = "overload";
+  /**
+   * The overload parts' sections, each read through the part's declared settings in ballast-core
+   * (their keys in kebab-case), not against {@code ballast-sim.conf}.
+   */
+  static final Map<String, Settings<?>> OVERLOAD_SECTIONS = Map.of(
+      OVERLOAD + ".throttle", ThrottleConfig.SETTINGS,
+      OVERLOAD + ".limiter", LimiterConfig.SETTINGS,
+      OVERLOAD + ".retry", RetryPolicy.SETTINGS,
+      OVERLOAD + ".retry.backoff", Backoff.SETTINGS,
+      OVERLOAD + ".retry.budget", RetryBudgetConfig.SETTINGS);
+  /** The simulator's own keys within sections that ballast-core's settings are read from. */
+  private static final Set<String> ENABLED = Set.of("enabled");
+  private static final String PROBE_COST = "probe-cost";
   // Keys whose values are lists of objects, checked element by element instead of against the defaults.
   private static final Set<String> FAULT_KEYS =
       Set.of("type", "first", "count", "at", "for", "factor", "interval", "lame-duck", "retryable");
@@ -151,8 +179,8 @@ public final class ScenarioReader {
       throw new ScenarioException(file + ": contains a substitution such as ${...} (expected: literal values only)");
     }
     for (Map.Entry<String, ConfigValue> entry : scenario.entrySet()) {
-      if (!defaults.hasPathOrNull(entry.getKey())) {
-        throw new ScenarioException(file + ": " + entry.getKey() + ": unknown key (expected: a key of " + DEFAULTS + ")");
+      if (!defaults.hasPathOrNull(entry.getKey()) && !readThroughCore(entry.getKey())) {
+        throw unknownKey(file, entry.getKey());
       }
     }
     checkShape(file, scenario.root(), defaults.root(), "");
@@ -184,12 +212,19 @@ public final class ScenarioReader {
       ConfigValue value = scenario.get(key);
       ConfigValue fallback = defaults.get(key);
       String path = prefix + key;
-      if (fallback == null) {
-        throw new ScenarioException(file + ": " + path + ": unknown key (expected: a key of " + DEFAULTS + ")");
+      if (fallback == null && !readThroughCore(path)) {
+        throw unknownKey(file, path);
       }
       if (value.valueType() == ConfigValueType.NULL) {
-        throw new ScenarioException(file + ": " + path + ": null (expected: a value; the default is "
-            + asWritten(fallback) + ")");
+        throw new ScenarioException(file + ": " + path + ": null (expected: a value; "
+            + (fallback == null ? "leave the key out for its default" : "the default is " + asWritten(fallback)) + ")");
+      }
+      if (fallback == null) {
+        // Its section reads it through ballast-core's declared settings, which check it.
+        if (value.valueType() == ConfigValueType.OBJECT) {
+          checkNoNulls(file, (ConfigObject) value, path + ".");
+        }
+        continue;
       }
       if (fallback.valueType() == ConfigValueType.OBJECT) {
         if (value.valueType() != ConfigValueType.OBJECT) {
@@ -199,6 +234,52 @@ public final class ScenarioReader {
         checkShape(file, (ConfigObject) value, (ConfigObject) fallback, path + ".");
       }
     }
+  }
+
+  private static void checkNoNulls(String file, ConfigObject object, String prefix) {
+    for (String key : new TreeSet<>(object.keySet())) {
+      ConfigValue value = object.get(key);
+      if (value.valueType() == ConfigValueType.NULL) {
+        throw new ScenarioException(file + ": " + prefix + key + ": null (expected: a value; leave the key out for its default)");
+      }
+      if (value.valueType() == ConfigValueType.OBJECT) {
+        checkNoNulls(file, (ConfigObject) value, prefix + key + ".");
+      }
+    }
+  }
+
+  /**
+   * A section of a scenario as ballast-core's settings read it: its keys are the settings' names
+   * in kebab-case ({@link Setting#kebab}), its values HOCON's own (a duration as written, such as
+   * {@code 500ms}), its nested sections nested objects.
+   */
+  static SettingSource hoconSettings(ConfigObject section, String path) {
+    return SettingSource.of(new TreeMap<>(section.unwrapped()), path + ".", Setting::kebab);
+  }
+
+  /** Whether {@code path} lies in a section read through ballast-core's declared settings, which check its keys. */
+  static boolean readThroughCore(String path) {
+    for (String name : PolicyTable.names()) {
+      String section = POLICY_SETTINGS + "." + Setting.kebab(name);
+      if (path.equals(section) || path.startsWith(section + ".")) {
+        return true;
+      }
+    }
+    for (String section : OVERLOAD_SECTIONS.keySet()) {
+      if (path.equals(section) || path.startsWith(section + ".")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static ScenarioException unknownKey(String file, String path) {
+    if (path.startsWith(POLICY_SETTINGS + ".")) {
+      List<String> sections = PolicyTable.names().stream().map(Setting::kebab).toList();
+      return new ScenarioException(file + ": " + path + ": unknown key (expected: " + POLICY_SETTINGS
+          + " has a section per policy: " + String.join(", ", sections) + ")");
+    }
+    return new ScenarioException(file + ": " + path + ": unknown key (expected: a key of " + DEFAULTS + ")");
   }
 
   private static Config loadDefaults() {
@@ -292,33 +373,14 @@ public final class ScenarioReader {
     if (!PolicyRegistry.names().contains(policySwitch.policy())) {
       throw fail("switch.policy", policySwitch.policy(), "one of " + String.join(", ", PolicyRegistry.names()));
     }
-    String p = "policy-settings.";
-    var settings =
-        new Scenario.PolicySettings(
-            duration(config, p + "least-loaded-round-robin.error-window", p + "least-loaded-round-robin.error-window", 1_000_000, 3600 * NS_PER_S),
-            integer(p + "least-loaded-round-robin.scan-window", 1, 1_000_000),
-            duration(config, p + "weighted-round-robin.blackout-period", p + "weighted-round-robin.blackout-period", 0, 3600 * NS_PER_S),
-            duration(config, p + "weighted-round-robin.weight-expiration-period", p + "weighted-round-robin.weight-expiration-period", 1_000_000, DAY),
-            duration(config, p + "weighted-round-robin.weight-update-period", p + "weighted-round-robin.weight-update-period", 1_000_000, 3600 * NS_PER_S),
-            number(p + "weighted-round-robin.error-utilization-penalty", 0, 1e9),
-            duration(config, p + "power-of-two-choices.latency-decay", p + "power-of-two-choices.latency-decay", 1_000_000, 3600 * NS_PER_S),
-            duration(config, p + "power-of-two-choices.new-backend-penalty", p + "power-of-two-choices.new-backend-penalty", 0, 3600 * NS_PER_S),
-            duration(config, p + "power-of-two-choices.failure-penalty", p + "power-of-two-choices.failure-penalty", 0, 3600 * NS_PER_S),
-            integer(p + "fair-share.window", 1, 4096),
-            integer(p + "prequal-probing.pool-size", 1, 64),
-            duration(config, p + "prequal-probing.max-age", p + "prequal-probing.max-age", 1_000_000, 3600 * NS_PER_S),
-            integer(p + "prequal-probing.reuse-budget", 1, 1000),
-            number(p + "prequal-probing.probes-per-pick", 0, 16),
-            duration(config, p + "prequal-probing.idle-probe-interval", p + "prequal-probing.idle-probe-interval", 1_000_000, 3600 * NS_PER_S),
-            number(p + "prequal-probing.hot-quantile", 0.01, 1),
-            duration(config, p + "prequal-probing.probe-cost", p + "prequal-probing.probe-cost", 0, NS_PER_S));
+    var settings = policySettings();
     return new Scenario(
         name,
         file,
         string("title"),
         claim(),
         longInteger("seed"),
-        integer("seeds", 1, 1000),
+        integer("seeds", 1, MAX_SEEDS),
         duration,
         warmup,
         sampleInterval,
@@ -435,7 +497,6 @@ public final class ScenarioReader {
             : "0s (never): the run is too short to measure " + measured);
       }
     }
-    checkOverloadRelations();
   }
 
   private void checkCriticalitySum() {
@@ -475,27 +536,6 @@ public final class ScenarioReader {
     }
   }
 
-  /**
-   * The core configurations check these too, but by their own field names; here they are named by
-   * the scenario's keys, with the defaults marked.
-   */
-  private void checkOverloadRelations() {
-    String backoff = "overload.retry.backoff.";
-    if (nanos(backoff + "cap") < nanos(backoff + "initial")) {
-      throw conflict(backoff + "cap", shown(backoff + "initial") + " to " + human(MAX_BACKOFF_CAP));
-    }
-    if (flag("overload.limiter.enabled")) {
-      Criticality[] all = Criticality.values();
-      for (int c = 1; c < all.length; c++) {
-        String moreImportant = "overload.limiter.criticality-shares." + key(all[c - 1]);
-        String share = "overload.limiter.criticality-shares." + key(all[c]);
-        if (config.getDouble(share) > config.getDouble(moreImportant)) {
-          throw conflict(share, "at most " + shown(moreImportant) + ": no criticality fills more of the limit than a more important one");
-        }
-      }
-    }
-  }
-
   /** The share of each criticality in the load; their sum is a relation, checked in phase two. */
   private double[] criticalityShares() {
     Criticality[] all = Criticality.values();
@@ -510,79 +550,71 @@ public final class ScenarioReader {
     return c.name().toLowerCase(Locale.ROOT).replace('_', '-');
   }
 
+  /**
+   * The core policies' settings, each policy's from its section of {@code policy-settings}, read
+   * through the policy's declared settings in ballast-core.
+   */
+  private Scenario.PolicySettings policySettings() {
+    Map<String, Object> configs = new HashMap<>();
+    for (PolicyTable.Entry<?> entry : PolicyTable.entries()) {
+      String section = POLICY_SETTINGS + "." + Setting.kebab(entry.name());
+      // A probing policy's section also holds the simulator's cost of answering a probe.
+      Set<String> own = entry.defaults().needsProbes() ? Set.of(PROBE_COST) : Set.of();
+      configs.put(entry.name(), core(section, entry.settings(), own));
+    }
+    String probeCost = POLICY_SETTINGS + "." + Setting.kebab(PrequalProbingConfig.SETTINGS.name()) + "." + PROBE_COST;
+    return new Scenario.PolicySettings(configs, duration(config, probeCost, probeCost, 0, NS_PER_S));
+  }
+
+  /**
+   * Overload protection: each part read through its declared settings in ballast-core, whether or
+   * not it is on, so that a misspelt key does not wait for the day the part is switched on.
+   */
   private Scenario.Overload overload() {
-    String o = "overload.";
-    ThrottleConfig throttle = null;
-    if (flag(o + "throttle.enabled")) {
-      throttle = core(o + "throttle", () -> ThrottleConfig.defaults()
-          .withK(number(o + "throttle.k", 1.1, 10))
-          .withWindow(java.time.Duration.ofNanos(duration(config, o + "throttle.window", o + "throttle.window", NS_PER_S, 3600 * NS_PER_S))));
-    }
-    LimiterConfig limiter = null;
-    if (flag(o + "limiter.enabled")) {
-      String kindName = string(o + "limiter.kind");
-      LimiterConfig.Kind kind = switch (kindName) {
-        case "cpu-or-latency" -> LimiterConfig.Kind.CPU_OR_LATENCY;
-        case "cpu" -> LimiterConfig.Kind.CPU;
-        case "gradient" -> LimiterConfig.Kind.GRADIENT;
-        default -> throw fail(o + "limiter.kind", kindName, "cpu-or-latency, cpu or gradient");
-      };
-      limiter = core(o + "limiter", () -> LimiterConfig.builder()
-          .kind(kind)
-          .cpuThreshold(number(o + "limiter.cpu-threshold", 0.05, 1))
-          .queueFactor(number(o + "limiter.queue-factor", 1, 100))
-          .tolerance(number(o + "limiter.tolerance", 1, 100))
-          .window(java.time.Duration.ofNanos(duration(config, o + "limiter.window", o + "limiter.window", 10_000_000, 60 * NS_PER_S)))
-          .criticalityShares(
-              number(o + "limiter.criticality-shares.critical-plus", 0.05, 10),
-              number(o + "limiter.criticality-shares.critical", 0.05, 10),
-              number(o + "limiter.criticality-shares.sheddable-plus", 0.05, 10),
-              number(o + "limiter.criticality-shares.sheddable", 0.05, 10))
-          .build());
-    }
-    RetryPolicy retry = core(o + "retry", () -> new RetryPolicy(
-        integer(o + "retry.max-attempts", 1, 10),
-        new Backoff(
-            java.time.Duration.ofNanos(duration(config, o + "retry.backoff.initial", o + "retry.backoff.initial", 1_000_000, 60 * NS_PER_S)),
-            number(o + "retry.backoff.multiplier", 1, 10),
-            java.time.Duration.ofNanos(duration(config, o + "retry.backoff.cap", o + "retry.backoff.cap", 1_000_000, MAX_BACKOFF_CAP))),
-        new RetryBudgetConfig(
-            number(o + "retry.budget.ratio", 0, 1),
-            java.time.Duration.ofNanos(duration(config, o + "retry.budget.window", o + "retry.budget.window", 100_000_000, 600 * NS_PER_S)),
-            10,
-            0),
-        criticality(o + "retry.overload-retry-floor")));
+    String o = OVERLOAD + ".";
+    ThrottleConfig throttle = core(o + "throttle", ThrottleConfig.SETTINGS, ENABLED);
+    boolean throttleOn = flag(o + "throttle.enabled");
+    LimiterConfig limiter = core(o + "limiter", LimiterConfig.SETTINGS, ENABLED);
+    boolean limiterOn = flag(o + "limiter.enabled");
+    RetryPolicy retry = core(o + "retry", RetryPolicy.SETTINGS, Set.of("backoff", "budget"));
+    Backoff backoff = core(o + "retry.backoff", Backoff.SETTINGS, Set.of());
+    RetryBudgetConfig budget = core(o + "retry.budget", RetryBudgetConfig.SETTINGS, ENABLED);
     return new Scenario.Overload(
-        throttle,
-        limiter,
+        throttleOn ? throttle : null,
+        limiterOn ? limiter : null,
         duration(config, o + "shed-cost", o + "shed-cost", 0, NS_PER_S),
         flag(o + "deadline-checks"),
-        retry,
+        retry == null || backoff == null || budget == null ? null : retry.toBuilder().backoff(backoff).budget(budget).build(),
         flag(o + "retry.budget.enabled"));
   }
 
   /**
-   * Builds a core configuration. Each key was checked against its own range as it was read, so
-   * what the core still rejects is a combination of keys: it is kept to be reported after phase
-   * two, whose relations name such combinations by their keys first. Returns null if rejected.
+   * Reads the core configuration whose section is {@code section} (with the simulator's own keys
+   * {@code own}) through its declared settings: an unknown key, a value of the wrong type or out
+   * of its range is reported at once, named by the scenario's key. What the core still rejects is
+   * a relation between keys: it is kept to be reported after phase two, whose relations name such
+   * combinations by their keys first. Returns null if rejected.
    */
-  private <T> T core(String prefix, java.util.function.Supplier<T> build) {
+  private <T> T core(String section, Settings<T> settings, Set<String> own) {
+    ConfigObject object;
     try {
-      return build.get();
-    } catch (IllegalArgumentException e) {
+      object = config.hasPath(section) ? config.getObject(section) : ConfigFactory.empty().root();
+    } catch (ConfigException.WrongType e) {
+      Set<String> keys = new TreeSet<>(own);
+      for (Setting<?> setting : settings.settings()) {
+        keys.add(Setting.kebab(setting.name().split("\\.")[0]));
+      }
+      throw fail(section, render(section), "an object with the keys " + String.join(", ", keys));
+    }
+    try {
+      return settings.read(hoconSettings(object, section), own);
+    } catch (Settings.RelationException e) {
       if (coreRejection == null) {
-        coreRejection = new ScenarioException(file + ": " + prefix + ": " + e.getMessage());
+        coreRejection = new ScenarioException(file + ": " + e.getMessage());
       }
       return null;
-    }
-  }
-
-  private Criticality criticality(String key) {
-    try {
-      return Criticality.parse(string(key));
     } catch (IllegalArgumentException e) {
-      // The core names the value and the accepted ones; the key is the scenario's.
-      throw new ScenarioException(file + ": " + key + e.getMessage().substring(e.getMessage().indexOf(':')));
+      throw new ScenarioException(file + ": " + e.getMessage());
     }
   }
 
@@ -597,16 +629,29 @@ public final class ScenarioReader {
       throw fail("policies", "[]", "at least one of " + String.join(", ", PolicyRegistry.names()));
     }
     for (int i = 0; i < names.size(); i++) {
-      String name = names.get(i);
-      if (!PolicyRegistry.names().contains(name)) {
-        throw fail("policies", name, "one of " + String.join(", ", PolicyRegistry.names()));
-      }
-      if (names.subList(0, i).contains(name)) {
-        // Runs, report folders and chart series are named by policy.
-        throw fail("policies", name, "each policy at most once");
+      String expected = expectedOfPolicy(names, i);
+      if (expected != null) {
+        throw fail("policies", names.get(i), expected);
       }
     }
     return names;
+  }
+
+  /**
+   * What the {@code i}th of the policies a scenario runs should have been, or null if it is fine:
+   * a policy of the {@link PolicyRegistry}, each at most once. The scenario's {@code policies} key
+   * and the command line's policies are checked by this one rule.
+   */
+  public static String expectedOfPolicy(List<String> names, int i) {
+    String name = names.get(i);
+    if (!PolicyRegistry.names().contains(name)) {
+      return "one of " + String.join(", ", PolicyRegistry.names());
+    }
+    if (names.subList(0, i).contains(name)) {
+      // Runs, report folders and chart series are named by policy.
+      return "each policy at most once";
+    }
+    return null;
   }
 
   private List<Scenario.Machine> machines() {
@@ -780,10 +825,6 @@ public final class ScenarioReader {
 
   private static String human(long nanos) {
     return Ranges.format(java.time.Duration.ofNanos(nanos));
-  }
-
-  private long nanos(String key) {
-    return config.getDuration(key).toNanos();
   }
 
   /** A value as its author wrote it: {@code 30s}, not HOCON's quoted {@code "30s"}. */

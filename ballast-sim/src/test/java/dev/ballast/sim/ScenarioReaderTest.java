@@ -78,9 +78,9 @@ final class ScenarioReaderTest {
         "backends.count = 0 | bad.conf: backends.count: 0 (expected: a whole number 1..1000000)",
         "duration = soon | bad.conf: duration: soon (expected: a duration such as 15ms, 10s or 2m)",
         "load.utilization = 60 | bad.conf: load.utilization: 60 (expected: a number 0.001..50)",
-        "overload.limiter.kind = magic | bad.conf: overload.limiter.kind: magic (expected: cpu-or-latency, cpu or gradient)",
-        "overload.throttle.k = 1 | bad.conf: overload.throttle.k: 1 (expected: a number 1.1..10)",
-        "overload.retry.overload-retry-floor = urgent | bad.conf: overload.retry.overload-retry-floor: urgent (expected: critical_plus, critical, sheddable_plus or sheddable)",
+        "overload.limiter.kind = magic | bad.conf: overload.limiter.kind: 'magic' (expected: cpu_or_latency, cpu or gradient)",
+        "overload.throttle.k = 1 | bad.conf: overload.throttle.k: 1 (expected: a number in 1.1..10)",
+        "overload.retry.overload-retry-floor = urgent | bad.conf: overload.retry.overload-retry-floor: 'urgent' (expected: critical_plus, critical, sheddable_plus or sheddable)",
         "policies = [best] | bad.conf: policies: best (expected: one of round_robin, least_loaded_round_robin,",
         "clients.subsetting = magic | bad.conf: clients.subsetting: magic (expected: one of random, deterministic",
         "faults = [{type = meteor}] | bad.conf: faults[0].type: meteor (expected: sinkhole, slow, crash or rolling_restart)",
@@ -95,7 +95,11 @@ final class ScenarioReaderTest {
         "seed = 1.7 | bad.conf: seed: 1.7 (expected: a whole number)",
         "policies = [round_robin, fair_share, round_robin] | bad.conf: policies: round_robin (expected: each policy at most once)",
         "clients = 5 | bad.conf: clients: 5 (expected: an object with the keys count, rate-spread, subset-size, subsetting)",
-        "policy-settings { fair-share = 64 } | bad.conf: policy-settings.fair-share: 64 (expected: an object with the keys window)",
+        "policy-settings { fair-share = 64 } | bad.conf: policy-settings.fair-share: 64 (expected: an object with the keys candidates, initial-service-time, stale-after, statistic, window)",
+        "policy-settings.fair-share.windw = 3 | bad.conf: policy-settings.fair-share.windw: unknown key (expected: one of candidates, initial-service-time, stale-after, statistic, window)",
+        "policy-settings.fair-sahre.window = 3 | bad.conf: policy-settings.fair-sahre.window: unknown key (expected: policy-settings has a section per policy: round-robin, least-loaded-round-robin,",
+        "policy-settings.power-of-two-choices.success-decay = 0s | bad.conf: policy-settings.power-of-two-choices.success-decay: 0s (expected: a duration in 1ms..1h)",
+        "overload.limiter.criticality-shares.urgent = 1 | bad.conf: overload.limiter.criticality-shares.urgent: unknown key (expected: one of critical, critical-plus, sheddable, sheddable-plus)",
         "name = null | bad.conf: name: null (expected: a value; the default is unnamed)",
         "duration = null | bad.conf: duration: null (expected: a value; the default is 120s)",
         "nmae = null | bad.conf: nmae: unknown key (expected: a key of ballast-sim.conf)",
@@ -139,8 +143,8 @@ final class ScenarioReaderTest {
         "warmup = 20s, switch.at = 10s | bad.conf: switch.at: 10s (expected: 0s (never) or 21s to 99s, to measure a whole sample-interval: 1s (the default) after warmup: 20s both before the switch and after it, within duration: 120s (the default))",
         "duration = 100s, warmup = 20s, switch.at = 90s | bad.conf: switch.at: 90s (expected: 0s (never) or 21s to 79s, to measure",
         "duration = 40s, switch.at = 35s | bad.conf: switch.at: 35s (expected: 0s (never): the run is too short to measure a whole sample-interval: 1s (the default) after warmup: 30s (the default) both before the switch and after it, within duration: 40s)",
-        "overload.retry.backoff { initial = 2s } | bad.conf: overload.retry.backoff.cap: 1s (the default) (expected: overload.retry.backoff.initial: 2s to 10m)",
-        "overload.limiter.criticality-shares.sheddable = 2 | bad.conf: overload.limiter.criticality-shares.sheddable: 2 (expected: at most overload.limiter.criticality-shares.sheddable-plus: 0.75 (the default): no criticality fills more of the limit than a more important one)",
+        "overload.retry.backoff { initial = 2s } | bad.conf: overload.retry.backoff.cap: 1s (expected: 2s..10m)",
+        "overload.limiter.criticality-shares.sheddable = 2 | bad.conf: overload.limiter.criticality-shares: [1.5, 1, 0.75, 2] (expected: no criticality above a more important one)",
       })
   void brokenRelationNamesEveryKeyInItAndWhichAreDefaults(String text, String message) {
     assertRejected(text).hasMessageStartingWith(message);
@@ -154,7 +158,7 @@ final class ScenarioReaderTest {
         "duration = 10s, load.utilization = 99 | bad.conf: load.utilization: 99 (expected: a number 0.001..50)",
         "duration = 10s, overload.shed-cost = 5s | bad.conf: overload.shed-cost: 5s (expected: a duration from 0s to 1s)",
         "backends.count = 10, faults = [{type = slow, factor = 0}] | bad.conf: faults[0].factor: 0 (expected: a number 0.001..1000)",
-        "overload.retry.backoff { initial = 2s }, overload.retry.max-attempts = 0 | bad.conf: overload.retry.max-attempts: 0 (expected: a whole number 1..10)",
+        "overload.retry.backoff { initial = 2s }, overload.retry.max-attempts = 0 | bad.conf: overload.retry.max-attempts: 0 (expected: a whole number in 1..10)",
       })
   void aValueOutOfItsOwnRangeIsReportedBeforeAnyRelationItBreaks(String text, String message) {
     assertRejected(text).hasMessage(message);

@@ -46,7 +46,7 @@ public final class QuotaFleet {
   public static final int CLIENTS = 24;
   public static final long BURST = 20;
   public static final Duration RPC_TIMEOUT = Duration.ofMillis(500);
-  public static final Backoff BACKOFF = new Backoff(Duration.ofMillis(50), 2, Duration.ofMillis(400));
+  public static final Backoff BACKOFF = Backoff.builder().initial(Duration.ofMillis(50)).multiplier(2).cap(Duration.ofMillis(400)).build();
 
   /** Seconds from the start of the load. */
   public static final double DEMANDS_CHANGE = 12;

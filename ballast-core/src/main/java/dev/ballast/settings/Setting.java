@@ -1,0 +1,378 @@
+package dev.ballast.settings;
+
+import dev.ballast.health.Ranges;
+import java.math.BigDecimal;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * One setting of a config, declared once: its name, type, range, default and one-line meaning.
+ * Every front end (the gRPC service config's JSON, the simulator's HOCON scenarios, Java code
+ * through {@link SettingSource#of}) reads it through this declaration, so a value is checked the
+ * same way and a bad one gets the same message everywhere: {@code "key: value (expected: ...)"},
+ * with the key as the user wrote it and the value as {@link Ranges} writes values.
+ *
+ * <p>A name is camelCase, as in the config record and in JSON; a dotted name ({@code
+ * criticalityShares.critical}) sits in a nested object. {@link #kebab(String)} is the one mapping
+ * to the kebab-case keys of HOCON files.
+ *
+ * @param <T> the value's Java type
+ */
+public final class Setting<T> {
+
+  /** What kind of value a setting takes. */
+  public enum Type {
+    /** {@code true} or {@code false}. */
+    FLAG,
+    /** An integer within a range. */
+    WHOLE_NUMBER,
+    /** A finite number within a range. */
+    NUMBER,
+    /** A duration within a range, written with its unit: {@code 10s}, {@code 250ms}, {@code 0.25s}. */
+    DURATION,
+    /** One of an enum's constants, written in lower case with {@code _} or {@code -} between words. */
+    CHOICE,
+    /** An object from backend key to a whole number within a range. */
+    WEIGHTS
+  }
+
+  // A number with a unit, such as 10s, 0.25s, 500ms or 2m.
+  private static final Pattern DURATION = Pattern.compile("(\\d{1,15})(\\.\\d{1,9})?\\s*(ns|us|ms|s|m|h|d)");
+  private static final Map<String, Long> UNIT_NANOS =
+      Map.of("ns", 1L, "us", 1_000L, "ms", 1_000_000L, "s", 1_000_000_000L, "m", 60_000_000_000L,
+          "h", 3_600_000_000_000L, "d", 86_400_000_000_000L);
+
+  private final String name;
+  private final Type type;
+  private final T defaultValue;
+  private final T min;
+  private final T max;
+  private final List<String> choices;
+  private final String meaning;
+
+  private Setting(String name, Type type, T defaultValue, T min, T max, List<String> choices, String meaning) {
+    this.name = Objects.requireNonNull(name, "name");
+    this.type = type;
+    this.defaultValue = defaultValue;
+    this.min = min;
+    this.max = max;
+    this.choices = choices;
+    this.meaning = Objects.requireNonNull(meaning, "meaning");
+  }
+
+  public static Setting<Boolean> flag(String name, boolean defaultValue, String meaning) {
+    return new Setting<>(name, Type.FLAG, defaultValue, null, null, List.of(), meaning);
+  }
+
+  public static Setting<Integer> wholeNumber(String name, int defaultValue, int min, int max, String meaning) {
+    return new Setting<>(name, Type.WHOLE_NUMBER, defaultValue, min, max, List.of(), meaning);
+  }
+
+  public static Setting<Double> number(String name, double defaultValue, double min, double max, String meaning) {
+    return new Setting<>(name, Type.NUMBER, defaultValue, min, max, List.of(), meaning);
+  }
+
+  public static Setting<Duration> duration(
+      String name, Duration defaultValue, Duration min, Duration max, String meaning) {
+    return new Setting<>(name, Type.DURATION, defaultValue, min, max, List.of(), meaning);
+  }
+
+  /** One of {@code defaultValue}'s enum constants, written as {@link #choiceName(Enum)} says. */
+  public static <E extends Enum<E>> Setting<E> choice(String name, E defaultValue, String meaning) {
+    List<String> names = new ArrayList<>();
+    for (E constant : defaultValue.getDeclaringClass().getEnumConstants()) {
+      names.add(choiceName(constant));
+    }
+    return new Setting<>(name, Type.CHOICE, defaultValue, null, null, List.copyOf(names), meaning);
+  }
+
+  /** Backend key to weight, each weight in {@code min..max}; the default is no weights. */
+  public static Setting<Map<String, Integer>> weights(String name, int min, int max, String meaning) {
+    return new Setting<>(name, Type.WEIGHTS, Map.of(), Map.of("", min), Map.of("", max), List.of(), meaning);
+  }
+
+  public String name() {
+    return name;
+  }
+
+  public Type type() {
+    return type;
+  }
+
+  public T defaultValue() {
+    return defaultValue;
+  }
+
+  /** The least value allowed; null for flags, choices and weights. */
+  public T min() {
+    return type == Type.WEIGHTS ? null : min;
+  }
+
+  /** The largest value allowed; null for flags, choices and weights. */
+  public T max() {
+    return type == Type.WEIGHTS ? null : max;
+  }
+
+  /** The names a choice accepts, in declaration order; empty for other types. */
+  public List<String> choices() {
+    return choices;
+  }
+
+  public String meaning() {
+    return meaning;
+  }
+
+  /**
+   * A valid value other than the default, near it, so that it also fits the usual relations
+   * between settings (an initial limit below the most): what a test sets through a front end to
+   * show that the front end reaches this setting.
+   */
+  @SuppressWarnings("unchecked")
+  public T example() {
+    Object value = switch (type) {
+      case FLAG -> !(Boolean) defaultValue;
+      case WHOLE_NUMBER -> (Integer) defaultValue < (Integer) max ? (Integer) defaultValue + 1 : (Integer) defaultValue - 1;
+      case NUMBER -> {
+        double d = (Double) defaultValue;
+        double nudged = d == 0 ? ((Double) min + (Double) max) / 2 : d * 1.1 <= (Double) max ? d * 1.1 : d * 0.9;
+        yield nudged;
+      }
+      case DURATION -> {
+        Duration d = (Duration) defaultValue;
+        Duration nudged = d.isZero() ? Duration.ofMillis(1) : d.multipliedBy(2).compareTo((Duration) max) <= 0
+            ? d.multipliedBy(2) : d.dividedBy(2);
+        yield nudged.compareTo((Duration) min) < 0 ? min : nudged;
+      }
+      case CHOICE -> {
+        Object[] constants = ((Enum<?>) defaultValue).getDeclaringClass().getEnumConstants();
+        yield constants[(((Enum<?>) defaultValue).ordinal() + 1) % constants.length];
+      }
+      case WEIGHTS -> Map.of("b1", weightMin() + 1);
+    };
+    return (T) value;
+  }
+
+  /** What a value must be, as the part after {@code expected:} in a message. */
+  public String expected() {
+    switch (type) {
+      case FLAG:
+        return "true or false";
+      case WHOLE_NUMBER:
+        return "a whole number in " + min + ".." + max;
+      case NUMBER:
+        return "a number in " + Ranges.format((Double) min) + ".." + Ranges.format((Double) max);
+      case DURATION:
+        return "a duration in " + Ranges.format((Duration) min) + ".." + Ranges.format((Duration) max);
+      case CHOICE:
+        return choices.size() == 1
+            ? choices.get(0)
+            : String.join(", ", choices.subList(0, choices.size() - 1)) + " or " + choices.get(choices.size() - 1);
+      case WEIGHTS:
+        return "an object from backend key to a whole number in " + weightMin() + ".." + weightMax();
+      default:
+        throw new AssertionError(type);
+    }
+  }
+
+  /**
+   * Reads this setting at {@code key} of {@code source} (whose users write the setting so), or
+   * returns {@code fallback} when the key is absent.
+   *
+   * @throws IllegalArgumentException {@code "key: value (expected: ...)"} for a value of the wrong
+   *     type or out of range
+   */
+  public T read(SettingSource source, String key, T fallback) {
+    Object raw = source.value(key);
+    if (raw == null) {
+      return fallback;
+    }
+    return convert(source.path() + key, raw);
+  }
+
+  /** {@link #read(SettingSource, String, Object)} at the key the source writes this setting's name as. */
+  public T read(SettingSource source) {
+    return read(source, source.key(name), defaultValue);
+  }
+
+  /** Converts a value as a front end hands it over and checks it; {@code where} names it in messages. */
+  @SuppressWarnings("unchecked")
+  T convert(String where, Object raw) {
+    Object value = switch (type) {
+      case FLAG -> raw instanceof Boolean ? raw : null;
+      case WHOLE_NUMBER -> wholeNumber(raw);
+      case NUMBER -> raw instanceof Number n && Double.isFinite(n.doubleValue())
+          && n.doubleValue() >= (Double) min && n.doubleValue() <= (Double) max ? n.doubleValue() : null;
+      case DURATION -> duration(raw);
+      case CHOICE -> choice(raw);
+      case WEIGHTS -> weights(where, raw);
+    };
+    if (value == null) {
+      // A duration that reads but is out of range is shown as the range is: 7200s is 2h.
+      Duration parsed = type == Type.DURATION && raw instanceof String text ? parseDuration(text) : null;
+      throw invalid(where, parsed != null ? parsed : raw, expected());
+    }
+    return (T) value;
+  }
+
+  /** Checks a value set in code, in the config record's own message shape {@code "name: value (expected: min..max)"}. */
+  public T check(T value) {
+    switch (type) {
+      case WHOLE_NUMBER -> Ranges.checkInt(name, (Integer) value, (Integer) min, (Integer) max);
+      case NUMBER -> Ranges.checkDouble(name, (Double) value, (Double) min, (Double) max);
+      case DURATION -> Ranges.checkDuration(name, (Duration) value, (Duration) min, (Duration) max);
+      default -> {
+        if (value == null) {
+          throw new IllegalArgumentException(name + ": null (expected: " + expected() + ")");
+        }
+      }
+    }
+    return value;
+  }
+
+  private Integer wholeNumber(Object raw) {
+    if (!(raw instanceof Number n)) {
+      return null;
+    }
+    double d = n.doubleValue();
+    if (d != Math.rint(d) || d < (Integer) min || d > (Integer) max) {
+      return null;
+    }
+    return (int) d;
+  }
+
+  private Duration duration(Object raw) {
+    Duration d = raw instanceof Duration given ? given : raw instanceof String text ? parseDuration(text) : null;
+    if (d == null || d.compareTo((Duration) min) < 0 || d.compareTo((Duration) max) > 0) {
+      return null;
+    }
+    return d;
+  }
+
+  private Object choice(Object raw) {
+    if (raw instanceof Enum<?> e && e.getDeclaringClass() == ((Enum<?>) defaultValue).getDeclaringClass()) {
+      return e;
+    }
+    if (!(raw instanceof String text)) {
+      return null;
+    }
+    for (Object constant : ((Enum<?>) defaultValue).getDeclaringClass().getEnumConstants()) {
+      if (choiceName((Enum<?>) constant).equals(text.toLowerCase(Locale.ROOT).replace('-', '_'))) {
+        return constant;
+      }
+    }
+    return null;
+  }
+
+  private Map<String, Integer> weights(String where, Object raw) {
+    Map<String, Integer> out = new TreeMap<>();
+    if (raw instanceof SettingSource object) {
+      for (String key : object.keys()) {
+        Object weight = object.value(key);
+        Integer w = weight instanceof Number n && n.doubleValue() == Math.rint(n.doubleValue())
+            && n.doubleValue() >= weightMin() && n.doubleValue() <= weightMax() ? (int) n.doubleValue() : null;
+        if (w == null) {
+          throw invalid(where + "." + key, weight, "a whole number in " + weightMin() + ".." + weightMax());
+        }
+        out.put(key, w);
+      }
+      return out;
+    }
+    if (raw instanceof Map<?, ?> map) {
+      return weights(where, SettingSource.of(map, ""));
+    }
+    return null;
+  }
+
+  @SuppressWarnings("unchecked")
+  private int weightMin() {
+    return ((Map<String, Integer>) min).get("");
+  }
+
+  @SuppressWarnings("unchecked")
+  private int weightMax() {
+    return ((Map<String, Integer>) max).get("");
+  }
+
+  static IllegalArgumentException invalid(String where, Object raw, String expected) {
+    return new IllegalArgumentException(where + ": " + written(raw) + " (expected: " + expected + ")");
+  }
+
+  /** A value as messages show it: strings quoted, numbers and durations as {@link Ranges} writes them. */
+  public static String written(Object value) {
+    if (value instanceof String s) {
+      return Ranges.quote(s);
+    }
+    if (value instanceof Number n) {
+      return Ranges.format(n.doubleValue());
+    }
+    if (value instanceof Duration d) {
+      return Ranges.format(d);
+    }
+    if (value instanceof SettingSource object) {
+      return "{" + String.join(", ", object.keys()) + "}";
+    }
+    if (value instanceof Map<?, ?> map) {
+      return "{" + String.join(", ", map.keySet().stream().map(String::valueOf).toList()) + "}";
+    }
+    if (value instanceof double[] array) {
+      return Arrays.toString(array);
+    }
+    return String.valueOf(value);
+  }
+
+  /**
+   * A duration as front ends write it: a number and a unit ({@code ns}, {@code us}, {@code ms},
+   * {@code s}, {@code m}, {@code h}, {@code d}), such as {@code 10s}, {@code 0.25s} (the JSON form
+   * of {@code google.protobuf.Duration}) or {@code 500ms}; null when {@code text} is not one.
+   */
+  public static Duration parseDuration(String text) {
+    Matcher m = DURATION.matcher(text.trim());
+    if (!m.matches()) {
+      return null;
+    }
+    BigDecimal amount = new BigDecimal(m.group(1) + (m.group(2) == null ? "" : m.group(2)));
+    BigDecimal nanos = amount.multiply(BigDecimal.valueOf(UNIT_NANOS.get(m.group(3))));
+    if (nanos.stripTrailingZeros().scale() > 0 || nanos.compareTo(BigDecimal.valueOf(Long.MAX_VALUE)) > 0) {
+      return null;
+    }
+    return Duration.ofNanos(nanos.longValueExact());
+  }
+
+  /** An enum constant as settings write it: {@code CPU_OR_LATENCY} is {@code cpu_or_latency}. */
+  public static String choiceName(Enum<?> constant) {
+    return constant.name().toLowerCase(Locale.ROOT);
+  }
+
+  /**
+   * The one mapping from a setting's or a table's name to a HOCON key: {@code
+   * criticalityShares.criticalPlus} is {@code criticality-shares.critical-plus}, {@code
+   * least_loaded_round_robin} is {@code least-loaded-round-robin}.
+   */
+  public static String kebab(String name) {
+    StringBuilder out = new StringBuilder(name.length() + 4);
+    for (int i = 0; i < name.length(); i++) {
+      char c = name.charAt(i);
+      if (c == '_') {
+        out.append('-');
+      } else if (Character.isUpperCase(c)) {
+        out.append('-').append(Character.toLowerCase(c));
+      } else {
+        out.append(c);
+      }
+    }
+    return out.toString();
+  }
+
+  @Override
+  public String toString() {
+    return name + " (" + expected() + "; default " + written(defaultValue) + "): " + meaning;
+  }
+}

@@ -1,0 +1,239 @@
+package dev.ballast.settings;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.function.BiConsumer;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+/**
+ * The declared settings of one config record, and how each reaches the record's builder: the one
+ * reader every front end uses for that config. Reading an object checks, in this order, that
+ * every key is known, that every value has its setting's type and range (in declaration order;
+ * the first bad one is reported), and then builds the record, whose own checks cover the
+ * relations between settings (a backoff's cap no smaller than its initial wait); a relation
+ * broken is a {@link RelationException} that names the key as the user wrote it.
+ *
+ * @param <C> the config record
+ */
+public final class Settings<C> {
+
+  /** A setting and its place in the builder and in the record. */
+  private record Bound<B, C, T>(Setting<T> setting, BiConsumer<B, T> set, Function<C, T> get) {}
+
+  /** A config's values are fine one by one but break a relation between them. */
+  public static final class RelationException extends IllegalArgumentException {
+    private static final long serialVersionUID = 1L;
+
+    RelationException(String message, Throwable cause) {
+      super(message, cause);
+    }
+  }
+
+  private final String name;
+  private final List<Bound<Object, C, Object>> bound;
+  private final Supplier<Object> newBuilder;
+  private final Function<Object, C> build;
+
+  private Settings(String name, List<Bound<Object, C, Object>> bound, Supplier<Object> newBuilder, Function<Object, C> build) {
+    this.name = name;
+    this.bound = List.copyOf(bound);
+    this.newBuilder = newBuilder;
+    this.build = build;
+  }
+
+  /** Starts the declaration of config {@code name}'s settings, built with {@code newBuilder} and {@code build}. */
+  public static <B, C> Declaration<B, C> declare(String name, Supplier<B> newBuilder, Function<B, C> build) {
+    return new Declaration<>(name, newBuilder, build);
+  }
+
+  /** The settings of one config, in order, each bound to its builder's setter and its record's accessor. */
+  public static final class Declaration<B, C> {
+    private final String name;
+    private final Supplier<B> newBuilder;
+    private final Function<B, C> build;
+    private final List<Bound<Object, C, Object>> bound = new ArrayList<>();
+
+    private Declaration(String name, Supplier<B> newBuilder, Function<B, C> build) {
+      this.name = name;
+      this.newBuilder = newBuilder;
+      this.build = build;
+    }
+
+    @SuppressWarnings("unchecked")
+    public <T> Declaration<B, C> with(Setting<T> setting, BiConsumer<B, T> set, Function<C, T> get) {
+      bound.add((Bound<Object, C, Object>) (Bound<?, ?, ?>) new Bound<>(setting, set, get));
+      return this;
+    }
+
+    @SuppressWarnings("unchecked")
+    public Settings<C> done() {
+      return new Settings<>(name, bound, (Supplier<Object>) (Supplier<?>) newBuilder, b -> build.apply((B) b));
+    }
+  }
+
+  /** The config's name in the tables: a policy's name, or an overload part's ({@code throttle}). */
+  public String name() {
+    return name;
+  }
+
+  /** The declared settings, in order. */
+  public List<Setting<?>> settings() {
+    List<Setting<?>> out = new ArrayList<>();
+    for (Bound<Object, C, Object> b : bound) {
+      out.add(b.setting());
+    }
+    return out;
+  }
+
+  /** The setting called {@code name}, or null. */
+  public Setting<?> setting(String name) {
+    for (Bound<Object, C, Object> b : bound) {
+      if (b.setting().name().equals(name)) {
+        return b.setting();
+      }
+    }
+    return null;
+  }
+
+  /** What {@code config} holds for {@code setting} (one of {@link #settings()}). */
+  public Object valueOf(C config, Setting<?> setting) {
+    for (Bound<Object, C, Object> b : bound) {
+      if (b.setting() == setting) {
+        return b.get().apply(config);
+      }
+    }
+    throw new IllegalArgumentException("setting: " + setting.name() + " (expected: one of " + name + "'s)");
+  }
+
+  /** The config with every setting at its default. */
+  public C defaults() {
+    return build.apply(newBuilder.get());
+  }
+
+  /** {@link #read(SettingSource, Set)} with no keys of the front end's own. */
+  public C read(SettingSource source) {
+    return read(source, Set.of());
+  }
+
+  /**
+   * Reads the config from {@code source}, every setting it does not set at its default.
+   *
+   * @param ownKeys keys the front end reads itself in this object (an {@code enabled} flag), as written
+   * @throws IllegalArgumentException for an unknown key, a value of the wrong type or out of range
+   * @throws RelationException for values that break a relation the record checks
+   */
+  public C read(SettingSource source, Set<String> ownKeys) {
+    checkKnown(source, ownKeys);
+    Object builder = newBuilder.get();
+    for (Bound<Object, C, Object> b : bound) {
+      Setting<Object> setting = b.setting();
+      Object raw = rawValue(source, setting.name());
+      if (raw != null) {
+        b.set().accept(builder, setting.convert(source.path() + keyOf(source, setting.name()), raw));
+      }
+    }
+    try {
+      return build.apply(builder);
+    } catch (IllegalArgumentException e) {
+      throw new RelationException(renamed(source, String.valueOf(e.getMessage())), e);
+    }
+  }
+
+  /** {@code name}'s key in {@code source}, dotted for a nested name. */
+  private static String keyOf(SettingSource source, String name) {
+    StringBuilder key = new StringBuilder();
+    for (String part : name.split("\\.")) {
+      key.append(key.length() == 0 ? "" : ".").append(source.key(part));
+    }
+    return key.toString();
+  }
+
+  private static Object rawValue(SettingSource source, String name) {
+    String[] parts = name.split("\\.");
+    SettingSource at = source;
+    for (int i = 0; i < parts.length - 1; i++) {
+      Object nested = at.value(at.key(parts[i]));
+      if (!(nested instanceof SettingSource)) {
+        return null;
+      }
+      at = (SettingSource) nested;
+    }
+    return at.value(at.key(parts[parts.length - 1]));
+  }
+
+  /** A relation's message names the record's field; the user wrote a key. */
+  private String renamed(SettingSource source, String message) {
+    List<String> names = new ArrayList<>();
+    for (Bound<Object, C, Object> b : bound) {
+      names.add(b.setting().name());
+      names.add(b.setting().name().split("\\.")[0]);
+    }
+    names.sort(Comparator.comparingInt(String::length).reversed());
+    for (String n : names) {
+      if (message.startsWith(n + ":") || message.startsWith(n + "[")) {
+        return source.path() + keyOf(source, n) + message.substring(n.length());
+      }
+    }
+    return source.path() + message;
+  }
+
+  /** Every key of {@code source} (and of its nested objects) must be a declared setting's, or the front end's own. */
+  private void checkKnown(SettingSource source, Set<String> ownKeys) {
+    Map<String, Set<String>> nested = new LinkedHashMap<>();
+    Set<String> allowed = new LinkedHashSet<>(ownKeys);
+    for (Bound<Object, C, Object> b : bound) {
+      String[] parts = b.setting().name().split("\\.");
+      String first = source.key(parts[0]);
+      allowed.add(first);
+      if (parts.length > 1) {
+        nested.computeIfAbsent(first, k -> new LinkedHashSet<>()).add(parts[1]);
+      }
+    }
+    checkKeys(source, allowed);
+    for (Map.Entry<String, Set<String>> e : nested.entrySet()) {
+      Object value = source.value(e.getKey());
+      if (value == null) {
+        continue;
+      }
+      Set<String> inner = new LinkedHashSet<>();
+      if (value instanceof SettingSource object) {
+        for (String part : e.getValue()) {
+          inner.add(object.key(part));
+        }
+        checkKeys(object, inner);
+      } else {
+        for (String part : e.getValue()) {
+          inner.add(source.key(part));
+        }
+        throw Setting.invalid(source.path() + e.getKey(), value,
+            "an object with the keys " + String.join(", ", new TreeSet<>(inner)));
+      }
+    }
+  }
+
+  private static void checkKeys(SettingSource source, Set<String> allowed) {
+    for (String key : source.keys()) {
+      if (!allowed.contains(key)) {
+        throw unknownKey(source.path() + key, allowed);
+      }
+    }
+  }
+
+  /** The one message for a key no setting has: {@code "key: unknown key (expected: one of a, b)"}. */
+  public static IllegalArgumentException unknownKey(String where, Set<String> allowed) {
+    return new IllegalArgumentException(where + ": unknown key (expected: "
+        + (allowed.isEmpty() ? "no settings" : "one of " + String.join(", ", new TreeSet<>(allowed))) + ")");
+  }
+
+  @Override
+  public String toString() {
+    return name + " " + settings();
+  }
+}
