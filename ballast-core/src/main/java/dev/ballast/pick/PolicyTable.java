@@ -87,7 +87,7 @@ public final class PolicyTable {
     Entry<?> entry = ENTRIES.get(name);
     if (entry == null) {
       throw new IllegalArgumentException(
-          "policy: " + dev.ballast.health.Ranges.quote(name) + " (expected: one of " + String.join(", ", names()) + ")");
+          "policy: " + dev.ballast.internal.Ranges.quote(name) + " (expected: one of " + String.join(", ", names()) + ")");
     }
     return entry;
   }

@@ -1,6 +1,6 @@
 package dev.ballast.settings;
 
-import dev.ballast.health.Ranges;
+import dev.ballast.internal.Ranges;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -2,7 +2,7 @@ package dev.ballast.grpc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.ballast.health.Ranges;
+import dev.ballast.internal.Ranges;
 import dev.ballast.overload.RetryBudgetConfig;
 import dev.ballast.overload.RetryPolicy;
 import dev.ballast.overload.ThrottleConfig;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
-import dev.ballast.health.Ranges;
+import dev.ballast.internal.Ranges;
 import dev.ballast.overload.Backoff;
 import dev.ballast.overload.LimiterConfig;
 import dev.ballast.overload.RetryBudgetConfig;
