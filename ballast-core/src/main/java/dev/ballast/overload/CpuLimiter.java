@@ -25,6 +25,9 @@ final class CpuLimiter extends WindowedLimiter {
   private final long coolOffNanos;
   private final LatencySignal latency; // null: CPU alone
   private volatile boolean cpuHot;
+  // The latency signal's verdict, copied here at each recompute: every request asks whether the
+  // server is hot, and reading it from the signal's own object was one more cache line each time.
+  private volatile boolean latencyHot;
   // A moving average of the readings over about one window; NaN until the first reading.
   private volatile double cpuAverage = Double.NaN;
   private final double cpuWeight;
@@ -34,19 +37,20 @@ final class CpuLimiter extends WindowedLimiter {
 
   /** {@code watchLatency}: whether latency, as well as CPU, makes the server hot. */
   CpuLimiter(LimiterConfig config, DoubleSupplier cpu, NanoClock clock, boolean watchLatency) {
-    super(config, clock);
+    super(config, clock, watchLatency ? LATENCY_MICROS + 1 : SAMPLE_MICROS + 1);
     this.cpu = cpu;
     this.threshold = config.cpuThreshold();
     this.coolOffNanos = config.coolOff().toNanos();
     this.cpuWeight = 1.0 / config.slots();
     this.lastShedNanos = clock.nanoTime() - coolOffNanos - 1;
-    this.latency = watchLatency ? new LatencySignal(config, newCounter()) : null;
+    this.latency = watchLatency ? new LatencySignal(config, window) : null;
+    this.latencyHot = latency != null && latency.hot();
     this.cpuLimit = config.initialLimit();
   }
 
   @Override
   boolean enforcing(long now) {
-    return cpuHot || (latency != null && latency.hot()) || now - lastShedNanos <= coolOffNanos;
+    return cpuHot || latencyHot || now - lastShedNanos <= coolOffNanos;
   }
 
   @Override
@@ -80,9 +84,9 @@ final class CpuLimiter extends WindowedLimiter {
     long maxPass = 0;
     double minServiceMicros = Double.MAX_VALUE;
     long serviceMicros = 0;
-    for (long p = lastPeriod - passes.slots() + 2; p <= lastPeriod; p++) {
-      long count = passes.countAt(p);
-      long micros = latencyMicros.countAt(p);
+    for (long p = lastPeriod - window.slots() + 2; p <= lastPeriod; p++) {
+      long count = window.countAt(p, PASSES);
+      long micros = window.countAt(p, SAMPLE_MICROS);
       serviceMicros += micros;
       if (count > 0) {
         maxPass = Math.max(maxPass, count);
@@ -96,8 +100,9 @@ final class CpuLimiter extends WindowedLimiter {
     int next = cpuLimit;
     if (latency != null) {
       boolean shedding = now - lastShedNanos <= coolOffNanos;
-      latency.recompute(lastPeriod, passes, inFlight(), latencyInCharge && shedding);
-      boolean inCharge = latency.hot() || (latencyInCharge && shedding);
+      latency.recompute(lastPeriod, inFlight(), latencyInCharge && shedding);
+      latencyHot = latency.hot();
+      boolean inCharge = latencyHot || (latencyInCharge && shedding);
       latencyInCharge = inCharge;
       // A server that reports queueing apart gives the CPU's limit its true service time; one that
       // cannot (its latency and its service time add up the same) gives it its own queue.
@@ -117,7 +122,7 @@ final class CpuLimiter extends WindowedLimiter {
 
   /** Whether latency says the server is overloaded now; false without a latency signal (for tests). */
   boolean latencyHot() {
-    return latency != null && latency.hot();
+    return latencyHot;
   }
 
   /** The latency baseline in microseconds; {@code Double.MAX_VALUE} until it is known or without a latency signal (for tests). */

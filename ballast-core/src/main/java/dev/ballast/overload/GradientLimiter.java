@@ -10,7 +10,7 @@ final class GradientLimiter extends WindowedLimiter {
   private final LatencyGradient gradient;
 
   GradientLimiter(LimiterConfig config, NanoClock clock) {
-    super(config, clock);
+    super(config, clock, SAMPLE_MICROS + 1);
     this.gradient = new LatencyGradient(config);
   }
 
@@ -26,11 +26,11 @@ final class GradientLimiter extends WindowedLimiter {
 
   @Override
   void recompute(long now, long lastPeriod) {
-    long count = passes.countAt(lastPeriod);
+    long count = window.countAt(lastPeriod, PASSES);
     if (count == 0) {
       return;
     }
-    double recent = (double) latencyMicros.countAt(lastPeriod) / count;
+    double recent = (double) window.countAt(lastPeriod, SAMPLE_MICROS) / count;
     limit = clamp(gradient.update(recent, recent, inFlight()));
   }
 }

@@ -36,41 +36,41 @@ final class LatencySignal {
    */
   static final int MIN_COMPLETIONS = 10;
 
-  private final SlidingCounter latencyMicros;
+  /** The limiter's window: completions in its {@code PASSES} lane, latencies in its {@code LATENCY_MICROS} lane. */
+  private final SlidingCounter window;
   private final LatencyGradient gradient;
   private final double tolerance;
   // Hot until there is a baseline (see recompute).
   private volatile boolean hot = true;
   private volatile long windowMicros;
 
-  /** {@code latencyMicros}: an empty counter with the limiter's slots, numbered as its own. */
-  LatencySignal(LimiterConfig config, SlidingCounter latencyMicros) {
-    this.latencyMicros = latencyMicros;
+  /** {@code window}: the limiter's, with a {@link WindowedLimiter#LATENCY_MICROS} lane that only this signal adds to. */
+  LatencySignal(LimiterConfig config, SlidingCounter window) {
+    this.window = window;
     this.gradient = new LatencyGradient(config);
     this.tolerance = config.tolerance();
   }
 
   /** A request ended at {@code nowNanos}, {@code latencyNanos} after it arrived. */
   void record(long nowNanos, long latencyNanos) {
-    latencyMicros.add(nowNanos, Math.max(0, latencyNanos) / 1000);
+    window.add(nowNanos, WindowedLimiter.LATENCY_MICROS, Math.max(0, latencyNanos) / 1000);
   }
 
   /**
-   * Takes the slot {@code lastPeriod}, just complete, into account: {@code passes} counts the
-   * requests that ended in each slot, {@code inFlight} are in flight now, and {@code shedding} says
-   * whether the server is shedding under the limit latency holds.
+   * Takes the slot {@code lastPeriod}, just complete, into account: {@code inFlight} are in flight
+   * now, and {@code shedding} says whether the server is shedding under the limit latency holds.
    */
-  void recompute(long lastPeriod, SlidingCounter passes, int inFlight, boolean shedding) {
-    long last = passes.countAt(lastPeriod);
+  void recompute(long lastPeriod, int inFlight, boolean shedding) {
+    long last = window.countAt(lastPeriod, WindowedLimiter.PASSES);
     long completions = 0;
     long micros = 0;
-    for (long p = lastPeriod - passes.slots() + 2; p <= lastPeriod; p++) {
-      completions += passes.countAt(p);
-      micros += latencyMicros.countAt(p);
+    for (long p = lastPeriod - window.slots() + 2; p <= lastPeriod; p++) {
+      completions += window.countAt(p, WindowedLimiter.PASSES);
+      micros += window.countAt(p, WindowedLimiter.LATENCY_MICROS);
     }
     windowMicros = micros;
     if (last > 0) {
-      double recent = (double) latencyMicros.countAt(lastPeriod) / last;
+      double recent = (double) window.countAt(lastPeriod, WindowedLimiter.LATENCY_MICROS) / last;
       double candidate;
       if (shedding) {
         // Under its own limit the queue, not luck, sets the latency: a low slot is the queue draining.

@@ -14,10 +14,18 @@ import java.util.random.RandomGenerator;
  * one cache line. The rejection probabilities are recomputed at most once per {@code
  * recomputeInterval}, by the caller that finds them due (one compare-and-set elects it), so that a
  * request costs two counter updates, a read and a draw instead of a walk over the window.
+ *
+ * <p>While every request in the window has its accept (no backend rejected one for overload and
+ * nothing was rejected locally), every probability is 0, as {@code k} is above 1: a recompute then
+ * skips the walk. The walk reads every slot's lanes, and with 100 ms recomputes and a few hundred
+ * requests a second per client, it was most of the throttle's cost.
  */
 final class SlidingWindowThrottle implements AdaptiveThrottle {
   private static final int LEVELS = Criticality.all().length;
   private static final VarHandle NEXT_RECOMPUTE = VarHandles.field(MethodHandles.lookup(), "nextRecompute", long.class);
+  private static final VarHandle LAST_UNACCEPTED =
+      VarHandles.field(MethodHandles.lookup(), "lastUnacceptedNanos", long.class);
+  private static final long NEVER = Long.MIN_VALUE;
   private static final VarHandle LONGS = MethodHandles.arrayElementVarHandle(long[].class);
 
   private final ThrottleConfig config;
@@ -30,6 +38,8 @@ final class SlidingWindowThrottle implements AdaptiveThrottle {
   // rather than through an atomic array object, one dependent load less per request.
   private final long[] probability = new long[LEVELS];
   private volatile long nextRecompute;
+  /** The latest time a request was counted without an accept, or {@link #NEVER}. */
+  private volatile long lastUnacceptedNanos = NEVER;
   private final long recomputeNanos;
   private final double k;
 
@@ -67,6 +77,7 @@ final class SlidingWindowThrottle implements AdaptiveThrottle {
     }
     double p = rejectionProbability(c);
     if (p > 0 && draw() < p) {
+      countedUnaccepted(now);
       counts.add(now, requestsLane(c.ordinal()), 1);
       rejected.incrementAndGet(c.ordinal());
       return false;
@@ -84,11 +95,41 @@ final class SlidingWindowThrottle implements AdaptiveThrottle {
    * criticality has: lower ones are never throttled less.
    */
   private void recompute(long now) {
+    if (everyRequestAccepted(now)) {
+      // (requests - k * accepts) / (requests + 1) <= 0 for every criticality: the formula's 0.
+      for (int c = 0; c < LEVELS; c++) {
+        LONGS.setVolatile(probability, c, Double.doubleToRawLongBits(0.0));
+      }
+      return;
+    }
     double floor = 0;
     for (int c = 0; c < LEVELS; c++) {
       double own = probability(counts.sum(now, requestsLane(c)), counts.sum(now, acceptsLane(c)), k);
       floor = Math.max(floor, own);
       LONGS.setVolatile(probability, c, Double.doubleToRawLongBits(floor));
+    }
+  }
+
+  /**
+   * Whether no request in the window ending at {@code now} was counted without its accept. Each
+   * accept is counted before its request, in the same slot, so every lane of requests then
+   * counts at most its lane of accepts.
+   */
+  private boolean everyRequestAccepted(long now) {
+    long last = lastUnacceptedNanos;
+    return last == NEVER || counts.period(last) <= counts.period(now) - counts.slots();
+  }
+
+  /** A request is about to be counted without an accept at {@code now}: kept unless a later one is. */
+  private void countedUnaccepted(long now) {
+    for (;;) {
+      long last = lastUnacceptedNanos;
+      if (last != NEVER && last - now >= 0) {
+        return;
+      }
+      if (LAST_UNACCEPTED.compareAndSet(this, last, now)) {
+        return;
+      }
     }
   }
 
@@ -108,7 +149,9 @@ final class SlidingWindowThrottle implements AdaptiveThrottle {
 
   @Override
   public void onRejected(Criticality c) {
-    counts.add(clock.nanoTime(), requestsLane(c.ordinal()), 1);
+    long now = clock.nanoTime();
+    countedUnaccepted(now);
+    counts.add(now, requestsLane(c.ordinal()), 1);
   }
 
   @Override

@@ -1,40 +1,53 @@
 package dev.ballast.overload;
 
+import dev.ballast.internal.VarHandles;
 import dev.ballast.time.NanoClock;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
  * What both limiters share: the in-flight count, the criticality shares, the shed counters, the
  * window of completions and latencies, and the election of one caller per slot to recompute the
  * limit.
+ *
+ * <p>A server holds one limiter, but a simulated fleet holds one per backend, and every request
+ * touches its backend's: the in-flight count and the recompute time are fields of the limiter
+ * rather than atomic objects of their own, and the window's counts are lanes of one counter, so
+ * that admitting and completing a request write two or three cache lines rather than nine.
  */
 abstract class WindowedLimiter implements AdmissionLimiter {
   private static final int LEVELS = Criticality.all().length;
+  private static final VarHandle IN_FLIGHT = VarHandles.field(MethodHandles.lookup(), "inFlight", int.class);
+  private static final VarHandle NEXT_RECOMPUTE = VarHandles.field(MethodHandles.lookup(), "nextRecompute", long.class);
+
+  /** The window's lane of completions: the requests that ended in each slot. */
+  static final int PASSES = 0;
+  /** The window's lane of the limiter's own latency sample ({@link #sampleNanos}), in microseconds. */
+  static final int SAMPLE_MICROS = 1;
+  /** The window's lane of latencies, queueing included, in microseconds (the CPU-or-latency kind's signal). */
+  static final int LATENCY_MICROS = 2;
 
   final LimiterConfig config;
   final NanoClock clock;
-  final SlidingCounter passes;
-  final SlidingCounter latencyMicros;
+  /** Completions and latencies per slot, in the lanes above. */
+  final SlidingCounter window;
   private final double[] shares;
-  private final AtomicInteger inFlight = new AtomicInteger();
   private final AtomicLongArray shed = new AtomicLongArray(LEVELS);
-  private final AtomicLong nextRecompute;
+  private volatile long nextRecompute;
+  private volatile int inFlight;
   private final long slotNanos;
-  private final long originNanos;
   volatile int limit;
 
-  WindowedLimiter(LimiterConfig config, NanoClock clock) {
+  /** {@code lanes}: {@link #SAMPLE_MICROS} + 1, or {@link #LATENCY_MICROS} + 1 for a kind that watches latency too. */
+  WindowedLimiter(LimiterConfig config, NanoClock clock, int lanes) {
     this.config = config;
     this.clock = clock;
     this.shares = config.criticalityShares();
     long now = clock.nanoTime();
     this.slotNanos = config.window().toNanos() / config.slots();
-    this.originNanos = now;
-    this.passes = newCounter();
-    this.latencyMicros = newCounter();
-    this.nextRecompute = new AtomicLong(now + slotNanos);
+    this.window = new SlidingCounter(config.slots(), lanes, slotNanos, now);
+    this.nextRecompute = now + slotNanos;
     this.limit = config.initialLimit();
   }
 
@@ -46,24 +59,24 @@ abstract class WindowedLimiter implements AdmissionLimiter {
   @Override
   public final boolean tryAcquire(Criticality c) {
     long now = clock.nanoTime();
-    long due = nextRecompute.get();
-    if (now - due >= 0 && nextRecompute.compareAndSet(due, now + slotNanos)) {
-      recompute(now, passes.period(now) - 1);
+    long due = nextRecompute;
+    if (now - due >= 0 && NEXT_RECOMPUTE.compareAndSet(this, due, now + slotNanos)) {
+      recompute(now, window.period(now) - 1);
     }
     if (!enforcing(now)) {
-      inFlight.incrementAndGet();
+      IN_FLIGHT.getAndAdd(this, 1);
       return true;
     }
     // Ceiling, so that a share of a small limit still admits one request.
     int cap = (int) Math.ceil(limit * shares[c.ordinal()]);
     for (;;) {
-      int current = inFlight.get();
+      int current = inFlight;
       if (current >= cap) {
         shed.incrementAndGet(c.ordinal());
         onShed(now);
         return false;
       }
-      if (inFlight.compareAndSet(current, current + 1)) {
+      if (IN_FLIGHT.compareAndSet(this, current, current + 1)) {
         return true;
       }
     }
@@ -80,10 +93,10 @@ abstract class WindowedLimiter implements AdmissionLimiter {
 
   @Override
   public final void onComplete(long queuedNanos, long serviceNanos) {
-    inFlight.decrementAndGet();
+    IN_FLIGHT.getAndAdd(this, -1);
     long now = clock.nanoTime();
-    passes.add(now, 1);
-    latencyMicros.add(now, Math.max(0, sampleNanos(queuedNanos, serviceNanos)) / 1000);
+    window.add(now, PASSES, 1);
+    window.add(now, SAMPLE_MICROS, Math.max(0, sampleNanos(queuedNanos, serviceNanos)) / 1000);
     recorded(now, queuedNanos, serviceNanos);
   }
 
@@ -95,7 +108,7 @@ abstract class WindowedLimiter implements AdmissionLimiter {
 
   @Override
   public final void onDropped() {
-    inFlight.decrementAndGet();
+    IN_FLIGHT.getAndAdd(this, -1);
   }
 
   @Override
@@ -105,7 +118,7 @@ abstract class WindowedLimiter implements AdmissionLimiter {
 
   @Override
   public final int inFlight() {
-    return inFlight.get();
+    return inFlight;
   }
 
   @Override
@@ -116,11 +129,6 @@ abstract class WindowedLimiter implements AdmissionLimiter {
   @Override
   public final long shed(Criticality c) {
     return shed.get(c.ordinal());
-  }
-
-  /** An empty counter over the window's slots, its periods numbered as those of {@link #passes}. */
-  final SlidingCounter newCounter() {
-    return new SlidingCounter(config.slots(), slotNanos, originNanos);
   }
 
   final double slotSeconds() {

@@ -179,4 +179,40 @@ final class AdaptiveThrottleTest {
     // The window is empty again.
     assertThat(throttle.rejectionProbability(Criticality.CRITICAL)).isZero();
   }
+  @Test
+  void aRejectionCountsUntilItsSlotLeavesTheWindow() {
+    FakeClock clock = new FakeClock();
+    // 60 slots of 100 ms: a rejection at 0 is in the window until 6 s.
+    ThrottleConfig config = new ThrottleConfig(2, Duration.ofSeconds(6), 60, Duration.ofMillis(100));
+    AdaptiveThrottle throttle = AdaptiveThrottle.create(config, clock, new SplittableRandom(1));
+    throttle.onRejected(Criticality.CRITICAL);
+    for (int i = 0; i < 3; i++) {
+      clock.advance(Duration.ofMillis(1_000));
+      throttle.onAccepted(Criticality.CRITICAL);
+    }
+    clock.advance(Duration.ofMillis(2_950));
+    // The most important criticality is not throttled for the others' rejections: asking for it
+    // only recomputes. 4 requests, 3 accepts: (4 - 6) / 5, so 0.
+    assertThat(throttle.tryAcquire(Criticality.CRITICAL_PLUS)).isTrue();
+    assertThat(throttle.rejectionProbability(Criticality.CRITICAL)).isZero();
+    throttle.onRejected(Criticality.CRITICAL);
+    throttle.onRejected(Criticality.CRITICAL);
+    throttle.onRejected(Criticality.CRITICAL);
+    clock.advance(Duration.ofMillis(100));
+    // At 6.05 s the first rejection has left; 3 accepts and 6 requests remain: (6 - 6) / 7.
+    assertThat(throttle.tryAcquire(Criticality.CRITICAL_PLUS)).isTrue();
+    assertThat(throttle.rejectionProbability(Criticality.CRITICAL)).isZero();
+    throttle.onRejected(Criticality.CRITICAL);
+    clock.advance(Duration.ofMillis(100));
+    // 7 requests, 3 accepts: (7 - 6) / 8.
+    assertThat(throttle.tryAcquire(Criticality.CRITICAL_PLUS)).isTrue();
+    assertThat(throttle.rejectionProbability(Criticality.CRITICAL)).isEqualTo(1.0 / 8);
+    clock.advance(Duration.ofMillis(5_800));
+    // At 11.95 s only the last rejection (at 6.05 s) is left: (1 - 0) / 2; at 12.05 s none.
+    assertThat(throttle.tryAcquire(Criticality.CRITICAL_PLUS)).isTrue();
+    assertThat(throttle.rejectionProbability(Criticality.CRITICAL)).isEqualTo(0.5);
+    clock.advance(Duration.ofMillis(100));
+    assertThat(throttle.tryAcquire(Criticality.CRITICAL_PLUS)).isTrue();
+    assertThat(throttle.rejectionProbability(Criticality.CRITICAL)).isZero();
+  }
 }

@@ -223,9 +223,7 @@ final class Fleet {
   private void startService(Task task, int r, long now) {
     Requests.Attempt q = requests.at(r);
     task.accrue(now);
-    int slot = task.busy++;
-    task.inService[slot] = r;
-    q.slot = slot;
+    task.inService[task.busy++] = r;
     q.epoch = task.epoch;
     double factor = task.serviceFactor;
     if (now < task.extraCpuUntil) {
@@ -250,11 +248,16 @@ final class Fleet {
       return;
     }
     task.accrue(now);
+    // The last in service takes the place of the one that ended. The place is found by a look
+    // over the task's few cores rather than kept in each request: keeping it wrote to the moved
+    // request's state, another cache line per request.
+    int[] running = task.inService;
     int last = --task.busy;
-    int slot = q.slot;
-    int moved = task.inService[last];
-    task.inService[slot] = moved;
-    requests.at(moved).slot = slot;
+    int slot = 0;
+    while (running[slot] != r) {
+      slot++;
+    }
+    running[slot] = running[last];
     if (q.admitted) {
       limiters[b].onComplete(q.serviceStart - q.arrived, q.serviceNanos);
     }

@@ -50,7 +50,6 @@ final class Requests {
     long serviceNanos;
     int backend;
     int client;
-    int slot;
     /** The backend's requests in flight when it arrived (its probe responder's load bucket). */
     int loadAtArrival;
     int epoch;
