@@ -74,10 +74,24 @@ final class SimCommand implements Callable<Integer> {
   static final int LIST_WIDTH = 100;
 
   /**
-   * What the start-up estimate assumes a run simulates per CPU-second: below what the suite
-   * measures (docs/benchmarks.md), so that the estimate errs long.
+   * What the start-up estimate assumes a run of up to {@link #SMALL_FLEET} backends simulates per
+   * CPU-second: below the 2.3 to 2.8 million the suite measures (docs/benchmarks.md), so that the
+   * estimate errs long.
    */
-  static final double ASSUMED_REQUESTS_PER_CPU_SECOND = 1e6;
+  static final double ASSUMED_REQUESTS_PER_CPU_SECOND = 2e6;
+
+  /**
+   * The same for a larger fleet, whose requests miss the caches more: below the 0.44 million that
+   * large-fleet (10,000 backends) measures. Fleets larger still are slower again; the estimate
+   * then says "at least".
+   */
+  static final double ASSUMED_LARGE_FLEET_REQUESTS_PER_CPU_SECOND = 4e5;
+
+  /** Up to this many backends a fleet is small for the estimate. */
+  static final int SMALL_FLEET = 1_000;
+
+  /** The largest fleet whose speed has been measured (large-fleet). */
+  static final int MEASURED_FLEET = 10_000;
 
   /** Runs expected to take longer than this say so before they start. */
   static final double LONG_RUN_SECONDS = 60;
@@ -236,21 +250,41 @@ final class SimCommand implements Callable<Integer> {
    * Says before the runs start when they will take long (a fleet of a million backends, say):
    * how many requests, and about how long at a conservative speed per core.
    */
-  private void warnIfLong(List<Scenario> toRun, int workers) {
-    double requests = 0;
-    int runs = 0;
-    long backends = 0;
-    for (Scenario scenario : toRun) {
-      int n = scenario.policies().size() * scenario.seeds();
-      runs += n;
-      requests += n * scenario.expectedRequests();
-      backends = Math.max(backends, scenario.fleet().backends());
+  /** How many runs and requests a command will simulate, and about how long that takes. */
+  record Estimate(int runs, double requests, long backends, double seconds) {
+    static Estimate of(List<Scenario> toRun, int workers) {
+      double requests = 0;
+      double cpuSeconds = 0;
+      int runs = 0;
+      long backends = 0;
+      for (Scenario scenario : toRun) {
+        int n = scenario.policies().size() * scenario.seeds();
+        runs += n;
+        double expected = n * scenario.expectedRequests();
+        requests += expected;
+        cpuSeconds += expected / assumedRequestsPerCpuSecond(scenario.fleet().backends());
+        backends = Math.max(backends, scenario.fleet().backends());
+      }
+      return new Estimate(runs, requests, backends, cpuSeconds / Math.max(1, Math.min(workers, runs)));
     }
-    double seconds = requests / ASSUMED_REQUESTS_PER_CPU_SECOND / Math.min(workers, runs);
-    if (seconds > LONG_RUN_SECONDS) {
+
+    String warning() {
+      return String.format(Locale.ROOT,
+          "ballast sim: %d run%s of about %s requests in all (up to %,d backends); this may take %s%s",
+          runs, runs == 1 ? "" : "s", ProgressLine.millions(requests), backends,
+          backends > MEASURED_FLEET ? "at least " : "", ProgressLine.roughly(seconds));
+    }
+  }
+
+  static double assumedRequestsPerCpuSecond(long backends) {
+    return backends <= SMALL_FLEET ? ASSUMED_REQUESTS_PER_CPU_SECOND : ASSUMED_LARGE_FLEET_REQUESTS_PER_CPU_SECOND;
+  }
+
+  private void warnIfLong(List<Scenario> toRun, int workers) {
+    Estimate estimate = Estimate.of(toRun, workers);
+    if (estimate.seconds() > LONG_RUN_SECONDS) {
       PrintWriter err = spec.commandLine().getErr();
-      err.printf(Locale.ROOT, "ballast sim: %d run%s of about %s requests in all (up to %,d backends); this may take %s%n",
-          runs, runs == 1 ? "" : "s", ProgressLine.millions(requests), backends, ProgressLine.roughly(seconds));
+      err.println(estimate.warning());
       err.flush();
     }
   }

@@ -2,10 +2,14 @@ package dev.ballast.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ballast.sim.ChapterSuite;
+import dev.ballast.sim.Scenario;
+import dev.ballast.sim.ScenarioReader;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -36,6 +40,21 @@ final class SimCommandTest {
         .contains("claims: 0 hold, 0 fail, 1 not judged, of 1 scenario").contains("2 runs: ");
     assertThat(result.out().lines()).allSatisfy(line -> assertThat(line.length()).isLessThanOrEqualTo(120));
     assertThat(result.out()).doesNotContain("report:");
+  }
+
+  @Test
+  void theDefaultSuiteStartsWithoutALongRunWarningAndAMillionBackendsSayHowLongAtLeast() {
+    List<Scenario> suite = ChapterSuite.load().stream().map(scenario -> scenario.withSeeds(1)).toList();
+    assertThat(SimCommand.Estimate.of(suite, 2).seconds()).isLessThan(SimCommand.LONG_RUN_SECONDS);
+
+    Scenario largeFleet = ScenarioReader.readBuiltIn("large-fleet");
+    SimCommand.Estimate large = SimCommand.Estimate.of(List.of(largeFleet), 2);
+    assertThat(large.seconds()).isGreaterThan(SimCommand.LONG_RUN_SECONDS);
+    assertThat(large.warning()).startsWith("ballast sim: 1 run of about 100.8 million requests in all (up to 10,000 backends);"
+        + " this may take 4 min");
+
+    Scenario million = ScenarioReader.parse("million.conf", "backends.count = 1000000\nclients { count = 1000, subset-size = 100 }\n");
+    assertThat(SimCommand.Estimate.of(List.of(million), 2).warning()).contains("(up to 1,000,000 backends); this may take at least ");
   }
 
   @Test
