@@ -74,8 +74,19 @@ public final class Settings<C> {
       return this;
     }
 
+    /** @throws IllegalStateException when a default is derived from a setting this config does not declare */
     @SuppressWarnings("unchecked")
     public Settings<C> done() {
+      List<Setting<?>> declared = new ArrayList<>();
+      for (Bound<Object, C, Object> b : bound) {
+        declared.add(b.setting());
+      }
+      for (Setting<?> setting : declared) {
+        if (setting.defaultBasis() != null && !declared.contains(setting.defaultBasis())) {
+          throw new IllegalStateException(name + "." + setting.name() + ": its default comes from "
+              + setting.defaultBasis().name() + ", which " + name + " does not declare");
+        }
+      }
       return new Settings<>(name, bound, (Supplier<Object>) (Supplier<?>) newBuilder, b -> build.apply((B) b));
     }
   }

@@ -172,6 +172,10 @@ final class SettingTablesTest {
     assertThat(burst.read(SettingSource.of(Map.of("rate", 40.0), ""))).isEqualTo(40);
     assertThatThrownBy(() -> burst.defaultFrom(TokenBucketConfig.RATE, rate -> 1, "one"))
         .isInstanceOf(IllegalStateException.class);
+    assertThatThrownBy(() -> Settings.declare("bucket", TokenBucketConfig::builder, TokenBucketConfig.Builder::build)
+            .with(burst, TokenBucketConfig.Builder::burst, TokenBucketConfig::burst).done())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("bucket.burst: its default comes from rate, which bucket does not declare");
   }
 
   @Test
