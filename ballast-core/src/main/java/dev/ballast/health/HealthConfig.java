@@ -1,10 +1,14 @@
 package dev.ballast.health;
 
 import dev.ballast.internal.Ranges;
+import dev.ballast.settings.Setting;
+import dev.ballast.settings.Settings;
 import java.time.Duration;
 
 /**
- * How a client judges and protects its backends.
+ * How a client judges and protects its backends. Each setting is declared once below, with its
+ * range, default and meaning, and every front end (the gRPC service config's top-level health
+ * fields, the simulator's {@code health} section) reads it through {@link #SETTINGS}.
  *
  * @param activeRequestLimit flow control: the most requests this client keeps in flight to one
  *     backend; a backend at its limit is skipped (default 100, the chapter's value; 1..1000000)
@@ -27,22 +31,65 @@ public record HealthConfig(
     Duration warmUpWindow,
     double warmUpStartFactor) {
 
+  /** The chapter's flow-control limit: {@value}. */
+  public static final int DEFAULT_ACTIVE_REQUEST_LIMIT = 100;
+  /** 5 s. */
+  public static final Duration DEFAULT_HEALTH_CHECK_INTERVAL = Duration.ofSeconds(5);
+  /** 60 s. */
+  public static final Duration DEFAULT_IDLE_HEALTH_CHECK_INTERVAL = Duration.ofSeconds(60);
+  /** 60 s. */
+  public static final Duration DEFAULT_IDLE_AFTER = Duration.ofSeconds(60);
+  /** Zero: warm-up off. */
+  public static final Duration DEFAULT_WARM_UP_WINDOW = Duration.ZERO;
+  /** A tenth of the normal traffic at the start of the window: {@value}. */
+  public static final double DEFAULT_WARM_UP_START_FACTOR = 0.1;
+
   private static final Duration ONE_MS = Duration.ofMillis(1);
   private static final Duration ONE_HOUR = Duration.ofHours(1);
   private static final Duration ONE_DAY = Duration.ofDays(1);
 
+  public static final Setting<Integer> ACTIVE_REQUEST_LIMIT =
+      Setting.wholeNumber("activeRequestLimit", DEFAULT_ACTIVE_REQUEST_LIMIT, 1, 1_000_000,
+          "flow control: the most requests in flight from this client to one backend");
+  public static final Setting<Duration> HEALTH_CHECK_INTERVAL =
+      Setting.duration("healthCheckInterval", DEFAULT_HEALTH_CHECK_INTERVAL, ONE_MS, ONE_HOUR,
+          "how often the transport health-checks an active connection");
+  public static final Setting<Duration> IDLE_HEALTH_CHECK_INTERVAL =
+      Setting.duration("idleHealthCheckInterval", DEFAULT_IDLE_HEALTH_CHECK_INTERVAL, ONE_MS, ONE_DAY,
+          "how often it health-checks an idle connection, no more often than an active one");
+  public static final Setting<Duration> IDLE_AFTER =
+      Setting.duration("idleAfter", DEFAULT_IDLE_AFTER, ONE_MS, ONE_DAY,
+          "a healthy backend with no requests for this long becomes idle");
+  public static final Setting<Duration> WARM_UP_WINDOW =
+      Setting.duration("warmUpWindow", DEFAULT_WARM_UP_WINDOW, Duration.ZERO, ONE_HOUR,
+          "how long a backend that just became healthy is ramped in; 0s turns warm-up off");
+  public static final Setting<Double> WARM_UP_START_FACTOR =
+      Setting.number("warmUpStartFactor", DEFAULT_WARM_UP_START_FACTOR, 0.01, 1.0,
+          "the share of its normal traffic a warming backend gets at the start of the window");
+
+  /** The declared settings, and how each reaches the builder. */
+  public static final Settings<HealthConfig> SETTINGS =
+      Settings.declare("health", HealthConfig::builder, Builder::build)
+          .with(ACTIVE_REQUEST_LIMIT, Builder::activeRequestLimit, HealthConfig::activeRequestLimit)
+          .with(HEALTH_CHECK_INTERVAL, Builder::healthCheckInterval, HealthConfig::healthCheckInterval)
+          .with(IDLE_HEALTH_CHECK_INTERVAL, Builder::idleHealthCheckInterval, HealthConfig::idleHealthCheckInterval)
+          .with(IDLE_AFTER, Builder::idleAfter, HealthConfig::idleAfter)
+          .with(WARM_UP_WINDOW, Builder::warmUpWindow, HealthConfig::warmUpWindow)
+          .with(WARM_UP_START_FACTOR, Builder::warmUpStartFactor, HealthConfig::warmUpStartFactor)
+          .done();
+
   public HealthConfig {
-    Ranges.checkInt("activeRequestLimit", activeRequestLimit, 1, 1_000_000);
-    Ranges.checkDuration("healthCheckInterval", healthCheckInterval, ONE_MS, ONE_HOUR);
-    Ranges.checkDuration("idleHealthCheckInterval", idleHealthCheckInterval, ONE_MS, ONE_DAY);
+    ACTIVE_REQUEST_LIMIT.check(activeRequestLimit);
+    HEALTH_CHECK_INTERVAL.check(healthCheckInterval);
+    IDLE_HEALTH_CHECK_INTERVAL.check(idleHealthCheckInterval);
     if (idleHealthCheckInterval.compareTo(healthCheckInterval) < 0) {
       throw new IllegalArgumentException(
           "idleHealthCheckInterval: " + Ranges.format(idleHealthCheckInterval) + " (expected: "
               + Ranges.format(healthCheckInterval) + ".." + Ranges.format(ONE_DAY) + ", idle checks are the cheaper ones)");
     }
-    Ranges.checkDuration("idleAfter", idleAfter, ONE_MS, ONE_DAY);
-    Ranges.checkDuration("warmUpWindow", warmUpWindow, Duration.ZERO, ONE_HOUR);
-    Ranges.checkDouble("warmUpStartFactor", warmUpStartFactor, 0.01, 1.0);
+    IDLE_AFTER.check(idleAfter);
+    WARM_UP_WINDOW.check(warmUpWindow);
+    WARM_UP_START_FACTOR.check(warmUpStartFactor);
   }
 
   /** Every setting at its default. */
@@ -61,12 +108,12 @@ public record HealthConfig(
 
   /** Settings start at their defaults; each setter validates on {@link #build()}. */
   public static final class Builder {
-    private int activeRequestLimit = 100;
-    private Duration healthCheckInterval = Duration.ofSeconds(5);
-    private Duration idleHealthCheckInterval = Duration.ofSeconds(60);
-    private Duration idleAfter = Duration.ofSeconds(60);
-    private Duration warmUpWindow = Duration.ZERO;
-    private double warmUpStartFactor = 0.1;
+    private int activeRequestLimit = DEFAULT_ACTIVE_REQUEST_LIMIT;
+    private Duration healthCheckInterval = DEFAULT_HEALTH_CHECK_INTERVAL;
+    private Duration idleHealthCheckInterval = DEFAULT_IDLE_HEALTH_CHECK_INTERVAL;
+    private Duration idleAfter = DEFAULT_IDLE_AFTER;
+    private Duration warmUpWindow = DEFAULT_WARM_UP_WINDOW;
+    private double warmUpStartFactor = DEFAULT_WARM_UP_START_FACTOR;
 
     private Builder() {}
 

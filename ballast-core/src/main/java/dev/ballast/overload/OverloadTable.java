@@ -18,6 +18,7 @@ public final class OverloadTable {
     add(RetryPolicy.SETTINGS);
     add(Backoff.SETTINGS);
     add(RetryBudgetConfig.SETTINGS);
+    add(TokenBucketConfig.SETTINGS);
   }
 
   private OverloadTable() {}
@@ -26,7 +27,10 @@ public final class OverloadTable {
     PARTS.put(settings.name(), settings);
   }
 
-  /** The parts' names: {@code throttle}, {@code limiter}, {@code retry}, {@code backoff}, {@code retryBudget}. */
+  /**
+   * The parts' names: {@code throttle}, {@code limiter}, {@code retry}, {@code backoff}, {@code
+   * retryBudget}, {@code tokenBucket}.
+   */
   public static List<String> names() {
     return List.copyOf(PARTS.keySet());
   }

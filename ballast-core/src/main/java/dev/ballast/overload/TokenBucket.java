@@ -46,6 +46,11 @@ public interface TokenBucket {
     return new GcraTokenBucket(ratePerSecond, burst, clock);
   }
 
+  /** A full bucket on {@code clock} with {@code config}'s rate and burst. */
+  static TokenBucket create(TokenBucketConfig config, NanoClock clock) {
+    return create(config.rate(), config.burst(), clock);
+  }
+
   /**
    * Takes {@code n} tokens if the bucket holds that many now, and says whether it did; a refusal
    * takes nothing.

@@ -10,6 +10,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
+import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -19,6 +20,12 @@ import java.util.regex.Pattern;
  * through {@link SettingSource#of}) reads it through this declaration, so a value is checked the
  * same way and a bad one gets the same message everywhere: {@code "key: value (expected: ...)"},
  * with the key as the user wrote it and the value as {@link Ranges} writes values.
+ *
+ * <p>A setting's default is one of three kinds: a fixed value (most settings); none, so that the
+ * setting is required ({@link #required()}: declared without a default, and reading a config
+ * that leaves it out is an error, {@code "key: missing (expected: ...)"}); or derived from
+ * another setting of the same config ({@link #defaultFrom}: a token bucket's burst is one second
+ * of its rate), which the config's builder applies through {@link #defaultFor}.
  *
  * <p>A name is camelCase, as in the config record and in JSON; a dotted name ({@code
  * criticalityShares.critical}) sits in a nested object. {@link #kebab(String)} is the one mapping
@@ -57,8 +64,17 @@ public final class Setting<T> {
   private final T max;
   private final List<String> choices;
   private final String meaning;
+  /** For a default derived from another setting: that setting, the rule, and the rule in words; else null. */
+  private final Setting<?> basis;
+  private final Function<Object, T> rule;
+  private final String ruleText;
 
   private Setting(String name, Type type, T defaultValue, T min, T max, List<String> choices, String meaning) {
+    this(name, type, defaultValue, min, max, choices, meaning, null, null, null);
+  }
+
+  private Setting(String name, Type type, T defaultValue, T min, T max, List<String> choices, String meaning,
+      Setting<?> basis, Function<Object, T> rule, String ruleText) {
     this.name = Objects.requireNonNull(name, "name");
     this.type = type;
     this.defaultValue = defaultValue;
@@ -66,6 +82,9 @@ public final class Setting<T> {
     this.max = max;
     this.choices = choices;
     this.meaning = Objects.requireNonNull(meaning, "meaning");
+    this.basis = basis;
+    this.rule = rule;
+    this.ruleText = ruleText;
   }
 
   public static Setting<Boolean> flag(String name, boolean defaultValue, String meaning) {
@@ -76,8 +95,18 @@ public final class Setting<T> {
     return new Setting<>(name, Type.WHOLE_NUMBER, defaultValue, min, max, List.of(), meaning);
   }
 
+  /** A whole number with no default: required, unless {@link #defaultFrom} derives one. */
+  public static Setting<Integer> wholeNumber(String name, int min, int max, String meaning) {
+    return new Setting<>(name, Type.WHOLE_NUMBER, null, min, max, List.of(), meaning);
+  }
+
   public static Setting<Double> number(String name, double defaultValue, double min, double max, String meaning) {
     return new Setting<>(name, Type.NUMBER, defaultValue, min, max, List.of(), meaning);
+  }
+
+  /** A number with no default: required, unless {@link #defaultFrom} derives one. */
+  public static Setting<Double> number(String name, double min, double max, String meaning) {
+    return new Setting<>(name, Type.NUMBER, null, min, max, List.of(), meaning);
   }
 
   public static Setting<Duration> duration(
@@ -99,6 +128,22 @@ public final class Setting<T> {
     return new Setting<>(name, Type.WEIGHTS, Map.of(), Map.of("", min), Map.of("", max), List.of(), meaning);
   }
 
+  /**
+   * This setting, declared without a default, with one derived from {@code basis}'s value by
+   * {@code rule}; {@code ruleText} says the rule in words, for messages and docs ({@code "one
+   * second of rate, at least 1"}). The rule's result must be within this setting's range for
+   * every value of {@code basis}.
+   */
+  @SuppressWarnings("unchecked")
+  public <U> Setting<T> defaultFrom(Setting<U> basis, Function<? super U, ? extends T> rule, String ruleText) {
+    if (defaultValue != null || this.basis != null) {
+      throw new IllegalStateException(name + ": already has a default");
+    }
+    Function<Object, T> derive = value -> rule.apply((U) value);
+    return new Setting<>(name, type, null, min, max, choices, meaning, Objects.requireNonNull(basis, "basis"),
+        derive, Objects.requireNonNull(ruleText, "ruleText"));
+  }
+
   public String name() {
     return name;
   }
@@ -107,8 +152,45 @@ public final class Setting<T> {
     return type;
   }
 
+  /** The fixed default; null for a required setting and for one whose default is {@linkplain #defaultFrom derived}. */
   public T defaultValue() {
     return defaultValue;
+  }
+
+  /** Whether a config must set this setting: it has no default, fixed or derived. */
+  public boolean required() {
+    return defaultValue == null && basis == null;
+  }
+
+  /** The setting whose value gives this one's default, or null when the default is fixed or there is none. */
+  public Setting<?> defaultBasis() {
+    return basis;
+  }
+
+  /**
+   * This setting's default when {@link #defaultBasis()} has the value {@code basisValue}: what a
+   * config's builder takes when this setting is not set. For a fixed default, that default.
+   *
+   * @throws IllegalStateException for a required setting, which has no default
+   */
+  public T defaultFor(Object basisValue) {
+    if (basis != null) {
+      return check(rule.apply(basisValue));
+    }
+    if (defaultValue == null) {
+      throw new IllegalStateException(name + ": required, it has no default");
+    }
+    return defaultValue;
+  }
+
+  /** The default in words: the value, the rule it is derived by, or {@code required}. */
+  public String defaultText() {
+    return basis != null ? ruleText : defaultValue != null ? written(defaultValue) : "required";
+  }
+
+  /** The error for a required setting left out, at {@code where} (the key as the user wrote it). */
+  public IllegalArgumentException missing(String where) {
+    return new IllegalArgumentException(where + ": missing (expected: " + expected() + ")");
   }
 
   /** The least value allowed; null for flags, choices and weights. */
@@ -137,16 +219,19 @@ public final class Setting<T> {
    */
   @SuppressWarnings("unchecked")
   public T example() {
+    // A setting with no fixed default is nudged from the default its basis's example gives it, or,
+    // when required, from the least value allowed.
+    T anchor = defaultValue != null ? defaultValue : basis != null ? defaultFor(basis.example()) : min;
     Object value = switch (type) {
-      case FLAG -> !(Boolean) defaultValue;
-      case WHOLE_NUMBER -> (Integer) defaultValue < (Integer) max ? (Integer) defaultValue + 1 : (Integer) defaultValue - 1;
+      case FLAG -> !(Boolean) anchor;
+      case WHOLE_NUMBER -> (Integer) anchor < (Integer) max ? (Integer) anchor + 1 : (Integer) anchor - 1;
       case NUMBER -> {
-        double d = (Double) defaultValue;
+        double d = (Double) anchor;
         double nudged = d == 0 ? ((Double) min + (Double) max) / 2 : d * 1.1 <= (Double) max ? d * 1.1 : d * 0.9;
         yield nudged;
       }
       case DURATION -> {
-        Duration d = (Duration) defaultValue;
+        Duration d = (Duration) anchor;
         Duration nudged = d.isZero() ? Duration.ofMillis(1) : d.multipliedBy(2).compareTo((Duration) max) <= 0
             ? d.multipliedBy(2) : d.dividedBy(2);
         yield nudged.compareTo((Duration) min) < 0 ? min : nudged;
@@ -199,7 +284,11 @@ public final class Setting<T> {
 
   /** {@link #read(SettingSource, String, Object)} at the key the source writes this setting's name as. */
   public T read(SettingSource source) {
-    return read(source, source.key(name), defaultValue);
+    String key = source.key(name);
+    if (source.value(key) == null && required()) {
+      throw missing(source.path() + key);
+    }
+    return read(source, key, basis != null ? defaultFor(basis.read(source)) : defaultValue);
   }
 
   /** Converts a value as a front end hands it over and checks it; {@code where} names it in messages. */
@@ -373,6 +462,6 @@ public final class Setting<T> {
 
   @Override
   public String toString() {
-    return name + " (" + expected() + "; default " + written(defaultValue) + "): " + meaning;
+    return name + " (" + expected() + "; default " + defaultText() + "): " + meaning;
   }
 }

@@ -15,8 +15,10 @@ import java.util.function.Supplier;
 /**
  * The declared settings of one config record, and how each reaches the record's builder: the one
  * reader every front end uses for that config. Reading an object checks, in this order, that
- * every key is known, that every value has its setting's type and range (in declaration order;
- * the first bad one is reported), and then builds the record, whose own checks cover the
+ * every key is known, that every value has its setting's type and range and that every required
+ * setting is there (in declaration order; the first bad one is reported), and then builds the
+ * record, whose builder applies the defaults (fixed, or {@linkplain Setting#defaultFrom derived}
+ * from another setting) and whose own checks cover the
  * relations between settings (a backoff's cap no smaller than its initial wait); a relation
  * broken is a {@link RelationException} that names the key as the user wrote it.
  *
@@ -72,8 +74,19 @@ public final class Settings<C> {
       return this;
     }
 
+    /** @throws IllegalStateException when a default is derived from a setting this config does not declare */
     @SuppressWarnings("unchecked")
     public Settings<C> done() {
+      List<Setting<?>> declared = new ArrayList<>();
+      for (Bound<Object, C, Object> b : bound) {
+        declared.add(b.setting());
+      }
+      for (Setting<?> setting : declared) {
+        if (setting.defaultBasis() != null && !declared.contains(setting.defaultBasis())) {
+          throw new IllegalStateException(name + "." + setting.name() + ": its default comes from "
+              + setting.defaultBasis().name() + ", which " + name + " does not declare");
+        }
+      }
       return new Settings<>(name, bound, (Supplier<Object>) (Supplier<?>) newBuilder, b -> build.apply((B) b));
     }
   }
@@ -112,7 +125,11 @@ public final class Settings<C> {
     throw new IllegalArgumentException("setting: " + setting.name() + " (expected: one of " + name + "'s)");
   }
 
-  /** The config with every setting at its default. */
+  /**
+   * The config with every setting at its default.
+   *
+   * @throws IllegalArgumentException when the config has a {@linkplain Setting#required() required} setting
+   */
   public C defaults() {
     return build.apply(newBuilder.get());
   }
@@ -126,7 +143,8 @@ public final class Settings<C> {
    * Reads the config from {@code source}, every setting it does not set at its default.
    *
    * @param ownKeys keys the front end reads itself in this object (an {@code enabled} flag), as written
-   * @throws IllegalArgumentException for an unknown key, a value of the wrong type or out of range
+   * @throws IllegalArgumentException for an unknown key, a value of the wrong type or out of range,
+   *     or a required setting missing ({@code "key: missing (expected: ...)"})
    * @throws RelationException for values that break a relation the record checks
    */
   public C read(SettingSource source, Set<String> ownKeys) {
@@ -137,6 +155,8 @@ public final class Settings<C> {
       Object raw = rawValue(source, setting.name());
       if (raw != null) {
         b.set().accept(builder, setting.convert(source.path() + keyOf(source, setting.name()), raw));
+      } else if (setting.required()) {
+        throw setting.missing(source.path() + keyOf(source, setting.name()));
       }
     }
     try {

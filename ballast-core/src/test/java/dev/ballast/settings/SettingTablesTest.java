@@ -3,8 +3,10 @@ package dev.ballast.settings;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.ballast.health.HealthConfig;
 import dev.ballast.overload.Backoff;
 import dev.ballast.overload.OverloadTable;
+import dev.ballast.overload.TokenBucketConfig;
 import dev.ballast.pick.Policy;
 import dev.ballast.pick.PolicyTable;
 import java.time.Duration;
@@ -17,20 +19,41 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
- * Walks the declaration tables: every policy's and every overload part's settings. The record's
- * defaults must be the declared ones (a default written anywhere else fails here), every setting
- * must reach its record through a source of settings, and bad values get the one message shape.
+ * Walks the declaration tables: every policy's, every overload part's and the health settings. The
+ * record's defaults must be the declared ones, fixed or derived from another setting (a default
+ * written anywhere else fails here), every setting must reach its record through a source of
+ * settings, a required one must be set, and bad values get the one message shape.
  */
 final class SettingTablesTest {
 
-  /** Every declared config: the policies' and the overload parts'. */
+  /** Every declared config: the policies', the overload parts' and the health settings. */
   static List<Settings<?>> everyConfig() {
     List<Settings<?>> all = new ArrayList<>();
     for (PolicyTable.Entry<?> entry : PolicyTable.entries()) {
       all.add(entry.settings());
     }
     all.addAll(OverloadTable.parts());
+    all.add(HealthConfig.SETTINGS);
     return all;
+  }
+
+  /** The least a config must be given: each required setting at its example. */
+  static Map<String, Object> required(Settings<?> config) {
+    Map<String, Object> values = new LinkedHashMap<>();
+    for (Setting<?> setting : config.settings()) {
+      if (setting.required()) {
+        values.put(setting.name(), setting.example());
+      }
+    }
+    return values;
+  }
+
+  /** {@link #required(Settings)} and {@code value} at the dotted {@code name}. */
+  static Map<String, Object> withRequired(Settings<?> config, String name, Object value) {
+    Map<String, Object> values = new LinkedHashMap<>(required(config));
+    values.remove(name);
+    values.putAll(at(name, value));
+    return values;
   }
 
   /** {@code value} at the dotted {@code name}, as nested maps. */
@@ -49,17 +72,22 @@ final class SettingTablesTest {
   }
 
   private static <C> void assertDefaults(Settings<C> config) {
-    C defaults = config.defaults();
+    C defaults = config.read(SettingSource.of(required(config), ""));
     for (Setting<?> setting : config.settings()) {
-      assertThat(config.valueOf(defaults, setting)).as(config.name() + "." + setting.name())
-          .isEqualTo(setting.defaultValue());
+      if (setting.required()) {
+        continue;
+      }
+      Object expected = setting.defaultBasis() == null
+          ? setting.defaultValue() : setting.defaultFor(config.valueOf(defaults, setting.defaultBasis()));
+      assertThat(config.valueOf(defaults, setting)).as(config.name() + "." + setting.name()).isEqualTo(expected);
     }
   }
 
   @Test
   void everySettingIsDeclaredWithAMeaningAndOnceInItsConfig() {
     assertThat(PolicyTable.names()).isEqualTo(Policy.NAMES);
-    assertThat(OverloadTable.names()).containsExactly("throttle", "limiter", "retry", "backoff", "retryBudget");
+    assertThat(OverloadTable.names())
+        .containsExactly("throttle", "limiter", "retry", "backoff", "retryBudget", "tokenBucket");
     for (Settings<?> config : everyConfig()) {
       Set<String> names = new HashSet<>();
       for (Setting<?> setting : config.settings()) {
@@ -80,8 +108,10 @@ final class SettingTablesTest {
   private static <C> void assertEverySettingReaches(Settings<C> config) {
     for (Setting<?> setting : config.settings()) {
       Object example = setting.example();
-      assertThat(example).as(config.name() + "." + setting.name()).isNotEqualTo(setting.defaultValue());
-      C read = config.read(SettingSource.of(at(setting.name(), example), ""));
+      C read = config.read(SettingSource.of(withRequired(config, setting.name(), example), ""));
+      Object unset = setting.required() ? null : setting.defaultBasis() == null ? setting.defaultValue()
+          : setting.defaultFor(config.valueOf(read, setting.defaultBasis()));
+      assertThat(example).as(config.name() + "." + setting.name()).isNotEqualTo(unset);
       assertThat(config.valueOf(read, setting)).as(config.name() + "." + setting.name()).isEqualTo(example);
     }
   }
@@ -103,7 +133,7 @@ final class SettingTablesTest {
       for (Setting<?> setting : config.settings()) {
         String where = "p." + setting.name();
         Object wrong = setting.type() == Setting.Type.FLAG ? (Object) 1.0 : (Object) true;
-        assertThatThrownBy(() -> config.read(SettingSource.of(at(setting.name(), wrong), "p.")))
+        assertThatThrownBy(() -> config.read(SettingSource.of(withRequired(config, setting.name(), wrong), "p.")))
             .isInstanceOf(IllegalArgumentException.class)
             .isNotInstanceOf(Settings.RelationException.class)
             .hasMessage(where + ": " + Setting.written(wrong) + " (expected: " + setting.expected() + ")");
@@ -113,6 +143,51 @@ final class SettingTablesTest {
         .hasMessage("retry.backoff.initial: 0s (expected: a duration in 1ms..1m)");
     assertThatThrownBy(() -> Backoff.SETTINGS.read(SettingSource.of(Map.of("multiplier", 11.0), "")))
         .hasMessage("multiplier: 11 (expected: a number in 1..10)");
+  }
+
+  @Test
+  void aRequiredSettingLeftOutIsNamedAsMissing() {
+    assertThatThrownBy(() -> TokenBucketConfig.SETTINGS.read(SettingSource.of(Map.of("burst", 5.0), "rateLimit.")))
+        .isNotInstanceOf(Settings.RelationException.class)
+        .hasMessage("rateLimit.rate: missing (expected: a number in 0..1000000000)");
+    assertThatThrownBy(() -> TokenBucketConfig.SETTINGS.defaults())
+        .hasMessage("rate: missing (expected: a number in 0..1000000000)");
+    assertThatThrownBy(() -> TokenBucketConfig.RATE.read(SettingSource.of(Map.of(), "x.")))
+        .hasMessage("x.rate: missing (expected: a number in 0..1000000000)");
+    assertThat(TokenBucketConfig.RATE.required()).isTrue();
+    assertThat(TokenBucketConfig.RATE.defaultText()).isEqualTo("required");
+  }
+
+  @Test
+  void aDerivedDefaultFollowsItsBasisUnlessSet() {
+    Setting<Integer> burst = TokenBucketConfig.BURST;
+    assertThat(burst.required()).isFalse();
+    assertThat(burst.defaultBasis()).isSameAs(TokenBucketConfig.RATE);
+    assertThat(burst.defaultText()).isEqualTo("one second of rate, at least 1");
+    assertThat(TokenBucketConfig.SETTINGS.read(SettingSource.of(Map.of("rate", 2.5), ""))).isEqualTo(new TokenBucketConfig(2.5, 3));
+    assertThat(TokenBucketConfig.SETTINGS.read(SettingSource.of(Map.of("rate", 0.0), ""))).isEqualTo(new TokenBucketConfig(0, 1));
+    assertThat(TokenBucketConfig.SETTINGS.read(SettingSource.of(Map.of("rate", 2.5, "burst", 7.0), "")))
+        .isEqualTo(new TokenBucketConfig(2.5, 7));
+    assertThat(TokenBucketConfig.of(1e9)).isEqualTo(new TokenBucketConfig(1e9, 1_000_000_000));
+    assertThat(burst.read(SettingSource.of(Map.of("rate", 40.0), ""))).isEqualTo(40);
+    assertThatThrownBy(() -> burst.defaultFrom(TokenBucketConfig.RATE, rate -> 1, "one"))
+        .isInstanceOf(IllegalStateException.class);
+    assertThatThrownBy(() -> Settings.declare("bucket", TokenBucketConfig::builder, TokenBucketConfig.Builder::build)
+            .with(burst, TokenBucketConfig.Builder::burst, TokenBucketConfig::burst).done())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("bucket.burst: its default comes from rate, which bucket does not declare");
+  }
+
+  @Test
+  void healthDurationsTakeAnyUnit() {
+    HealthConfig read = HealthConfig.SETTINGS.read(
+        SettingSource.of(Map.of("healthCheckInterval", "250ms", "idleAfter", "2m", "warmUpWindow", "0.5s"), ""));
+    assertThat(read.healthCheckInterval()).isEqualTo(Duration.ofMillis(250));
+    assertThat(read.idleAfter()).isEqualTo(Duration.ofMinutes(2));
+    assertThat(read.warmUpWindow()).isEqualTo(Duration.ofMillis(500));
+    assertThatThrownBy(() -> HealthConfig.SETTINGS.read(SettingSource.of(Map.of("idleHealthCheckInterval", "1s"), "")))
+        .isInstanceOf(Settings.RelationException.class)
+        .hasMessage("idleHealthCheckInterval: 1s (expected: 5s..1d, idle checks are the cheaper ones)");
   }
 
   @Test

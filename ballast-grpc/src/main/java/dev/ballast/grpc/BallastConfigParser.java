@@ -6,25 +6,24 @@ import dev.ballast.overload.Criticality;
 import dev.ballast.overload.RetryBudgetConfig;
 import dev.ballast.overload.RetryPolicy;
 import dev.ballast.overload.ThrottleConfig;
+import dev.ballast.overload.TokenBucketConfig;
 import dev.ballast.pick.FairShareConfig;
 import dev.ballast.pick.InterleavedWeightedRoundRobinConfig;
 import dev.ballast.pick.LeastLoadedConfig;
 import dev.ballast.pick.Policy;
 import dev.ballast.pick.PolicyTable;
 import dev.ballast.pick.PrequalProbingConfig;
+import dev.ballast.settings.Setting;
 import dev.ballast.settings.SettingSource;
 import dev.ballast.settings.Settings;
 import dev.ballast.subset.ClientIdentity;
 import dev.ballast.subset.Subsetter;
-import java.math.BigDecimal;
-import java.time.Duration;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Consumer;
 import java.util.function.Function;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * Turns the JSON object under {@code "ballast"} in a service config into a {@link BallastConfig}.
@@ -44,7 +43,11 @@ final class BallastConfigParser {
   static final int MAX_SUBSET_SIZE = 10_000;
   static final String DEFAULT_POLICY = "least_loaded_round_robin";
 
-  static final Set<String> FIELDS =
+  /**
+   * The top-level fields this parser reads itself; the health fields ({@link HealthConfig#SETTINGS})
+   * sit beside them and are read through their declarations.
+   */
+  private static final Set<String> OWN_FIELDS =
       Set.of(
           "subsetAlgorithm",
           "subsetSize",
@@ -53,23 +56,15 @@ final class BallastConfigParser {
           "clientIndex",
           "clientCount",
           "policy",
-          "activeRequestLimit",
           "healthCheckServiceName",
-          "healthCheckInterval",
-          "idleHealthCheckInterval",
-          "idleAfter",
-          "warmUpWindow",
-          "warmUpStartFactor",
           "throttle",
           "retryBudget",
-          "overloadRetryFloor",
+          RetryPolicy.OVERLOAD_RETRY_FLOOR.name(),
           "rateLimit");
-  private static final Set<String> RATE_LIMIT_FIELDS = Set.of("rate", "burst");
+  static final Set<String> FIELDS = fields();
   /** The one key of the throttle's and the budget's objects that is this front end's, not a setting. */
   private static final String ENABLED = "enabled";
 
-  // The JSON form of google.protobuf.Duration, which gRPC service configs use: "10s", "0.25s".
-  private static final Pattern DURATION = Pattern.compile("(\\d{1,12})(\\.\\d{1,9})?s");
   // Doubles hold every integer up to 2^53 exactly; larger JSON numbers have already lost digits.
   private static final double MAX_EXACT = 9_007_199_254_740_992.0;
 
@@ -169,25 +164,13 @@ final class BallastConfigParser {
   }
 
   /**
-   * The client's own rate limit, a token bucket in front of the balancer; null (no limit) unless
-   * set. The burst defaults to one second's worth of the rate.
+   * The client's own rate limit, a token bucket in front of the balancer, read through the
+   * bucket's declared settings (its rate required, its burst one second of the rate unless set);
+   * null (no limit) unless set.
    */
-  private static ClientOverload.RateLimit rateLimit(Map<String, ?> json) {
-    Map<String, ?> r = object(json, "rateLimit");
-    if (r == null) {
-      return null;
-    }
-    checkKnown("rateLimit.", r, RATE_LIMIT_FIELDS);
-    if (!r.containsKey("rate")) {
-      throw new IllegalArgumentException("rateLimit.rate: missing (expected: requests per second, a number in 0..1000000000)");
-    }
-    try {
-      double rate = number(r, "rate", 0, 0, 1e9, false);
-      long burst = (long) number(r, "burst", Math.max(1, Math.ceil(rate)), 1, 1e9, true);
-      return new ClientOverload.RateLimit(rate, burst);
-    } catch (IllegalArgumentException e) {
-      throw prefixed("rateLimit.", e);
-    }
+  private static TokenBucketConfig rateLimit(Map<String, ?> json) {
+    Map<String, ?> object = object(json, "rateLimit");
+    return object == null ? null : TokenBucketConfig.SETTINGS.read(SettingSource.of(object, "rateLimit."));
   }
 
   /** An object field, or null when absent. */
@@ -284,29 +267,17 @@ final class BallastConfigParser {
     return new ReadPolicy(entry.create(config), config);
   }
 
+  /** The health fields, which sit at the top level beside this parser's own. */
   private static HealthConfig health(Map<String, ?> json) {
-    HealthConfig d = HealthConfig.defaults();
-    try {
-      return HealthConfig.builder()
-          .activeRequestLimit(integer(json, "activeRequestLimit", d.activeRequestLimit(), 1, 1_000_000))
-          .healthCheckInterval(duration(json, "", "healthCheckInterval", d.healthCheckInterval()))
-          .idleHealthCheckInterval(duration(json, "", "idleHealthCheckInterval", d.idleHealthCheckInterval()))
-          .idleAfter(duration(json, "", "idleAfter", d.idleAfter()))
-          .warmUpWindow(duration(json, "", "warmUpWindow", d.warmUpWindow()))
-          .warmUpStartFactor(number(json, "warmUpStartFactor", "warmUpStartFactor", d.warmUpStartFactor()))
-          .build();
-    } catch (IllegalArgumentException e) {
-      throw prefixed("", e);
-    }
+    return HealthConfig.SETTINGS.read(SettingSource.of(json, ""), OWN_FIELDS);
   }
 
-  /** Core validation names the setting but not where it sits in the JSON; this adds the path. */
-  private static IllegalArgumentException prefixed(String prefix, IllegalArgumentException e) {
-    String message = String.valueOf(e.getMessage());
-    if (prefix.isEmpty() || message.startsWith(prefix)) {
-      return e;
+  private static Set<String> fields() {
+    Set<String> fields = new HashSet<>(OWN_FIELDS);
+    for (Setting<?> setting : HealthConfig.SETTINGS.settings()) {
+      fields.add(setting.name());
     }
-    return new IllegalArgumentException(prefix + message, e);
+    return Set.copyOf(fields);
   }
 
   private static void checkKnown(String prefix, Map<String, ?> json, Set<String> allowed) {
@@ -389,34 +360,6 @@ final class BallastConfigParser {
       throw new IllegalArgumentException(field + ": " + format(value) + " (expected: " + expected + ")");
     }
     return d;
-  }
-
-  /** A number whose range the core checks (its message then names the range). */
-  private static double number(Map<String, ?> json, String path, String field, double defaultValue) {
-    Object value = json.get(field);
-    if (value == null) {
-      return defaultValue;
-    }
-    if (!(value instanceof Number)) {
-      throw new IllegalArgumentException(path + ": " + format(value) + " (expected: a number)");
-    }
-    return ((Number) value).doubleValue();
-  }
-
-  private static Duration duration(Map<String, ?> json, String prefix, String field, Duration defaultValue) {
-    Object value = json.get(field);
-    if (value == null) {
-      return defaultValue;
-    }
-    Matcher m = value instanceof String ? DURATION.matcher((String) value) : null;
-    if (m == null || !m.matches()) {
-      throw new IllegalArgumentException(
-          prefix + field + ": " + format(value)
-              + " (expected: a duration in seconds as a string, such as \"10s\" or \"0.25s\")");
-    }
-    long seconds = Long.parseLong(m.group(1));
-    long nanos = m.group(2) == null ? 0 : new BigDecimal("0" + m.group(2)).movePointRight(9).longValueExact();
-    return Duration.ofSeconds(seconds, nanos);
   }
 
   private static String format(Object value) {

@@ -7,6 +7,7 @@ import dev.ballast.overload.RetryBudgetConfig;
 import dev.ballast.overload.RetryPolicy;
 import dev.ballast.overload.ThrottleConfig;
 import dev.ballast.overload.TokenBucket;
+import dev.ballast.overload.TokenBucketConfig;
 import dev.ballast.time.NanoClock;
 import io.grpc.LoadBalancer.PickResult;
 import io.grpc.Status;
@@ -28,14 +29,12 @@ final class ClientOverload {
    * Throttle, budget, floor and rate-limit settings, validated by the config parser; a null
    * throttle, budget or rate limit is off.
    */
-  record Settings(ThrottleConfig throttle, RetryBudgetConfig budget, Criticality overloadRetryFloor, RateLimit rateLimit) {
+  record Settings(
+      ThrottleConfig throttle, RetryBudgetConfig budget, Criticality overloadRetryFloor, TokenBucketConfig rateLimit) {
     static Settings defaults() {
       return new Settings(ThrottleConfig.defaults(), RetryBudgetConfig.defaults(), RetryPolicy.DEFAULT_OVERLOAD_RETRY_FLOOR, null);
     }
   }
-
-  /** The client's own cap on what it sends to the target: requests per second and burst. */
-  record RateLimit(double rate, long burst) {}
 
   final AdaptiveThrottle throttle;
   final RetryBudget budget;
@@ -52,8 +51,8 @@ final class ClientOverload {
     this.throttle = settings.throttle() == null ? null : AdaptiveThrottle.create(settings.throttle(), clock);
     this.budget = settings.budget() == null ? null : RetryBudget.create(settings.budget(), clock);
     this.overloadRetryFloor = settings.overloadRetryFloor();
-    RateLimit limit = settings.rateLimit();
-    this.rateLimit = limit == null ? null : TokenBucket.create(limit.rate(), limit.burst(), clock);
+    TokenBucketConfig limit = settings.rateLimit();
+    this.rateLimit = limit == null ? null : TokenBucket.create(limit, clock);
     this.overRateLimit = limit == null ? null : PickResult.withDrop(Status.RESOURCE_EXHAUSTED.withDescription(
         "ballast: not sent, over the client's rate limit of " + limit.rate() + " requests per second (burst "
             + limit.burst() + ", service config rateLimit)"));

@@ -209,9 +209,12 @@ final class BallastConfigParserTest {
           {"policy": {"weighted_round_robin": {"blackoutPeriod": "7200s"}}} | policy.weighted_round_robin.blackoutPeriod: 2h (expected: a duration in 0s..1h)
           {"policy": {"least_loaded_round_robin": {"countErrors": "yes"}}} | policy.least_loaded_round_robin.countErrors: 'yes' (expected: true or false)
           {"policy": ["round_robin"]}              | policy: [round_robin] (expected: a policy name, or an object with one key
-          {"activeRequestLimit": 0}                | activeRequestLimit: 0 (expected: an integer in 1..1000000)
-          {"healthCheckInterval": "0s"}            | healthCheckInterval: 0s (expected: 1ms..1h)
-          {"warmUpStartFactor": 2}                 | warmUpStartFactor: 2 (expected: 0.01..1)
+          {"activeRequestLimit": 0}                | activeRequestLimit: 0 (expected: a whole number in 1..1000000)
+          {"healthCheckInterval": "0s"}            | healthCheckInterval: 0s (expected: a duration in 1ms..1h)
+          {"healthCheckInterval": "10"}            | healthCheckInterval: '10' (expected: a duration in 1ms..1h)
+          {"idleAfter": 60}                        | idleAfter: 60 (expected: a duration in 1ms..1d)
+          {"idleHealthCheckInterval": "1s"}        | idleHealthCheckInterval: 1s (expected: 5s..1d, idle checks are the cheaper ones)
+          {"warmUpStartFactor": 2}                 | warmUpStartFactor: 2 (expected: a number in 0.01..1)
           {"healthCheckServiceName": 5}            | healthCheckServiceName: 5 (expected: a string)
           {"subsetSise": 3}                        | subsetSise: unknown key (expected: one of activeRequestLimit, clientCount, clientIndex,
           """)

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.ballast.grpc.testing.StaticResolverProvider;
 import dev.ballast.overload.Criticality;
 import dev.ballast.overload.LimiterConfig;
+import dev.ballast.overload.TokenBucketConfig;
 import dev.ballast.testing.FakeClock;
 import dev.ballast.testing.FakeScheduler;
 import io.grpc.CallOptions;
@@ -299,14 +300,15 @@ final class OverloadGrpcTest {
     assertThatThrownBy(() -> parser.parse(json("rateLimit", json("rate", -1))))
         .hasMessage("rateLimit.rate: -1 (expected: a number in 0..1000000000)");
     assertThatThrownBy(() -> parser.parse(json("rateLimit", json("rate", 10, "burst", 0))))
-        .hasMessage("rateLimit.burst: 0 (expected: an integer in 1..1000000000)");
+        .hasMessage("rateLimit.burst: 0 (expected: a whole number in 1..1000000000)");
     assertThatThrownBy(() -> parser.parse(json("rateLimit", json("burst", 10))))
-        .hasMessage("rateLimit.rate: missing (expected: requests per second, a number in 0..1000000000)");
+        .hasMessage("rateLimit.rate: missing (expected: a number in 0..1000000000)");
     assertThatThrownBy(() -> parser.parse(json("rateLimit", json("rate", 10, "per", "second"))))
         .hasMessageStartingWith("rateLimit.per: unknown key");
     assertThat(parser.parse(json()).overload().rateLimit()).isNull();
     assertThat(parser.parse(json("rateLimit", json("rate", 2.5))).overload().rateLimit())
-        .isEqualTo(new ClientOverload.RateLimit(2.5, 3));
+        .as("the burst defaults to one second of the rate, rounded up")
+        .isEqualTo(new TokenBucketConfig(2.5, 3));
   }
 
   @Test

@@ -2,15 +2,18 @@ package dev.ballast.grpc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ballast.health.HealthConfig;
 import dev.ballast.internal.Ranges;
 import dev.ballast.overload.RetryBudgetConfig;
 import dev.ballast.overload.RetryPolicy;
 import dev.ballast.overload.ThrottleConfig;
+import dev.ballast.overload.TokenBucketConfig;
 import dev.ballast.pick.PolicyTable;
 import dev.ballast.settings.Setting;
 import dev.ballast.settings.SettingSource;
 import dev.ballast.settings.Settings;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.Function;
 import java.util.stream.Collectors;
@@ -18,8 +21,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Walks ballast-core's declaration tables through the service config: every setting of every
- * policy, of the throttle and of the retry budget, written in JSON as a user writes it, reaches
- * the config the client runs with. A setting the parser cannot set fails here.
+ * policy, of the throttle, the retry budget and the rate limit's token bucket, and every health
+ * setting, written in JSON as a user writes it, reaches the config the client runs with. A setting
+ * the parser cannot set fails here.
  */
 final class ServiceConfigSettingsTest {
   private final BallastConfigParser parser = new BallastConfigParser(k -> null, k -> null, 1, w -> {});
@@ -67,14 +71,52 @@ final class ServiceConfigSettingsTest {
     assertEverySetting("retryBudget", RetryBudgetConfig.SETTINGS, o -> o.budget());
   }
 
+  @Test
+  void everyTokenBucketSettingCanBeSetInTheServiceConfigsRateLimit() {
+    assertEverySetting("rateLimit", TokenBucketConfig.SETTINGS, o -> o.rateLimit());
+  }
+
   private <C> void assertEverySetting(String field, Settings<C> settings, Function<ClientOverload.Settings, C> part) {
     for (Setting<?> setting : settings.settings()) {
-      String text = "{\"" + field + "\": {\"" + setting.name() + "\": " + json(setting.example()) + "}}";
+      String text = "{\"" + field + "\": " + json(withRequired(settings, setting)) + "}";
 
       C read = part.apply(parser.parse(JsonTestParser.parse(text)).overload());
 
       assertThat(settings.valueOf(read, setting)).as(text).isEqualTo(setting.example());
     }
+  }
+
+  /** {@code setting} at its example, and every other setting the config requires at its own. */
+  private static Map<String, Object> withRequired(Settings<?> settings, Setting<?> setting) {
+    Map<String, Object> values = new LinkedHashMap<>();
+    for (Setting<?> other : settings.settings()) {
+      if (other.required() || other == setting) {
+        values.put(other.name(), other.example());
+      }
+    }
+    return values;
+  }
+
+  @Test
+  void everyHealthSettingCanBeSetInTheServiceConfig() {
+    for (Setting<?> setting : HealthConfig.SETTINGS.settings()) {
+      String text = "{\"" + setting.name() + "\": " + json(setting.example()) + "}";
+
+      HealthConfig read = parser.parse(JsonTestParser.parse(text)).health();
+
+      assertThat(HealthConfig.SETTINGS.valueOf(read, setting)).as(text).isEqualTo(setting.example());
+      assertThat(read).as(text).isNotEqualTo(HealthConfig.defaults());
+    }
+  }
+
+  @Test
+  void healthDurationsTakeTheUnitsThePolicySettingsTake() {
+    HealthConfig read = parser.parse(JsonTestParser.parse(
+        "{\"healthCheckInterval\": \"250ms\", \"idleAfter\": \"2m\", \"warmUpWindow\": \"10s\"}")).health();
+
+    assertThat(read.healthCheckInterval()).isEqualTo(Duration.ofMillis(250));
+    assertThat(read.idleAfter()).isEqualTo(Duration.ofMinutes(2));
+    assertThat(read.warmUpWindow()).isEqualTo(Duration.ofSeconds(10));
   }
 
   @Test

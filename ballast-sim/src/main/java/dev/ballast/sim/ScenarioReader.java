@@ -11,6 +11,7 @@ import com.typesafe.config.ConfigRenderOptions;
 import com.typesafe.config.ConfigSyntax;
 import com.typesafe.config.ConfigValue;
 import com.typesafe.config.ConfigValueType;
+import dev.ballast.health.HealthConfig;
 import dev.ballast.internal.Ranges;
 import dev.ballast.overload.Backoff;
 import dev.ballast.overload.Criticality;
@@ -44,8 +45,9 @@ import java.util.TreeSet;
 
 /**
  * Reads scenario files (HOCON) on top of the defaults in {@code ballast-sim.conf}. The core
- * policies' settings ({@code policy-settings.<policy>}) and the overload parts' ({@link
- * #OVERLOAD_SECTIONS}) are read through their declarations in ballast-core, in kebab-case, so they
+ * policies' settings ({@code policy-settings.<policy>}), the overload parts' ({@link
+ * #OVERLOAD_SECTIONS}) and the health settings the simulator models ({@link #HEALTH_SETTINGS}) are
+ * read through their declarations in ballast-core, in kebab-case, so they
  * take what the gRPC service config takes, with the library's defaults, and a bad value reads as
  * it does there; {@code ballast-sim.conf} sets only those the simulator deliberately sets
  * otherwise. Every error names the file, the key and what was expected: a scenario that runs is a
@@ -81,6 +83,13 @@ public final class ScenarioReader {
       OVERLOAD + ".retry", RetryPolicy.SETTINGS,
       OVERLOAD + ".retry.backoff", Backoff.SETTINGS,
       OVERLOAD + ".retry.budget", RetryBudgetConfig.SETTINGS);
+  private static final String HEALTH = "health";
+  /**
+   * The health settings a scenario takes, read through {@link HealthConfig#SETTINGS} in its {@code
+   * health} section: the simulator's clients model flow control, but not health checks, idle
+   * connections or warm-up, so a scenario that set those would measure nothing it meant to.
+   */
+  static final List<Setting<?>> HEALTH_SETTINGS = List.of(HealthConfig.ACTIVE_REQUEST_LIMIT);
   /** The simulator's own keys within sections that ballast-core's settings are read from. */
   private static final Set<String> ENABLED = Set.of("enabled");
   private static final String PROBE_COST = "probe-cost";
@@ -270,7 +279,7 @@ public final class ScenarioReader {
         return true;
       }
     }
-    return false;
+    return path.equals(HEALTH) || path.startsWith(HEALTH + ".");
   }
 
   private static ScenarioException unknownKey(String file, String path) {
@@ -391,7 +400,7 @@ public final class ScenarioReader {
         cost,
         duration(config, "network.rtt", "network.rtt", 0, 10 * NS_PER_S),
         duration(config, "deadline", "deadline", 1_000, DAY),
-        integer("health.active-request-limit", 1, 1_000_000),
+        health().activeRequestLimit(),
         reports,
         restart,
         faults(),
@@ -564,6 +573,25 @@ public final class ScenarioReader {
     }
     String probeCost = POLICY_SETTINGS + "." + Setting.kebab(PrequalProbingConfig.SETTINGS.name()) + "." + PROBE_COST;
     return new Scenario.PolicySettings(configs, duration(config, probeCost, probeCost, 0, NS_PER_S));
+  }
+
+  /** The {@code health} section, read through ballast-core's declarations: {@link #HEALTH_SETTINGS} only. */
+  private HealthConfig health() {
+    Set<String> modeled = new TreeSet<>();
+    for (Setting<?> setting : HEALTH_SETTINGS) {
+      modeled.add(Setting.kebab(setting.name()));
+    }
+    if (config.hasPath(HEALTH)) {
+      if (config.getValue(HEALTH).valueType() != ConfigValueType.OBJECT) {
+        throw fail(HEALTH, render(HEALTH), "an object with the keys " + String.join(", ", modeled));
+      }
+      for (String key : new TreeSet<>(config.getObject(HEALTH).keySet())) {
+        if (!modeled.contains(key)) {
+          throw new ScenarioException(file + ": " + Settings.unknownKey(HEALTH + "." + key, modeled).getMessage());
+        }
+      }
+    }
+    return core(HEALTH, HealthConfig.SETTINGS, Set.of());
   }
 
   /**

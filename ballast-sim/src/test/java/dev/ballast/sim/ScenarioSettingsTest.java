@@ -1,9 +1,11 @@
 package dev.ballast.sim;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
+import dev.ballast.health.HealthConfig;
 import dev.ballast.internal.Ranges;
 import dev.ballast.overload.Backoff;
 import dev.ballast.overload.LimiterConfig;
@@ -22,8 +24,10 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Walks ballast-core's declaration tables through the scenario format: every setting of every
- * policy and of every overload part, written in a scenario as its author writes it (kebab-case
- * keys, HOCON durations), reaches the run. And {@code ballast-sim.conf} writes down no core
+ * policy and of every overload part, and the health settings the simulator models, written in a
+ * scenario as its author writes it (kebab-case keys, HOCON durations), reaches the run; the health
+ * settings it does not model are refused, and the token bucket has no section (the simulator's
+ * clients have no rate limit). And {@code ballast-sim.conf} writes down no core
  * default: a core setting it sets differs from the library's default.
  */
 final class ScenarioSettingsTest {
@@ -72,6 +76,25 @@ final class ScenarioSettingsTest {
         LimiterConfig.SETTINGS, RetryPolicy.SETTINGS, Backoff.SETTINGS, RetryBudgetConfig.SETTINGS);
   }
 
+  @Test
+  void theHealthSettingsTheSimulatorModelsCanBeSetAndTheOthersAreRefused() {
+    for (Setting<?> setting : HealthConfig.SETTINGS.settings()) {
+      String key = "health." + Setting.kebab(setting.name());
+      String text = "name = health\n" + key + " = " + hocon(setting.example());
+      if (ScenarioReader.HEALTH_SETTINGS.contains(setting)) {
+        Scenario read = ScenarioReader.parse("health.conf", text);
+        assertThat(read.activeRequestLimit()).as(text).isEqualTo(setting.example());
+      } else {
+        assertThatThrownBy(() -> ScenarioReader.parse("health.conf", text)).as(text)
+            .hasMessage("health.conf: " + key + ": unknown key (expected: one of active-request-limit)");
+      }
+    }
+    assertThat(ScenarioReader.HEALTH_SETTINGS).containsExactly(HealthConfig.ACTIVE_REQUEST_LIMIT);
+    assertThat(ScenarioReader.defaults().activeRequestLimit()).isEqualTo(HealthConfig.ACTIVE_REQUEST_LIMIT.defaultValue());
+    assertThatThrownBy(() -> ScenarioReader.parse("health.conf", "name = health\nhealth.active-request-limit = 0"))
+        .hasMessage("health.conf: health.active-request-limit: 0 (expected: " + HealthConfig.ACTIVE_REQUEST_LIMIT.expected() + ")");
+  }
+
   @SuppressWarnings("unchecked")
   private static <C> void assertEverySetting(String section, Settings<C> settings, Function<Scenario, ?> config) {
     for (Setting<?> setting : settings.settings()) {
@@ -95,6 +118,7 @@ final class ScenarioSettingsTest {
     for (Map.Entry<String, Settings<?>> part : ScenarioReader.OVERLOAD_SECTIONS.entrySet()) {
       differing += assertDiffers(defaults, part.getKey(), part.getValue(), own);
     }
+    differing += assertDiffers(defaults, "health", HealthConfig.SETTINGS, own);
     // The chapter's least-loaded round robin compares the whole subset (see ballast-sim.conf).
     assertThat(differing).isEqualTo(1);
   }
