@@ -20,7 +20,9 @@ import io.grpc.ServerInterceptor;
 import io.grpc.Status;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
-import io.grpc.netty.shaded.io.netty.channel.nio.NioEventLoopGroup;
+import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;
+import io.grpc.netty.shaded.io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.grpc.netty.shaded.io.netty.channel.nio.NioIoHandler;
 import io.grpc.netty.shaded.io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.grpc.netty.shaded.io.netty.channel.socket.nio.NioSocketChannel;
 import io.grpc.stub.ClientCalls;
@@ -95,8 +97,8 @@ public final class QuotaServerScale {
   private static void run(int clients, int connections, int warmupSeconds, int seconds) throws Exception {
     ResourceConfig db = ResourceConfig.of("db", clients * WANTS / 2).withMaxClients(2 * clients);
     QuotaService service = QuotaService.create(List.of(db), false, NanoClock.system());
-    NioEventLoopGroup serverBoss = new NioEventLoopGroup(1, named(SERVER_THREADS + "boss-"));
-    NioEventLoopGroup serverWorkers = new NioEventLoopGroup(2, named(SERVER_THREADS + "netty-"));
+    EventLoopGroup serverBoss = new MultiThreadIoEventLoopGroup(1, named(SERVER_THREADS + "boss-"), NioIoHandler.newFactory());
+    EventLoopGroup serverWorkers = new MultiThreadIoEventLoopGroup(2, named(SERVER_THREADS + "netty-"), NioIoHandler.newFactory());
     ExecutorService handlers = Executors.newFixedThreadPool(2, named(SERVER_THREADS + "handler-"));
     AtomicLong served = new AtomicLong();
     QuotaServer server = QuotaServer.start(NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
@@ -114,7 +116,7 @@ public final class QuotaServerScale {
             }, headers);
           }
         }), service);
-    NioEventLoopGroup clientLoops = new NioEventLoopGroup(2, named("load-netty-"));
+    EventLoopGroup clientLoops = new MultiThreadIoEventLoopGroup(2, named("load-netty-"), NioIoHandler.newFactory());
     List<ManagedChannel> channels = new ArrayList<>();
     for (int c = 0; c < connections; c++) {
       channels.add(NettyChannelBuilder.forAddress("127.0.0.1", server.port()).usePlaintext()

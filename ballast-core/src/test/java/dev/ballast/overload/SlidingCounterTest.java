@@ -125,7 +125,7 @@ final class SlidingCounterTest {
 
     void add(long now, int lane, long amount) {
       long period = Math.floorDiv(now - origin, slotNanos);
-      int slot = (int) Math.floorMod(period, slots);
+      int slot = Math.floorMod(period, slots);
       if (periods[lane][slot] == period) {
         counts[lane][slot] += amount;
       } else if (periods[lane][slot] < period) {
@@ -135,7 +135,7 @@ final class SlidingCounterTest {
     }
 
     long countAt(long period, int lane) {
-      int slot = (int) Math.floorMod(period, slots);
+      int slot = Math.floorMod(period, slots);
       return periods[lane][slot] == period ? counts[lane][slot] : 0;
     }
 

@@ -9,6 +9,8 @@ import java.util.function.BiConsumer;
 interface QuotaTransport {
   /** A call answered by a replica that does not lead the resource: the next call goes to the leader it named. */
   final class Redirected extends Exception {
+    private static final long serialVersionUID = 1L;
+
     Redirected(String leader, Throwable answer) {
       super("redirected to " + leader, answer);
     }

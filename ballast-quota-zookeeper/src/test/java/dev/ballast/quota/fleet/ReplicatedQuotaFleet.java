@@ -288,9 +288,14 @@ public final class ReplicatedQuotaFleet implements QuotaFleet.Time, AutoCloseabl
   }
 
   @Override
-  public void close() throws Exception {
+  public void close() {
+    boolean interrupted = false;
     for (int i = 0; i < REPLICAS; i++) {
-      servers.get(i).kill();
+      try {
+        servers.get(i).kill();
+      } catch (InterruptedException e) {
+        interrupted = true; // finish closing everything, then keep the interrupt for the caller
+      }
       if (alive[i]) {
         members.get(i).close();
       }
@@ -298,5 +303,8 @@ public final class ReplicatedQuotaFleet implements QuotaFleet.Time, AutoCloseabl
       cuts.get(i).close();
     }
     replicas.close();
+    if (interrupted) {
+      Thread.currentThread().interrupt();
+    }
   }
 }
