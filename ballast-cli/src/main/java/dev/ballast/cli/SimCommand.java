@@ -1,6 +1,6 @@
 package dev.ballast.cli;
 
-import dev.ballast.sim.ChapterSuite;
+import dev.ballast.sim.ShippedSuite;
 import dev.ballast.sim.PolicyRegistry;
 import dev.ballast.sim.Progress;
 import dev.ballast.sim.ReportWriter;
@@ -8,7 +8,7 @@ import dev.ballast.sim.RunResult;
 import dev.ballast.sim.Scenario;
 import dev.ballast.sim.ScenarioException;
 import dev.ballast.sim.ScenarioReader;
-import dev.ballast.sim.Simulator;
+import dev.ballast.sim.SuiteRunner;
 import dev.ballast.sim.SummaryTable;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -129,7 +129,7 @@ final class SimCommand implements Callable<Integer> {
     List<Scenario> toRun = new ArrayList<>();
     try {
       if (scenarios.isEmpty()) {
-        toRun.addAll(full ? ChapterSuite.load() : ChapterSuite.load().stream().map(scenario -> scenario.withSeeds(1)).toList());
+        toRun.addAll(full ? ShippedSuite.load() : ShippedSuite.load().stream().map(scenario -> scenario.withSeeds(1)).toList());
       } else {
         for (String scenario : scenarios) {
           Scenario loaded = load(scenario);
@@ -159,10 +159,10 @@ final class SimCommand implements Callable<Integer> {
     warnIfLong(adjusted, workers);
     Progress progress = new Progress();
     long start = System.nanoTime();
-    List<Simulator.ScenarioResult> results;
+    List<SuiteRunner.ScenarioResult> results;
     ProgressLine line = ProgressLine.start(progress, spec.commandLine().getErr(), System.console() != null);
     try (line) {
-      results = Simulator.runAll(adjusted, workers, progress);
+      results = SuiteRunner.runAll(adjusted, workers, progress);
     }
     double seconds = (System.nanoTime() - start) / 1e9;
     List<RunResult> runs = results.stream().flatMap(r -> r.policies().stream()).flatMap(p -> p.runs().stream()).toList();
@@ -200,7 +200,7 @@ final class SimCommand implements Callable<Integer> {
     if (Files.exists(path)) {
       return ScenarioReader.read(path);
     }
-    if (ChapterSuite.NAMES.contains(name) || ChapterSuite.EXTRA.contains(name)) {
+    if (ShippedSuite.NAMES.contains(name) || ShippedSuite.EXTRA.contains(name)) {
       return ScenarioReader.readBuiltIn(name);
     }
     // The built-in names are many; --list shows them, and this line stays one a terminal can show.
@@ -215,9 +215,9 @@ final class SimCommand implements Callable<Integer> {
   /** Built-in scenarios with their titles, and the policies, wrapped at {@value #LIST_WIDTH} columns. */
   static String listing() {
     StringBuilder out = new StringBuilder("Scenarios of the suite (ballast sim):\n");
-    listScenarios(out, ChapterSuite.NAMES);
+    listScenarios(out, ShippedSuite.NAMES);
     out.append("Built-in scenarios outside the suite (ballast sim --scenario NAME):\n");
-    listScenarios(out, ChapterSuite.EXTRA);
+    listScenarios(out, ShippedSuite.EXTRA);
     out.append("Policies (--policy):\n");
     wrapList(out, String.join(", ", PolicyRegistry.names()), "  ");
     return out.toString();

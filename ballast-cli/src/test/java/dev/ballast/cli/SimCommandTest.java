@@ -2,7 +2,7 @@ package dev.ballast.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.ballast.sim.ChapterSuite;
+import dev.ballast.sim.ShippedSuite;
 import dev.ballast.sim.Scenario;
 import dev.ballast.sim.ScenarioReader;
 import java.io.PrintWriter;
@@ -44,7 +44,7 @@ final class SimCommandTest {
 
   @Test
   void theDefaultSuiteStartsWithoutALongRunWarningAndAMillionBackendsSayHowLongAtLeast() {
-    List<Scenario> suite = ChapterSuite.load().stream().map(scenario -> scenario.withSeeds(1)).toList();
+    List<Scenario> suite = ShippedSuite.load().stream().map(scenario -> scenario.withSeeds(1)).toList();
     assertThat(SimCommand.Estimate.of(suite, 2).seconds()).isLessThan(SimCommand.LONG_RUN_SECONDS);
 
     Scenario largeFleet = ScenarioReader.readBuiltIn("large-fleet");
@@ -71,7 +71,7 @@ final class SimCommandTest {
     Result result = run("sim", "--list");
     assertThat(result.exitCode()).isZero();
     assertThat(result.out().lines()).allSatisfy(line -> assertThat(line.length()).as(line).isLessThanOrEqualTo(100));
-    for (String name : dev.ballast.sim.ChapterSuite.NAMES) {
+    for (String name : dev.ballast.sim.ShippedSuite.NAMES) {
       assertThat(result.out()).containsPattern("\n  " + java.util.regex.Pattern.quote(name) + " +[A-Z]");
     }
     assertThat(result.out()).contains("large-fleet", "prequal_probing", "least_loaded_round_robin_ignoring_errors");

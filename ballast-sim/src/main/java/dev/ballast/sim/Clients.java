@@ -79,7 +79,7 @@ final class Clients {
     this.deadline = scenario.deadlineNanos();
 
     // Subsets come from the core's subsetters: the connection counts are theirs.
-    Scenario.Clients clientSettings = scenario.clients();
+    Scenario.ClientsSpec clientSettings = scenario.clients();
     count = clientSettings.count();
     int[][] subsets =
         Subsetter.byName(clientSettings.subsetting(), seed)
@@ -112,7 +112,7 @@ final class Clients {
       balancers[c] = connect(adapter, c);
     }
 
-    Scenario.Overload overload = scenario.overload();
+    Scenario.OverloadSpec overload = scenario.overload();
     throttles = overload.throttle() == null ? null : new AdaptiveThrottle[count];
     budgets = overload.retryBudget() ? new RetryBudget[count] : null;
     for (int c = 0; c < count; c++) {

@@ -68,7 +68,7 @@ final class Fleet {
     this.network = network;
     this.random = random;
     this.result = result;
-    Scenario.Fleet fleet = scenario.fleet();
+    Scenario.FleetSpec fleet = scenario.fleet();
     this.count = fleet.backends();
     this.keys = keys;
     this.speed = speed;
@@ -95,7 +95,7 @@ final class Fleet {
     pendingEps = new double[count];
     sampleBusy = new long[count];
 
-    Scenario.Overload overload = scenario.overload();
+    Scenario.OverloadSpec overload = scenario.overload();
     shedCostNanos = overload.shedCostNanos();
     probeCostNanos = scenario.policySettings().prequalProbeCostNanos();
     responders = answersProbes ? new ProbeResponder[count] : null;
@@ -121,7 +121,7 @@ final class Fleet {
   }
 
   /** Machine speeds: the scenario's machine shares, assigned to tasks in a seeded order. */
-  static double[] machineSpeeds(Scenario.Fleet fleet, SplittableRandom random) {
+  static double[] machineSpeeds(Scenario.FleetSpec fleet, SplittableRandom random) {
     int n = fleet.backends();
     double total = 0;
     for (Scenario.Machine machine : fleet.machines()) {

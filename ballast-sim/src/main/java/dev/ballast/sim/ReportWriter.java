@@ -34,7 +34,7 @@ public final class ReportWriter {
 
   private ReportWriter() {}
 
-  public static void write(Path dir, List<Simulator.ScenarioResult> results) {
+  public static void write(Path dir, List<SuiteRunner.ScenarioResult> results) {
     // Charts render off-screen; servers and CI machines have no display.
     System.setProperty("java.awt.headless", "true");
     try {
@@ -124,7 +124,7 @@ public final class ReportWriter {
   }
 
   /** The deciding columns per policy; with {@code scenarioColumn}, one table for all scenarios. */
-  private static String compactTable(List<Simulator.ScenarioResult> results, List<Verdict> verdicts, boolean scenarioColumn) {
+  private static String compactTable(List<SuiteRunner.ScenarioResult> results, List<Verdict> verdicts, boolean scenarioColumn) {
     StringBuilder html = new StringBuilder("<table>\n<tr>");
     if (scenarioColumn) {
       html.append("<th>scenario</th>");
@@ -135,10 +135,10 @@ public final class ReportWriter {
     }
     html.append("</tr>\n");
     for (int i = 0; i < results.size(); i++) {
-      Simulator.ScenarioResult result = results.get(i);
+      SuiteRunner.ScenarioResult result = results.get(i);
       Verdict verdict = verdicts.get(i);
       boolean first = true;
-      for (Simulator.PolicyResult policy : result.policies()) {
+      for (SuiteRunner.PolicyResult policy : result.policies()) {
         RunResult.Summary s = policy.summary();
         html.append("<tr>");
         if (scenarioColumn) {
@@ -203,7 +203,7 @@ public final class ReportWriter {
 
   // ---- Per scenario ----
 
-  private static void writeScenario(Path dir, Simulator.ScenarioResult result, Verdict verdict, Map<String, Path> curves,
+  private static void writeScenario(Path dir, SuiteRunner.ScenarioResult result, Verdict verdict, Map<String, Path> curves,
       StringBuilder html) throws IOException {
     Scenario scenario = result.scenario();
     Claim claim = scenario.claim();
@@ -245,7 +245,7 @@ public final class ReportWriter {
     boolean anyErrors = false;
     double capacity = 0;
     long[] offered = null;
-    for (Simulator.PolicyResult policy : result.policies()) {
+    for (SuiteRunner.PolicyResult policy : result.policies()) {
       RunResult run = policy.firstRun();
       Path policyDir = scenarioDir.resolve(policy.policy());
       Files.createDirectories(policyDir);
@@ -315,7 +315,7 @@ public final class ReportWriter {
           + "second of simulated time, by the time the caller saw them (first seed).");
     }
     if (claim.reproduces("20-1") || claim.reproduces("20-6") || !scenario.faults().isEmpty()) {
-      for (Simulator.PolicyResult policy : result.policies()) {
+      for (SuiteRunner.PolicyResult policy : result.policies()) {
         writeCpuTimeSeries(scenarioDir.resolve(policy.policy()), scenario, policy, every, html);
       }
     }
@@ -340,7 +340,7 @@ public final class ReportWriter {
   }
 
   /** One policy's per-backend CPU over time: every backend when there are few, else an evenly spaced sample of them. */
-  private static void writeCpuTimeSeries(Path policyDir, Scenario scenario, Simulator.PolicyResult policy, String every,
+  private static void writeCpuTimeSeries(Path policyDir, Scenario scenario, SuiteRunner.PolicyResult policy, String every,
       StringBuilder html) throws IOException {
     RunResult run = policy.firstRun();
     Claim claim = scenario.claim();
@@ -377,16 +377,16 @@ public final class ReportWriter {
    * Per goodput curve, a chart of goodput share against offered load, one series per policy with
    * protection and one without, from the scenarios that name that curve.
    */
-  private static Map<String, Path> writeGoodputCurves(Path dir, List<Simulator.ScenarioResult> results) throws IOException {
+  private static Map<String, Path> writeGoodputCurves(Path dir, List<SuiteRunner.ScenarioResult> results) throws IOException {
     Map<String, Map<String, List<double[]>>> curves = new LinkedHashMap<>();
-    for (Simulator.ScenarioResult result : results) {
+    for (SuiteRunner.ScenarioResult result : results) {
       Scenario scenario = result.scenario();
       String curve = scenario.claim().goodputCurve();
       if (curve.isEmpty()) {
         continue;
       }
       boolean protectedFleet = scenario.overload().throttle() != null || scenario.overload().limiter() != null;
-      for (Simulator.PolicyResult policy : result.policies()) {
+      for (SuiteRunner.PolicyResult policy : result.policies()) {
         String series = policy.policy() + (protectedFleet ? ", protected" : ", unprotected");
         curves.computeIfAbsent(curve, k -> new LinkedHashMap<>()).computeIfAbsent(series, k -> new ArrayList<>())
             .add(new double[] {scenario.load().utilization(), policy.summary().overload().goodputShare()});
@@ -426,7 +426,7 @@ public final class ReportWriter {
 
   // ---- CSV ----
 
-  private static void writeSummary(Path file, List<Simulator.ScenarioResult> results) throws IOException {
+  private static void writeSummary(Path file, List<SuiteRunner.ScenarioResult> results) throws IOException {
     StringBuilder csv = new StringBuilder(
         "scenario,policy,seeds,mean_cpu,cpu_max_over_mean,cpu_max_over_min,wasted_cores,wasted_share,"
             + "p50_ms,p99_ms,p999_ms,requests,errors,error_rate,deadline_misses,broken_attempts,"
@@ -436,12 +436,12 @@ public final class ReportWriter {
             + "goodput_rps,goodput_share,local_rejections,backend_sheds,expired_unstarted,first_attempts,retries,"
             + "retry_amplification,success_critical_plus,success_critical,success_sheddable_plus,success_sheddable,"
             + "recovery_s,probes_per_request,verdict,best\n");
-    for (Simulator.ScenarioResult scenario : results) {
+    for (SuiteRunner.ScenarioResult scenario : results) {
       Verdict verdict = Verdict.of(scenario);
-      for (Simulator.PolicyResult policy : scenario.policies()) {
+      for (SuiteRunner.PolicyResult policy : scenario.policies()) {
         RunResult.Summary s = policy.summary();
         RunResult.Spread sp = s.spread();
-        RunResult.Overload o = s.overload();
+        RunResult.OverloadOutcome o = s.overload();
         csv.append(String.join(",",
             scenario.scenario().name(), policy.policy(), Integer.toString(policy.runs().size()),
             num(sp.meanUtilization()), num(sp.maxOverMean()), num(sp.maxOverMin()), num(sp.wastedCores()), num(sp.wastedShare()),

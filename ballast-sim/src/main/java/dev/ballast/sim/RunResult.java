@@ -32,7 +32,7 @@ public final class RunResult {
   private final long rejected;
   private final long deadlineMisses;
   private final long brokenAttempts;
-  private final Overload overload;
+  private final OverloadOutcome overload;
   // Per switch window (0: before the switch, 1: a warm-up after it): requests, errors, misses.
   private final long[][] windowCounts;
   private final long requestsIssued;
@@ -221,7 +221,7 @@ public final class RunResult {
    * @param recoverySeconds after a load spike, how long until a whole sample interval served at
    *     least 95% of what was offered in it, up to the fleet's capacity (NaN: no spike, or never)
    */
-  public record Overload(
+  public record OverloadOutcome(
       double goodputRps,
       double goodputShare,
       long throttled,
@@ -245,7 +245,7 @@ public final class RunResult {
 
     @Override
     public boolean equals(Object o) {
-      return o instanceof Overload other && toString().equals(other.toString());
+      return o instanceof OverloadOutcome other && toString().equals(other.toString());
     }
 
     @Override
@@ -255,28 +255,28 @@ public final class RunResult {
 
     @Override
     public String toString() {
-      return "Overload[" + goodputRps + ", " + goodputShare + ", " + throttled + ", " + sheds + ", " + expired + ", "
+      return "OverloadOutcome[" + goodputRps + ", " + goodputShare + ", " + throttled + ", " + sheds + ", " + expired + ", "
           + firstAttempts + ", " + retries + ", " + Arrays.toString(criticalitySuccess) + ", " + recoverySeconds + ", " + probes + "]";
     }
 
-    static Overload mean(List<Overload> runs) {
+    static OverloadOutcome mean(List<OverloadOutcome> runs) {
       int n = runs.size();
       double[] success = new double[runs.get(0).criticalitySuccess.length];
       for (int i = 0; i < success.length; i++) {
         int k = i;
         success[i] = runs.stream().mapToDouble(o -> o.criticalitySuccess[k]).sum() / n;
       }
-      return new Overload(
-          runs.stream().mapToDouble(Overload::goodputRps).sum() / n,
-          runs.stream().mapToDouble(Overload::goodputShare).sum() / n,
-          runs.stream().mapToLong(Overload::throttled).sum(),
-          runs.stream().mapToLong(Overload::sheds).sum(),
-          runs.stream().mapToLong(Overload::expired).sum(),
-          runs.stream().mapToLong(Overload::firstAttempts).sum(),
-          runs.stream().mapToLong(Overload::retries).sum(),
+      return new OverloadOutcome(
+          runs.stream().mapToDouble(OverloadOutcome::goodputRps).sum() / n,
+          runs.stream().mapToDouble(OverloadOutcome::goodputShare).sum() / n,
+          runs.stream().mapToLong(OverloadOutcome::throttled).sum(),
+          runs.stream().mapToLong(OverloadOutcome::sheds).sum(),
+          runs.stream().mapToLong(OverloadOutcome::expired).sum(),
+          runs.stream().mapToLong(OverloadOutcome::firstAttempts).sum(),
+          runs.stream().mapToLong(OverloadOutcome::retries).sum(),
           success,
-          runs.stream().mapToDouble(Overload::recoverySeconds).sum() / n,
-          runs.stream().mapToLong(Overload::probes).sum());
+          runs.stream().mapToDouble(OverloadOutcome::recoverySeconds).sum() / n,
+          runs.stream().mapToLong(OverloadOutcome::probes).sum());
     }
   }
 
@@ -369,7 +369,7 @@ public final class RunResult {
       double maxConnections,
       SwitchWindow beforeSwitch,
       SwitchWindow afterSwitch,
-      Overload overload) {
+      OverloadOutcome overload) {
 
     public static Summary mean(List<Summary> runs) {
       if (runs.size() == 1) {
@@ -398,7 +398,7 @@ public final class RunResult {
           runs.stream().mapToDouble(Summary::maxConnections).sum() / n,
           first.beforeSwitch == null ? null : SwitchWindow.mean(runs.stream().map(Summary::beforeSwitch).toList()),
           first.afterSwitch == null ? null : SwitchWindow.mean(runs.stream().map(Summary::afterSwitch).toList()),
-          Overload.mean(runs.stream().map(Summary::overload).toList()));
+          OverloadOutcome.mean(runs.stream().map(Summary::overload).toList()));
     }
 
     private static Spread meanSpread(List<Spread> spreads) {
@@ -538,14 +538,14 @@ public final class RunResult {
       }
     }
 
-    Overload overload() {
+    OverloadOutcome overload() {
       double seconds = (scenario.durationNanos() - scenario.warmupNanos()) / 1e9;
       double goodput = successes / seconds;
       double[] success = new double[issuedByCriticality.length];
       for (int c = 0; c < success.length; c++) {
         success[c] = issuedByCriticality[c] == 0 ? Double.NaN : (double) successesByCriticality[c] / issuedByCriticality[c];
       }
-      return new Overload(goodput, capacityRps == 0 ? 0 : goodput / capacityRps, throttled, sheds, expired,
+      return new OverloadOutcome(goodput, capacityRps == 0 ? 0 : goodput / capacityRps, throttled, sheds, expired,
           attempts - retries, retries, success, recoverySeconds(), probes);
     }
 

@@ -20,8 +20,8 @@ public record Scenario(
     long warmupNanos,
     long sampleIntervalNanos,
     List<String> policies,
-    Clients clients,
-    Fleet fleet,
+    ClientsSpec clients,
+    FleetSpec fleet,
     Load load,
     Cost cost,
     long rttNanos,
@@ -32,7 +32,7 @@ public record Scenario(
     List<Fault> faults,
     PolicySwitch policySwitch,
     PolicySettings policySettings,
-    Overload overload) {
+    OverloadSpec overload) {
 
   public Scenario {
     policies = List.copyOf(policies);
@@ -76,13 +76,13 @@ public record Scenario(
     return requests;
   }
 
-  public record Clients(int count, int subsetSize, String subsetting, double rateSpread) {}
+  public record ClientsSpec(int count, int subsetSize, String subsetting, double rateSpread) {}
 
   /** A share of the fleet running on one machine type; speed 1.0 is the fastest machine. */
   public record Machine(double share, double speed) {}
 
-  public record Fleet(int backends, int cores, List<Machine> machines, double antagonistMax, long antagonistPeriodNanos) {
-    public Fleet {
+  public record FleetSpec(int backends, int cores, List<Machine> machines, double antagonistMax, long antagonistPeriodNanos) {
+    public FleetSpec {
       machines = List.copyOf(machines);
     }
   }
@@ -148,7 +148,7 @@ public record Scenario(
    * @param retry when clients retry (max attempts 1: never)
    * @param retryBudget the clients' retry budget, or null when off (retries then only capped by max attempts)
    */
-  public record Overload(
+  public record OverloadSpec(
       dev.ballast.overload.ThrottleConfig throttle,
       dev.ballast.overload.LimiterConfig limiter,
       long shedCostNanos,

@@ -331,9 +331,9 @@ public final class ScenarioReader {
       throw fail("clients.subsetting", subsetting, "one of " + String.join(", ", Subsetter.NAMES));
     }
     int subsetSize = integer("clients.subset-size", 1, 1_000_000);
-    var clientSettings = new Scenario.Clients(clients, subsetSize, subsetting, number("clients.rate-spread", 0, 0.99));
+    var clientSettings = new Scenario.ClientsSpec(clients, subsetSize, subsetting, number("clients.rate-spread", 0, 0.99));
     var fleet =
-        new Scenario.Fleet(
+        new Scenario.FleetSpec(
             backends,
             integer("backends.cores", 1, 1024),
             machines(),
@@ -598,7 +598,7 @@ public final class ScenarioReader {
    * Overload protection: each part read through its declared settings in ballast-core, whether or
    * not it is on, so that a misspelt key does not wait for the day the part is switched on.
    */
-  private Scenario.Overload overload() {
+  private Scenario.OverloadSpec overload() {
     String o = OVERLOAD + ".";
     ThrottleConfig throttle = core(o + "throttle", ThrottleConfig.SETTINGS, ENABLED);
     boolean throttleOn = flag(o + "throttle.enabled");
@@ -607,7 +607,7 @@ public final class ScenarioReader {
     RetryPolicy retry = core(o + "retry", RetryPolicy.SETTINGS, Set.of("backoff", "budget"));
     Backoff backoff = core(o + "retry.backoff", Backoff.SETTINGS, Set.of());
     RetryBudgetConfig budget = core(o + "retry.budget", RetryBudgetConfig.SETTINGS, ENABLED);
-    return new Scenario.Overload(
+    return new Scenario.OverloadSpec(
         throttleOn ? throttle : null,
         limiterOn ? limiter : null,
         duration(config, o + "shed-cost", o + "shed-cost", 0, NS_PER_S),

@@ -24,9 +24,9 @@ public final class SummaryTable {
   private SummaryTable() {}
 
   /** Every column per policy (two rows with a policy switch: each window its own), then the scenario's verdict. */
-  static List<List<String>> rows(List<Simulator.ScenarioResult> results) {
+  static List<List<String>> rows(List<SuiteRunner.ScenarioResult> results) {
     List<List<String>> rows = new ArrayList<>();
-    for (Simulator.ScenarioResult scenario : results) {
+    for (SuiteRunner.ScenarioResult scenario : results) {
       Verdict verdict = Verdict.of(scenario);
       int first = rows.size();
       for (List<String> row : policyRows(scenario)) {
@@ -47,9 +47,9 @@ public final class SummaryTable {
     return space < 0 ? label : label.substring(0, space);
   }
 
-  private static List<List<String>> policyRows(Simulator.ScenarioResult scenario) {
+  private static List<List<String>> policyRows(SuiteRunner.ScenarioResult scenario) {
     List<List<String>> rows = new ArrayList<>();
-    for (Simulator.PolicyResult policy : scenario.policies()) {
+    for (SuiteRunner.PolicyResult policy : scenario.policies()) {
       RunResult.Summary s = policy.summary();
       String name = policy.policy();
       if (s.afterSwitch() != null) {
@@ -72,9 +72,9 @@ public final class SummaryTable {
    * The default table: per scenario a heading, its claim's verdict with the figures it rests on,
    * and the deciding columns, each line at most {@value #WIDTH} characters.
    */
-  public static String render(List<Simulator.ScenarioResult> results) {
+  public static String render(List<SuiteRunner.ScenarioResult> results) {
     StringBuilder out = new StringBuilder();
-    for (Simulator.ScenarioResult scenario : results) {
+    for (SuiteRunner.ScenarioResult scenario : results) {
       Verdict verdict = Verdict.of(scenario);
       Scenario sc = scenario.scenario();
       out.append(fit(sc.name() + (sc.title().isEmpty() ? "" : ": " + sc.title()), WIDTH)).append('\n');
@@ -95,7 +95,7 @@ public final class SummaryTable {
       }
       List<List<String>> rows = new ArrayList<>();
       rows.add(COMPACT_HEADERS);
-      for (Simulator.PolicyResult policy : scenario.policies()) {
+      for (SuiteRunner.PolicyResult policy : scenario.policies()) {
         RunResult.Summary s = policy.summary();
         boolean best = verdict.best().contains(policy.policy());
         if (s.afterSwitch() != null) {
@@ -114,9 +114,9 @@ public final class SummaryTable {
   }
 
   /** How the scenarios' claims came out, in one line. */
-  static String claimsLine(List<Simulator.ScenarioResult> results) {
+  static String claimsLine(List<SuiteRunner.ScenarioResult> results) {
     int[] counts = new int[Check.Outcome.values().length];
-    for (Simulator.ScenarioResult scenario : results) {
+    for (SuiteRunner.ScenarioResult scenario : results) {
       counts[Verdict.of(scenario).outcome().ordinal()]++;
     }
     return String.format(Locale.ROOT, "claims: %d hold, %d fail, %d not judged, of %d %s%n",
@@ -194,7 +194,7 @@ public final class SummaryTable {
   }
 
   /** Every column in one table ({@code --wide}), with a rule under the header, as {@code summary.csv} has them. */
-  public static String renderWide(List<Simulator.ScenarioResult> results) {
+  public static String renderWide(List<SuiteRunner.ScenarioResult> results) {
     List<List<String>> rows = new ArrayList<>();
     rows.add(HEADERS);
     rows.addAll(rows(results));

@@ -10,13 +10,13 @@ import java.util.List;
  * @param best the best policies by the claim's metric (several on a tie); empty when the claim
  *     names no metric or the scenario ran one policy
  */
-public record Verdict(Simulator.ScenarioResult scenario, List<Check.Result> results, Check.Outcome outcome, List<String> best) {
+public record Verdict(SuiteRunner.ScenarioResult scenario, List<Check.Result> results, Check.Outcome outcome, List<String> best) {
 
-  public static Verdict of(Simulator.ScenarioResult result) {
+  public static Verdict of(SuiteRunner.ScenarioResult result) {
     Claim claim = result.scenario().claim();
     List<String> names = new ArrayList<>();
     List<RunResult.Summary> summaries = new ArrayList<>();
-    for (Simulator.PolicyResult policy : result.policies()) {
+    for (SuiteRunner.PolicyResult policy : result.policies()) {
       names.add(policy.policy());
       summaries.add(policy.summary());
     }

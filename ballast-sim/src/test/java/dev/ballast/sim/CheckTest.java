@@ -9,13 +9,13 @@ import org.junit.jupiter.api.Test;
 
 final class CheckTest {
   private static final List<String> POLICIES = PolicyRegistry.names();
-  private static Simulator.ScenarioResult run;
+  private static SuiteRunner.ScenarioResult run;
 
   @BeforeAll
   static void runTinyScenario() {
     Scenario scenario = ScenarioReader.parse("tiny.conf", "name = tiny, duration = 5s, warmup = 1s,"
         + " policies = [round_robin, power_of_two_choices], clients { count = 3, subset-size = 4 }, backends.count = 6");
-    run = Simulator.runAll(List.of(scenario), 1).get(0);
+    run = SuiteRunner.runAll(List.of(scenario), 1).get(0);
   }
 
   @Test
@@ -54,7 +54,7 @@ final class CheckTest {
   @Test
   void holdsFailsOrIsNotJudgedPerPolicy() {
     List<String> names = List.of("round_robin", "power_of_two_choices");
-    List<RunResult.Summary> summaries = run.policies().stream().map(Simulator.PolicyResult::summary).toList();
+    List<RunResult.Summary> summaries = run.policies().stream().map(SuiteRunner.PolicyResult::summary).toList();
     double p99 = summaries.get(0).p99Millis();
     assertThat(p99).isPositive();
 
@@ -97,14 +97,14 @@ final class CheckTest {
     assertThat(Verdict.of(withClaim(base, List.of(), null)).outcome()).isEqualTo(Check.Outcome.NOT_JUDGED);
   }
 
-  private static Simulator.ScenarioResult withClaim(Scenario base, List<String> checks, Metric bestBy) {
+  private static SuiteRunner.ScenarioResult withClaim(Scenario base, List<String> checks, Metric bestBy) {
     Claim claim = new Claim(Claim.Source.BALLAST, "claim", checks.stream().map(c -> Check.parse(c, POLICIES)).toList(),
         bestBy, List.of(), "");
     Scenario s = new Scenario(base.name(), base.source(), base.title(), claim, base.seed(), base.seeds(), base.durationNanos(),
         base.warmupNanos(), base.sampleIntervalNanos(), base.policies(), base.clients(), base.fleet(), base.load(), base.cost(),
         base.rttNanos(), base.deadlineNanos(), base.activeRequestLimit(), base.reports(), base.restart(), base.faults(),
         base.policySwitch(), base.policySettings(), base.overload());
-    return new Simulator.ScenarioResult(s, run.policies());
+    return new SuiteRunner.ScenarioResult(s, run.policies());
   }
 
   @Test

@@ -50,7 +50,7 @@ final class LatencyFloorTest {
 
   /** Every (machine, antagonist) kind with its share of capacity, requests in proportion to it. */
   private List<Cell> cells() {
-    Scenario.Fleet fleet = scenario.fleet();
+    Scenario.FleetSpec fleet = scenario.fleet();
     double shares = fleet.machines().stream().mapToDouble(Scenario.Machine::share).sum();
     List<Cell> cells = new ArrayList<>();
     double total = 0;

@@ -12,7 +12,7 @@ final class OverloadSimulationTest {
       " overload { throttle.enabled = false, limiter.enabled = false, deadline-checks = false, retry.budget.enabled = false }";
 
   private static RunResult.Summary run(String hocon) {
-    return Simulator.run(ScenarioReader.parse("test.conf", SMALL + hocon), "power_of_two_choices", 1).summary();
+    return SuiteRunner.run(ScenarioReader.parse("test.conf", SMALL + hocon), "power_of_two_choices", 1).summary();
   }
 
   @Test
@@ -29,7 +29,7 @@ final class OverloadSimulationTest {
   @Test
   void atTenTimesCapacityTheClientsRejectMostRequestsLocally() {
     RunResult.Summary summary = run("load.utilization = 10");
-    RunResult.Overload overload = summary.overload();
+    RunResult.OverloadOutcome overload = summary.overload();
     // k = 2: backends see about twice what they accept, so about 80% is rejected before a pick.
     assertThat((double) overload.throttled() / summary.requests()).isBetween(0.7, 0.85);
     assertThat(overload.goodputShare()).isGreaterThan(0.9);
@@ -38,15 +38,15 @@ final class OverloadSimulationTest {
   @Test
   void theRetryBudgetCapsAmplificationWhenEveryBackendFails() {
     String failing = "faults = [{type = sinkhole, first = 0, count = 20, retryable = true}]";
-    RunResult.Overload budget = run(failing).overload();
-    RunResult.Overload noBudget = run(failing + ", overload.retry.budget.enabled = false").overload();
+    RunResult.OverloadOutcome budget = run(failing).overload();
+    RunResult.OverloadOutcome noBudget = run(failing + ", overload.retry.budget.enabled = false").overload();
     assertThat(budget.amplification()).isGreaterThan(1.05).isLessThanOrEqualTo(1.1);
     assertThat(noBudget.amplification()).isGreaterThan(2.95).isLessThanOrEqualTo(3.0);
   }
 
   @Test
   void applicationErrorsAreNotRetried() {
-    RunResult.Overload overload = run("faults = [{type = sinkhole, first = 0, count = 20}]").overload();
+    RunResult.OverloadOutcome overload = run("faults = [{type = sinkhole, first = 0, count = 20}]").overload();
     assertThat(overload.retries()).isZero();
   }
 
@@ -70,7 +70,7 @@ final class OverloadSimulationTest {
 
   @Test
   void goodputRecoversWithinSecondsAfterALoadSpike() {
-    RunResult.Overload overload =
+    RunResult.OverloadOutcome overload =
         run("duration = 50s, load.utilization = 0.5, load.spike { at = 20s, for = 10s, utilization = 3 }").overload();
     assertThat(overload.recoverySeconds()).isLessThanOrEqualTo(5.0);
   }

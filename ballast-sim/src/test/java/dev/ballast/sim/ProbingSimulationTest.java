@@ -30,8 +30,8 @@ final class ProbingSimulationTest {
   @Test
   void atNinetyPercentLoadProbingCutsPowerOfTwoChoicesTailAndSendsItsProbes() {
     Scenario scenario = probingFleet("load.utilization = 0.9");
-    RunResult.Summary probing = Simulator.run(scenario, "prequal_probing", 1).summary();
-    RunResult.Summary p2c = Simulator.run(scenario, "power_of_two_choices", 1).summary();
+    RunResult.Summary probing = SuiteRunner.run(scenario, "prequal_probing", 1).summary();
+    RunResult.Summary p2c = SuiteRunner.run(scenario, "power_of_two_choices", 1).summary();
     // The full 120 s runs give 0.50-0.52x at this load; the bar is 0.7x.
     assertThat(probing.p99Millis()).isLessThan(0.7 * p2c.p99Millis());
     assertThat(probing.overload().goodputShare()).isCloseTo(p2c.overload().goodputShare(), within(0.01));
@@ -43,10 +43,10 @@ final class ProbingSimulationTest {
   @Test
   void everyProbeCostsItsBackendTheConfiguredCpu() {
     // At half load, so that the added work does not push backends into shedding.
-    RunResult free = Simulator.run(
+    RunResult free = SuiteRunner.run(
         probingFleet("load.utilization = 0.5, policy-settings.prequal-probing.probe-cost = 0"), "prequal_probing", 1);
     Scenario costly = probingFleet("load.utilization = 0.5, policy-settings.prequal-probing.probe-cost = 1ms");
-    RunResult paid = Simulator.run(costly, "prequal_probing", 1);
+    RunResult paid = SuiteRunner.run(costly, "prequal_probing", 1);
     double measuredSeconds = (costly.durationNanos() - costly.warmupNanos()) / S;
     int cores = costly.fleet().backends() * costly.fleet().cores();
     // Each probe's millisecond runs on a core of its backend: busy core-time rises by probes x 1 ms.

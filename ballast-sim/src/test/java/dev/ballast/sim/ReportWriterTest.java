@@ -16,7 +16,7 @@ final class ReportWriterTest {
         + " policies = [round_robin, weighted_round_robin], clients { count = 3, subset-size = 4 }, backends.count = 6,"
         + " faults = [{type = crash, first = 0, count = 3, at = 2s}], source = ballast, claim = \"A crash breaks attempts.\","
         + " checks = [\"every broken-attempts >= 1\", \"round_robin p99-ms < 0\"], best-by = error-rate");
-    List<Simulator.ScenarioResult> results = Simulator.runAll(List.of(scenario), 2);
+    List<SuiteRunner.ScenarioResult> results = SuiteRunner.runAll(List.of(scenario), 2);
     ReportWriter.write(dir, results);
 
     List<String> summary = Files.readAllLines(dir.resolve("summary.csv"));
@@ -35,7 +35,7 @@ final class ReportWriterTest {
       List<String> latency = Files.readAllLines(policyDir.resolve("latency-histogram.csv"));
       assertThat(latency.get(0)).isEqualTo("latency_upper_ms,requests");
       long counted = latency.stream().skip(1).mapToLong(line -> Long.parseLong(line.split(",")[1])).sum();
-      Simulator.PolicyResult result = results.get(0).policies().stream().filter(p -> p.policy().equals(policy)).findFirst().orElseThrow();
+      SuiteRunner.PolicyResult result = results.get(0).policies().stream().filter(p -> p.policy().equals(policy)).findFirst().orElseThrow();
       assertThat(counted).isEqualTo(result.firstRun().successes() + result.firstRun().deadlineMisses()).isPositive();
     }
     // A crash is eventful: goodput over time is drawn. Deterministic subsets of 4 of 6 for 3 clients

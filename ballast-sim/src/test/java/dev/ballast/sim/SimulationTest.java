@@ -17,7 +17,7 @@ final class SimulationTest {
   }
 
   private static RunResult run(String hocon, String policy) {
-    return Simulator.run(scenario(hocon), policy, 1);
+    return SuiteRunner.run(scenario(hocon), policy, 1);
   }
 
   private static double mean(double[] values, int from, int to) {
@@ -36,23 +36,23 @@ final class SimulationTest {
   @Test
   void sameSeedGivesTheSameResult() {
     Scenario scenario = scenario(SMALL_MIXED);
-    RunResult first = Simulator.run(scenario, "weighted_round_robin", 5);
-    RunResult second = Simulator.run(scenario, "weighted_round_robin", 5);
+    RunResult first = SuiteRunner.run(scenario, "weighted_round_robin", 5);
+    RunResult second = SuiteRunner.run(scenario, "weighted_round_robin", 5);
     assertThat(second.summary()).isEqualTo(first.summary());
     assertThat(second.samples()).hasSameSizeAs(first.samples());
     for (int k = 0; k < first.samples().size(); k++) {
       assertThat(second.samples().get(k)).containsExactly(first.samples().get(k));
     }
     assertThat(second.errorsPerSample()).containsExactly(first.errorsPerSample());
-    RunResult other = Simulator.run(scenario, "weighted_round_robin", 6);
+    RunResult other = SuiteRunner.run(scenario, "weighted_round_robin", 6);
     assertThat(other.summary()).isNotEqualTo(first.summary());
   }
 
   @Test
   void resultsDoNotDependOnTheNumberOfThreads() {
     Scenario scenario = scenario(SMALL_MIXED + ", policies = [round_robin, power_of_two_choices], seeds = 2");
-    List<Simulator.ScenarioResult> oneThread = Simulator.runAll(List.of(scenario), 1);
-    List<Simulator.ScenarioResult> twoThreads = Simulator.runAll(List.of(scenario), 2);
+    List<SuiteRunner.ScenarioResult> oneThread = SuiteRunner.runAll(List.of(scenario), 1);
+    List<SuiteRunner.ScenarioResult> twoThreads = SuiteRunner.runAll(List.of(scenario), 2);
     for (int p = 0; p < 2; p++) {
       assertThat(twoThreads.get(0).policies().get(p).summary()).isEqualTo(oneThread.get(0).policies().get(p).summary());
     }
@@ -349,7 +349,7 @@ final class SimulationTest {
     Scenario scenario = scenario("duration = 100s, warmup = 20s, policies = [round_robin], backends.count = 10,"
         + " clients.subset-size = 10, switch { at = 50s, policy = weighted_round_robin },"
         + " faults = [{type = sinkhole, first = 0, at = 0s, for = 40s}]");
-    List<Simulator.ScenarioResult> results = Simulator.runAll(List.of(scenario), 1);
+    List<SuiteRunner.ScenarioResult> results = SuiteRunner.runAll(List.of(scenario), 1);
     RunResult.Summary summary = results.get(0).policies().get(0).summary();
     assertThat(summary.errors()).isPositive();
     List<List<String>> rows = SummaryTable.rows(results);

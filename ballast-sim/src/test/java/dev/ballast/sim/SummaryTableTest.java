@@ -18,7 +18,7 @@ final class SummaryTableTest {
     Scenario switched = ScenarioReader.parse("s.conf", "name = switched, duration = 12s, warmup = 2s,"
         + " policies = [least_loaded_round_robin], clients { count = 3, subset-size = 4 }, backends.count = 6,"
         + " switch { at = 6s, policy = interleaved_weighted_round_robin }");
-    List<Simulator.ScenarioResult> results = Simulator.runAll(List.of(longest, switched), 2);
+    List<SuiteRunner.ScenarioResult> results = SuiteRunner.runAll(List.of(longest, switched), 2);
 
     String table = SummaryTable.render(results);
     assertThat(table.lines()).allSatisfy(line -> assertThat(line.length()).as(line).isLessThanOrEqualTo(SummaryTable.WIDTH));

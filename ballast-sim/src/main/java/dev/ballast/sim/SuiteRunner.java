@@ -8,12 +8,12 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
 /**
- * Runs scenarios: every (scenario, policy, seed) is an independent single-threaded simulation, and
+ * Runs scenarios: every (scenario, policy, seed) is an independent single-threaded {@link Simulation}, and
  * the runs share a bounded pool of worker threads, one per core by default. Results do not depend
  * on the number of threads.
  */
-public final class Simulator {
-  private Simulator() {}
+public final class SuiteRunner {
+  private SuiteRunner() {}
 
   /** One policy's runs of one scenario: the first seed's full result and the seeds' mean summary. */
   public record PolicyResult(String policy, RunResult.Summary summary, RunResult firstRun, List<RunResult> runs) {}

@@ -6,7 +6,7 @@ import java.util.List;
  * The shipped scenarios that reproduce the chapter's figures and claims, then the overload suite
  * (docs/overload.md), in report order.
  */
-public final class ChapterSuite {
+public final class ShippedSuite {
   /** Built-in scenario names, each a file {@code scenarios/NAME.conf} in this jar. */
   public static final List<String> NAMES =
       List.of(
@@ -38,7 +38,7 @@ public final class ChapterSuite {
   /** Built in but not in the suite: the 10,000-backend benchmark, and probing at high load (docs/simulation.md). */
   public static final List<String> EXTRA = List.of("large-fleet", "probing-heterogeneous");
 
-  private ChapterSuite() {}
+  private ShippedSuite() {}
 
   public static List<Scenario> load() {
     return NAMES.stream().map(ScenarioReader::readBuiltIn).toList();
