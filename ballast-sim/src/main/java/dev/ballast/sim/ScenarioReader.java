@@ -94,8 +94,8 @@ public final class ScenarioReader {
   private static final Set<String> ENABLED = Set.of("enabled");
   private static final String PROBE_COST = "probe-cost";
   // Keys whose values are lists of objects, checked element by element instead of against the defaults.
-  private static final Set<String> FAULT_KEYS =
-      Set.of("type", "first", "count", "at", "for", "factor", "interval", "lame-duck", "retryable");
+  // A fault's keys besides its type, at their defaults: the simulator's own, not a scenario's.
+  private static final String FAULT_DEFAULTS = "fault-defaults";
   private static final Set<String> MACHINE_KEYS = Set.of("share", "speed");
 
   private final String file;
@@ -188,6 +188,10 @@ public final class ScenarioReader {
       throw new ScenarioException(file + ": contains a substitution such as ${...} (expected: literal values only)");
     }
     for (Map.Entry<String, ConfigValue> entry : scenario.entrySet()) {
+      if (entry.getKey().equals(FAULT_DEFAULTS) || entry.getKey().startsWith(FAULT_DEFAULTS + ".")) {
+        throw new ScenarioException(file + ": " + entry.getKey() + ": " + asWritten(entry.getValue())
+            + " (expected: a fault's keys set in that fault, in faults; " + FAULT_DEFAULTS + " is " + DEFAULTS + "'s own)");
+      }
       if (!defaults.hasPathOrNull(entry.getKey()) && !readThroughCore(entry.getKey())) {
         throw unknownKey(file, entry.getKey());
       }
@@ -528,13 +532,15 @@ public final class ScenarioReader {
       Config element = elements.get(i);
       Scenario.Fault fault = s.faults().get(i);
       String at = "faults[" + i + "]";
-      // Only a key the fault sets can break these: its defaults (first 0, count 1, at 0s) fit any run.
+      // Only a key the fault sets can break these: its defaults (first 0, count 1, at 0s in
+      // fault-defaults, which a scenario cannot change) fit any run.
       if (fault.first() >= backends) {
         throw fail(at + ".first", asWritten(element.getValue("first")),
             "0 to " + (backends - 1) + ", below " + shown("backends.count"));
       }
       if (fault.first() + fault.count() > backends) {
-        String first = at + ".first: " + (element.hasPath("first") ? asWritten(element.getValue("first")) : "0 (the default)");
+        String first = at + ".first: " + (element.hasPath("first") ? asWritten(element.getValue("first"))
+            : asWritten(config.getValue(FAULT_DEFAULTS + ".first")) + " (the default)");
         throw fail(at + ".count", asWritten(element.getValue("count")),
             "1 to " + (backends - fault.first()) + ", so that the backends from " + first + " on are within "
                 + shown("backends.count"));
@@ -703,11 +709,13 @@ public final class ScenarioReader {
 
   private List<Scenario.Fault> faults() {
     List<? extends Config> list = objectList("faults", "a list of fault objects");
+    Config defaults = config.getConfig(FAULT_DEFAULTS);
+    Set<String> keys = new TreeSet<>(defaults.root().keySet());
+    keys.add("type");
     List<Scenario.Fault> faults = new ArrayList<>();
     for (int i = 0; i < list.size(); i++) {
       String at = "faults[" + i + "]";
-      ScenarioReader element = element(at, list.get(i), FAULT_KEYS);
-      Config c = element.config;
+      Config c = element(at, list.get(i), keys).config;
       if (!c.hasPath("type")) {
         throw fail(at + ".type", "missing", "sinkhole, slow, crash or rolling_restart");
       }
@@ -721,14 +729,16 @@ public final class ScenarioReader {
       } catch (IllegalArgumentException e) {
         throw fail(at + ".type", typeName, "sinkhole, slow, crash or rolling_restart");
       }
-      int first = c.hasPath("first") ? element.integer(at, "first", 0, 999_999) : 0;
-      int count = c.hasPath("count") ? element.integer(at, "count", 1, 1_000_000) : 1;
-      long start = c.hasPath("at") ? duration(c, "at", at + ".at", 0, 30 * DAY) : 0;
-      long length = c.hasPath("for") ? duration(c, "for", at + ".for", 0, 30 * DAY) : 0;
-      double factor = c.hasPath("factor") ? element.number(at, "factor", 0.001, 1000) : 0.5;
-      long interval = c.hasPath("interval") ? duration(c, "interval", at + ".interval", 1_000_000, DAY) : 2 * NS_PER_S;
-      boolean lameDuck = !c.hasPath("lame-duck") || element.flag(at, "lame-duck");
-      boolean retryable = c.hasPath("retryable") && element.flag(at, "retryable");
+      Config withDefaults = c.withFallback(defaults);
+      ScenarioReader element = new ScenarioReader(file, withDefaults, c);
+      int first = element.integer(at, "first", 0, 999_999);
+      int count = element.integer(at, "count", 1, 1_000_000);
+      long start = duration(withDefaults, "at", at + ".at", 0, 30 * DAY);
+      long length = duration(withDefaults, "for", at + ".for", 0, 30 * DAY);
+      double factor = element.number(at, "factor", 0.001, 1000);
+      long interval = duration(withDefaults, "interval", at + ".interval", 1_000_000, DAY);
+      boolean lameDuck = element.flag(at, "lame-duck");
+      boolean retryable = element.flag(at, "retryable");
       faults.add(new Scenario.Fault(type, first, count, start, length, factor, interval, lameDuck, retryable));
     }
     return faults;

@@ -69,6 +69,16 @@ final class ScenarioReaderTest {
         .containsExactly(new Scenario.Fault(Scenario.FaultType.SLOW, 2, 3, 5_000_000_000L, 10_000_000_000L, 0.25, 2_000_000_000L, true, false));
   }
 
+  @Test
+  void aFaultTakesWhatItLeavesOutFromTheFaultDefaults(@TempDir Path dir) throws Exception {
+    Path file = dir.resolve("mine.conf");
+    Files.writeString(file, "name = mine\nfaults = [{type = rolling_restart}, {type = sinkhole, retryable = true, lame-duck = false}]\n");
+    assertThat(ScenarioReader.read(file).faults())
+        .containsExactly(
+            new Scenario.Fault(Scenario.FaultType.ROLLING_RESTART, 0, 1, 0, 0, 0.5, 2_000_000_000L, true, false),
+            new Scenario.Fault(Scenario.FaultType.SINKHOLE, 0, 1, 0, 0, 0.5, 2_000_000_000L, false, true));
+  }
+
   @ParameterizedTest(name = "{0}")
   @CsvSource(
       delimiter = '|',
@@ -108,6 +118,8 @@ final class ScenarioReaderTest {
         "seed = ${HOME} | bad.conf: contains a substitution such as ${...} (expected: literal values only)",
         "seed = ${?NOT_SET_ANYWHERE} | bad.conf: contains a substitution such as ${...} (expected: literal values only)",
         "clients.count = ${backends.count} | bad.conf: contains a substitution such as ${...} (expected: literal values only)",
+        "fault-defaults.factor = 0.3 | bad.conf: fault-defaults.factor: 0.3 (expected: a fault's keys set in that fault, in faults; fault-defaults is ballast-sim.conf's own)",
+        "fault-defaults = 3 | bad.conf: fault-defaults: 3 (expected: a fault's keys set in that fault, in faults; fault-defaults is ballast-sim.conf's own)",
         "include \"other.conf\" | bad.conf: include \"other.conf\": not supported (expected: one self-contained scenario file)",
       })
   void badScenarioNamesTheFileTheKeyAndWhatWasExpected(String text, String message) {
