@@ -32,7 +32,7 @@ final class Clients {
   private final Fleet fleet;
   private final VirtualClock clock;
   private final SplittableRandom random;
-  private final RunResult.Builder result;
+  private final RunRecorder result;
   private final QueryCost cost;
   private final long warmup;
   private final long deadline;
@@ -65,7 +65,7 @@ final class Clients {
   private final double spikeFactor;
 
   Clients(Scenario scenario, EventQueue events, Requests requests, Network network, Fleet fleet, VirtualClock clock,
-      SplittableRandom random, long seed, RunResult.Builder result, PolicyAdapter adapter) {
+      SplittableRandom random, long seed, RunRecorder result, PolicyAdapter adapter) {
     this.scenario = scenario;
     this.events = events;
     this.requests = requests;

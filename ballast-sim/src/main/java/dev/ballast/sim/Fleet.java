@@ -27,7 +27,7 @@ final class Fleet {
   private final Requests requests;
   private final Network network;
   private final SplittableRandom random;
-  private final RunResult.Builder result;
+  private final RunRecorder result;
 
   final int count;
   final String[] keys;
@@ -61,7 +61,7 @@ final class Fleet {
   private final VirtualClock clock;
 
   Fleet(Scenario scenario, EventQueue events, Requests requests, Network network, VirtualClock clock,
-      SplittableRandom random, RunResult.Builder result, String[] keys, double[] speed, boolean answersProbes) {
+      SplittableRandom random, RunRecorder result, String[] keys, double[] speed, boolean answersProbes) {
     this.scenario = scenario;
     this.events = events;
     this.requests = requests;

@@ -14,7 +14,7 @@ import java.util.Arrays;
 final class Probes implements ProbeSender {
   private final EventQueue events;
   private final VirtualClock clock;
-  private final RunResult.Builder result;
+  private final RunRecorder result;
   private final long halfRtt;
   private Fleet fleet;
 
@@ -27,7 +27,7 @@ final class Probes implements ProbeSender {
   private int freeCount;
   private int allocated;
 
-  Probes(EventQueue events, VirtualClock clock, RunResult.Builder result, long rttNanos) {
+  Probes(EventQueue events, VirtualClock clock, RunRecorder result, long rttNanos) {
     this.events = events;
     this.clock = clock;
     this.result = result;

@@ -1,12 +1,12 @@
 package dev.ballast.sim;
 
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
 /**
- * What one run measured: the per-backend CPU utilization time series, connections per backend,
- * latencies and outcomes. End-of-run metrics cover the time after the warm-up; with a policy
+ * What one run measured, frozen when it ended ({@link RunRecorder} counts while the run runs, and
+ * {@link RunMetrics} does the arithmetic): the per-backend CPU utilization time series,
+ * connections per backend, latencies and outcomes. End-of-run metrics cover the time after the warm-up; with a policy
  * switch, also the windows before the switch and after the new policy had a warm-up's time to
  * settle (the chapter's Figure 20-6).
  */
@@ -33,12 +33,13 @@ public final class RunResult {
   private final long deadlineMisses;
   private final long brokenAttempts;
   private final OverloadOutcome overload;
-  // Per switch window (0: before the switch, 1: a warm-up after it): requests, errors, misses.
-  private final long[][] windowCounts;
+  // With a policy switch, the requests sent before it and those sent a warm-up's time after it; else null.
+  private final SwitchWindow beforeSwitch;
+  private final SwitchWindow afterSwitch;
   private final long requestsIssued;
   private final long cpuNanos;
 
-  private RunResult(Builder b, long cpuNanos) {
+  RunResult(RunRecorder b, long cpuNanos) {
     this.scenario = b.scenario;
     this.policy = b.policy;
     this.seed = b.seed;
@@ -60,9 +61,11 @@ public final class RunResult {
     this.rejected = b.rejected;
     this.deadlineMisses = b.deadlineMisses;
     this.brokenAttempts = b.brokenAttempts;
-    this.windowCounts = new long[][] {b.windowCounts[0].clone(), b.windowCounts[1].clone()};
+    boolean switched = scenario.policySwitch().enabled();
+    this.beforeSwitch = switched ? switchWindow(b.latencyBefore, b.beforeSwitch) : null;
+    this.afterSwitch = switched ? switchWindow(b.latencyAfter, b.afterSwitch) : null;
     this.requestsIssued = b.requestsIssued;
-    this.overload = b.overload();
+    this.overload = overloadOutcome(b);
     this.cpuNanos = cpuNanos;
   }
 
@@ -149,44 +152,22 @@ public final class RunResult {
 
   /** Mean CPU utilization per backend over the sample intervals inside {@code [fromNanos, toNanos)}. */
   public double[] meanUtilization(long fromNanos, long toNanos) {
-    long interval = scenario.sampleIntervalNanos();
-    double[] sums = new double[speeds.length];
-    int n = 0;
-    for (int k = 0; k < samples.size(); k++) {
-      long start = k * interval;
-      if (start >= fromNanos && start + interval <= toNanos) {
-        float[] sample = samples.get(k);
-        for (int b = 0; b < sums.length; b++) {
-          sums[b] += sample[b];
-        }
-        n++;
-      }
-    }
-    if (n > 0) {
-      for (int b = 0; b < sums.length; b++) {
-        sums[b] /= n;
-      }
-    }
-    return sums;
+    return RunMetrics.meanUtilization(samples, speeds.length, scenario.sampleIntervalNanos(), fromNanos, toNanos);
   }
 
   /** The end-of-run metrics, over the time after the warm-up. */
   public Summary summary() {
     long measuredFrom = scenario.warmupNanos();
     long measuredTo = scenario.durationNanos();
-    Spread spread = Spread.of(meanUtilization(measuredFrom, measuredTo), cores);
+    Spread spread = RunMetrics.spread(meanUtilization(measuredFrom, measuredTo), cores);
     Spread before = null;
     Spread after = null;
-    SwitchWindow beforeWindow = null;
-    SwitchWindow afterWindow = null;
     if (scenario.policySwitch().enabled()) {
       long at = scenario.policySwitch().atNanos();
-      before = Spread.of(meanUtilization(measuredFrom, at), cores);
-      after = Spread.of(meanUtilization(at + scenario.warmupNanos(), measuredTo), cores);
-      beforeWindow = SwitchWindow.of(latencyBefore, windowCounts[0]);
-      afterWindow = SwitchWindow.of(latencyAfter, windowCounts[1]);
+      before = RunMetrics.spread(meanUtilization(measuredFrom, at), cores);
+      after = RunMetrics.spread(meanUtilization(at + scenario.warmupNanos(), measuredTo), cores);
     }
-    double[] connectionStats = connectionStats(connections);
+    RunMetrics.ConnectionStats connectionStats = RunMetrics.connectionStats(connections);
     long errors = failures + rejected + overload.throttled();
     return new Summary(
         scenario.name(),
@@ -204,11 +185,11 @@ public final class RunResult {
         measuredRequests == 0 ? 0 : (double) errors / measuredRequests,
         deadlineMisses,
         brokenAttempts,
-        connectionStats[0],
-        connectionStats[1],
-        connectionStats[2],
-        beforeWindow,
-        afterWindow,
+        connectionStats.min(),
+        connectionStats.mean(),
+        connectionStats.max(),
+        beforeSwitch,
+        afterSwitch,
         overload);
   }
 
@@ -286,11 +267,6 @@ public final class RunResult {
    */
   public record SwitchWindow(
       double p50Millis, double p999Millis, long requests, long errors, double errorRate, long deadlineMisses) {
-    static SwitchWindow of(LatencyHistogram latency, long[] counts) {
-      return new SwitchWindow(latency.quantileMillis(0.5), latency.quantileMillis(0.999), counts[0], counts[1],
-          counts[0] == 0 ? 0 : (double) counts[1] / counts[0], counts[2]);
-    }
-
     static SwitchWindow mean(List<SwitchWindow> windows) {
       int n = windows.size();
       return new SwitchWindow(
@@ -303,49 +279,12 @@ public final class RunResult {
     }
   }
 
-  /** Min, mean and max connections per backend. */
-  static double[] connectionStats(int[] connections) {
-    int min = Integer.MAX_VALUE;
-    int max = 0;
-    long sum = 0;
-    for (int c : connections) {
-      min = Math.min(min, c);
-      max = Math.max(max, c);
-      sum += c;
-    }
-    return new double[] {min, (double) sum / connections.length, max};
-  }
-
   /**
    * The chapter's measures of imbalance over per-backend mean utilizations: max/mean, max/min, and
    * capacity wasted, {@code sum over tasks of (CPU[most loaded] - CPU[i])} in cores, also as a
    * share of the cores reserved (every task must be provisioned for the most loaded one's load).
    */
-  public record Spread(double meanUtilization, double maxOverMean, double maxOverMin, double wastedCores, double wastedShare) {
-    static Spread of(double[] utilization, int[] cores) {
-      double max = 0;
-      double min = Double.MAX_VALUE;
-      double sum = 0;
-      double reserved = 0;
-      for (int b = 0; b < utilization.length; b++) {
-        max = Math.max(max, utilization[b]);
-        min = Math.min(min, utilization[b]);
-        sum += utilization[b];
-        reserved += cores[b];
-      }
-      double wasted = 0;
-      for (int b = 0; b < utilization.length; b++) {
-        wasted += (max - utilization[b]) * cores[b];
-      }
-      double mean = sum / utilization.length;
-      return new Spread(
-          mean,
-          mean == 0 ? 0 : max / mean,
-          min == 0 ? Double.POSITIVE_INFINITY : max / min,
-          wasted,
-          wasted / reserved);
-    }
-  }
+  public record Spread(double meanUtilization, double maxOverMean, double maxOverMin, double wastedCores, double wastedShare) {}
 
   /** One run's end-of-run metrics; several seeds' summaries average into one with {@link #mean}. */
   public record Summary(
@@ -412,235 +351,20 @@ public final class RunResult {
     }
   }
 
-  /** Collects a run's measurements as the event loop produces them. */
-  static final class Builder {
-    private final Scenario scenario;
-    private final String policy;
-    private final long seed;
-    private final double[] speeds;
-    private int[] cores;
-    private int[] connections;
-    private double capacityRps;
-    private final List<float[]> samples = new ArrayList<>();
-    private final LatencyHistogram latency = new LatencyHistogram();
-    private final LatencyHistogram latencyBefore = new LatencyHistogram();
-    private final LatencyHistogram latencyAfter = new LatencyHistogram();
-    private final long sampleInterval;
-    private final long switchAt;
-    private final long settledAt;
-    private long[] answeredPerSample;
-    private long[] errorsPerSample;
-    private long successes;
-    private long failures;
-    private long rejected;
-    private long deadlineMisses;
-    private long brokenAttempts;
-    private final long[][] windowCounts = new long[2][3];
-    private long[] successesPerSample;
-    private long[] issuedPerSample;
-    private long requestsIssued;
-    private long throttled;
-    private long sheds;
-    private long expired;
-    private long attempts;
-    private long retries;
-    private long probes;
-    private final long[] issuedByCriticality = new long[4];
-    private final long[] successesByCriticality = new long[4];
+  private static SwitchWindow switchWindow(LatencyHistogram latency, RunRecorder.WindowTally tally) {
+    return RunMetrics.switchWindow(latency, tally.requests, tally.errors, tally.deadlineMisses);
+  }
 
-    Builder(Scenario scenario, String policy, long seed, double[] speeds) {
-      this.scenario = scenario;
-      this.policy = policy;
-      this.seed = seed;
-      this.speeds = speeds;
-      this.sampleInterval = scenario.sampleIntervalNanos();
-      int intervals = (int) (scenario.durationNanos() / sampleInterval) + 2;
-      this.answeredPerSample = new long[intervals];
-      this.errorsPerSample = new long[intervals];
-      this.successesPerSample = new long[intervals];
-      this.issuedPerSample = new long[intervals];
-      this.switchAt = scenario.policySwitch().enabled() ? scenario.policySwitch().atNanos() : Long.MAX_VALUE;
-      this.settledAt = switchAt == Long.MAX_VALUE ? Long.MAX_VALUE : switchAt + scenario.warmupNanos();
-    }
-
-    /** The fleet, once built: cores and connections per backend, and its capacity in requests per second. */
-    void fleet(int[] cores, int[] connections, double capacityRps) {
-      this.cores = cores;
-      this.connections = connections;
-      this.capacityRps = capacityRps;
-    }
-
-    private boolean measured(long now) {
-      return now >= scenario.warmupNanos();
-    }
-
-    /** A new request (not a retry) of the given criticality. */
-    void issued(long now, int criticality) {
-      requestsIssued++;
-      issuedPerSample[interval(now)]++;
-      if (measured(now)) {
-        issuedByCriticality[criticality]++;
-      }
-    }
-
-    /** The client's throttle rejected a new request. */
-    void throttled(long now, int criticality) {
-      answeredPerSample[interval(now)]++;
-      errorsPerSample[interval(now)]++;
-      if (measured(now)) {
-        throttled++;
-        count(now, true, false);
-      }
-    }
-
-    /** An attempt (first or retry) of a request that started at {@code start} was sent. */
-    void attempt(long start) {
-      if (measured(start)) {
-        attempts++;
-      }
-    }
-
-    /** A retry of a request that started at {@code start} was sent. */
-    void retry(long start) {
-      if (measured(start)) {
-        retries++;
-      }
-    }
-
-    /** A client sent a probe. */
-    void probe(long now) {
-      if (measured(now)) {
-        probes++;
-      }
-    }
-
-    /**
-     * An attempt of a request that started at {@code start} failed because its connection broke:
-     * the backend was down or died while holding it. A retry may still save the request.
-     */
-    void brokenAttempt(long start) {
-      if (measured(start)) {
-        brokenAttempts++;
-      }
-    }
-
-    /** A backend's limiter shed a request. */
-    void shed(long now) {
-      if (measured(now)) {
-        sheds++;
-      }
-    }
-
-    /** A backend dropped a request unstarted: its deadline had passed. */
-    void expired(long now) {
-      if (measured(now)) {
-        expired++;
-      }
-    }
-
-    OverloadOutcome overload() {
-      double seconds = (scenario.durationNanos() - scenario.warmupNanos()) / 1e9;
-      double goodput = successes / seconds;
-      double[] success = new double[issuedByCriticality.length];
-      for (int c = 0; c < success.length; c++) {
-        success[c] = issuedByCriticality[c] == 0 ? Double.NaN : (double) successesByCriticality[c] / issuedByCriticality[c];
-      }
-      return new OverloadOutcome(goodput, capacityRps == 0 ? 0 : goodput / capacityRps, throttled, sheds, expired,
-          attempts - retries, retries, success, recoverySeconds(), probes);
-    }
-
-    private double recoverySeconds() {
-      Scenario.Spike spike = scenario.load().spike();
-      if (!spike.enabled()) {
-        return Double.NaN;
-      }
-      double perInterval = capacityRps * sampleInterval / 1e9;
-      int first = (int) ((spike.endNanos() + sampleInterval - 1) / sampleInterval);
-      int last = (int) (scenario.durationNanos() / sampleInterval);
-      for (int k = first; k < last; k++) {
-        double wanted = 0.95 * Math.min(issuedPerSample[k], perInterval);
-        if (successesPerSample[k] >= wanted) {
-          return ((k + 1) * sampleInterval - spike.endNanos()) / 1e9;
-        }
-      }
-      return Double.NaN;
-    }
-
-    void sample(float[] utilization) {
-      samples.add(utilization);
-    }
-
-    private int interval(long now) {
-      return (int) Math.min(answeredPerSample.length - 1, now / sampleInterval);
-    }
-
-    void success(long start, long latencyNanos, boolean measured, int criticality) {
-      answeredPerSample[interval(start + latencyNanos)]++;
-      successesPerSample[interval(start + latencyNanos)]++;
-      if (measured) {
-        successes++;
-        successesByCriticality[criticality]++;
-        recordLatency(start, latencyNanos);
-        count(start, false, false);
-      }
-    }
-
-    void deadlineMiss(long start, long deadlineNanos, boolean measured, long now) {
-      answeredPerSample[interval(now)]++;
-      errorsPerSample[interval(now)]++;
-      if (measured) {
-        deadlineMisses++;
-        // The caller saw the deadline expire, not the late answer.
-        recordLatency(start, deadlineNanos);
-        count(start, false, true);
-      }
-    }
-
-    void failure(long start, boolean measured, long now) {
-      answeredPerSample[interval(now)]++;
-      errorsPerSample[interval(now)]++;
-      if (measured) {
-        failures++;
-        count(start, true, false);
-      }
-    }
-
-    void rejected(long now, long warmup) {
-      answeredPerSample[interval(now)]++;
-      errorsPerSample[interval(now)]++;
-      if (now >= warmup) {
-        rejected++;
-        count(now, true, false);
-      }
-    }
-
-    /** A measured request's outcome in its switch window, if it falls in one. */
-    private void count(long start, boolean error, boolean deadlineMiss) {
-      int window = start < switchAt ? 0 : start >= settledAt ? 1 : -1;
-      if (window >= 0) {
-        long[] counts = windowCounts[window];
-        counts[0]++;
-        counts[1] += error ? 1 : 0;
-        counts[2] += deadlineMiss ? 1 : 0;
-      }
-    }
-
-    private void recordLatency(long start, long latencyNanos) {
-      latency.record(latencyNanos);
-      if (start < switchAt) {
-        latencyBefore.record(latencyNanos);
-      } else if (start >= settledAt) {
-        latencyAfter.record(latencyNanos);
-      }
-    }
-
-    /** Requests issued so far, warm-up included. */
-    long requestsIssued() {
-      return requestsIssued;
-    }
-
-    RunResult build(long cpuNanos) {
-      return new RunResult(this, cpuNanos);
-    }
+  private static OverloadOutcome overloadOutcome(RunRecorder b) {
+    Scenario scenario = b.scenario;
+    double goodput = RunMetrics.goodputRps(b.successes, scenario.durationNanos() - scenario.warmupNanos());
+    Scenario.Spike spike = scenario.load().spike();
+    double recovery = spike.enabled()
+        ? RunMetrics.recoverySeconds(b.issuedPerSample, b.successesPerSample, b.sampleInterval, spike.endNanos(),
+            scenario.durationNanos(), b.capacityRps)
+        : Double.NaN;
+    return new OverloadOutcome(goodput, RunMetrics.goodputShare(goodput, b.capacityRps), b.throttled, b.sheds, b.expired,
+        b.attempts - b.retries, b.retries, RunMetrics.successShares(b.issuedByCriticality, b.successesByCriticality),
+        recovery, b.probes);
   }
 }

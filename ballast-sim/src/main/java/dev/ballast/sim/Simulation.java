@@ -61,7 +61,7 @@ final class Simulation {
   /** The policy the clients switch to mid-run, or null: known from the start, as the backends must be ready for it. */
   private final PolicyAdapter switchTo;
   private final Probes probes;
-  private final RunResult.Builder result;
+  private final RunRecorder result;
   private long nextArrivalAt = Long.MAX_VALUE;
 
   Simulation(Scenario scenario, String policyName, long seed, Progress.Run progress) {
@@ -75,7 +75,7 @@ final class Simulation {
     double[] speed = Fleet.machineSpeeds(scenario.fleet(), random);
     events = new EventQueue(4 * (scenario.clients().count() + backends) + 1024);
     Network network = new Network(events, requests, scenario.rttNanos());
-    result = new RunResult.Builder(scenario, policyName, seed, speed.clone());
+    result = new RunRecorder(scenario, policyName, seed, speed.clone());
     probes = new Probes(events, clock, result, scenario.rttNanos());
     adapter = PolicyRegistry.create(policyName, new PolicyRegistry.Context(scenario, keys, speed.clone(), probes));
     switchTo = scenario.policySwitch().enabled()

@@ -1,0 +1,220 @@
+package dev.ballast.sim;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * What a run writes while it runs: the event loop and the fleet and clients report each outcome
+ * here as it happens, and {@link #build} freezes the counts into a {@link RunResult}. Only counting
+ * happens here; the metrics are worked out from the counts by {@link RunMetrics}.
+ */
+final class RunRecorder {
+  final Scenario scenario;
+  final String policy;
+  final long seed;
+  final double[] speeds;
+  int[] cores;
+  int[] connections;
+  double capacityRps;
+  final List<float[]> samples = new ArrayList<>();
+  final LatencyHistogram latency = new LatencyHistogram();
+  final LatencyHistogram latencyBefore = new LatencyHistogram();
+  final LatencyHistogram latencyAfter = new LatencyHistogram();
+  final long sampleInterval;
+  private final long switchAt;
+  private final long settledAt;
+  long[] answeredPerSample;
+  long[] errorsPerSample;
+  long successes;
+  long failures;
+  long rejected;
+  long deadlineMisses;
+  long brokenAttempts;
+  // Measured requests by when they started: before a policy switch, or a warm-up's time after it.
+  final WindowTally beforeSwitch = new WindowTally();
+  final WindowTally afterSwitch = new WindowTally();
+  long[] successesPerSample;
+  long[] issuedPerSample;
+  long requestsIssued;
+  long throttled;
+  long sheds;
+  long expired;
+  long attempts;
+  long retries;
+  long probes;
+  final long[] issuedByCriticality = new long[4];
+  final long[] successesByCriticality = new long[4];
+
+  RunRecorder(Scenario scenario, String policy, long seed, double[] speeds) {
+    this.scenario = scenario;
+    this.policy = policy;
+    this.seed = seed;
+    this.speeds = speeds;
+    this.sampleInterval = scenario.sampleIntervalNanos();
+    int intervals = (int) (scenario.durationNanos() / sampleInterval) + 2;
+    this.answeredPerSample = new long[intervals];
+    this.errorsPerSample = new long[intervals];
+    this.successesPerSample = new long[intervals];
+    this.issuedPerSample = new long[intervals];
+    this.switchAt = scenario.policySwitch().enabled() ? scenario.policySwitch().atNanos() : Long.MAX_VALUE;
+    this.settledAt = switchAt == Long.MAX_VALUE ? Long.MAX_VALUE : switchAt + scenario.warmupNanos();
+  }
+
+  /** The fleet, once built: cores and connections per backend, and its capacity in requests per second. */
+  void fleet(int[] cores, int[] connections, double capacityRps) {
+    this.cores = cores;
+    this.connections = connections;
+    this.capacityRps = capacityRps;
+  }
+
+  private boolean measured(long now) {
+    return now >= scenario.warmupNanos();
+  }
+
+  /** A new request (not a retry) of the given criticality. */
+  void issued(long now, int criticality) {
+    requestsIssued++;
+    issuedPerSample[interval(now)]++;
+    if (measured(now)) {
+      issuedByCriticality[criticality]++;
+    }
+  }
+
+  /** The client's throttle rejected a new request. */
+  void throttled(long now, int criticality) {
+    answeredPerSample[interval(now)]++;
+    errorsPerSample[interval(now)]++;
+    if (measured(now)) {
+      throttled++;
+      count(now, true, false);
+    }
+  }
+
+  /** An attempt (first or retry) of a request that started at {@code start} was sent. */
+  void attempt(long start) {
+    if (measured(start)) {
+      attempts++;
+    }
+  }
+
+  /** A retry of a request that started at {@code start} was sent. */
+  void retry(long start) {
+    if (measured(start)) {
+      retries++;
+    }
+  }
+
+  /** A client sent a probe. */
+  void probe(long now) {
+    if (measured(now)) {
+      probes++;
+    }
+  }
+
+  /**
+   * An attempt of a request that started at {@code start} failed because its connection broke:
+   * the backend was down or died while holding it. A retry may still save the request.
+   */
+  void brokenAttempt(long start) {
+    if (measured(start)) {
+      brokenAttempts++;
+    }
+  }
+
+  /** A backend's limiter shed a request. */
+  void shed(long now) {
+    if (measured(now)) {
+      sheds++;
+    }
+  }
+
+  /** A backend dropped a request unstarted: its deadline had passed. */
+  void expired(long now) {
+    if (measured(now)) {
+      expired++;
+    }
+  }
+
+  void sample(float[] utilization) {
+    samples.add(utilization);
+  }
+
+  private int interval(long now) {
+    return (int) Math.min(answeredPerSample.length - 1, now / sampleInterval);
+  }
+
+  void success(long start, long latencyNanos, boolean measured, int criticality) {
+    answeredPerSample[interval(start + latencyNanos)]++;
+    successesPerSample[interval(start + latencyNanos)]++;
+    if (measured) {
+      successes++;
+      successesByCriticality[criticality]++;
+      recordLatency(start, latencyNanos);
+      count(start, false, false);
+    }
+  }
+
+  void deadlineMiss(long start, long deadlineNanos, boolean measured, long now) {
+    answeredPerSample[interval(now)]++;
+    errorsPerSample[interval(now)]++;
+    if (measured) {
+      deadlineMisses++;
+      // The caller saw the deadline expire, not the late answer.
+      recordLatency(start, deadlineNanos);
+      count(start, false, true);
+    }
+  }
+
+  void failure(long start, boolean measured, long now) {
+    answeredPerSample[interval(now)]++;
+    errorsPerSample[interval(now)]++;
+    if (measured) {
+      failures++;
+      count(start, true, false);
+    }
+  }
+
+  void rejected(long now, long warmup) {
+    answeredPerSample[interval(now)]++;
+    errorsPerSample[interval(now)]++;
+    if (now >= warmup) {
+      rejected++;
+      count(now, true, false);
+    }
+  }
+
+  /** A measured request's outcome in its switch window, if it falls in one. */
+  private void count(long start, boolean error, boolean deadlineMiss) {
+    WindowTally window = start < switchAt ? beforeSwitch : start >= settledAt ? afterSwitch : null;
+    if (window != null) {
+      window.requests++;
+      window.errors += error ? 1 : 0;
+      window.deadlineMisses += deadlineMiss ? 1 : 0;
+    }
+  }
+
+  private void recordLatency(long start, long latencyNanos) {
+    latency.record(latencyNanos);
+    if (start < switchAt) {
+      latencyBefore.record(latencyNanos);
+    } else if (start >= settledAt) {
+      latencyAfter.record(latencyNanos);
+    }
+  }
+
+  /** Requests issued so far, warm-up included. */
+  long requestsIssued() {
+    return requestsIssued;
+  }
+
+  RunResult build(long cpuNanos) {
+    return new RunResult(this, cpuNanos);
+  }
+
+  /** Measured requests of one switch window: how many, how many failed, how many missed their deadline. */
+  static final class WindowTally {
+    long requests;
+    long errors;
+    long deadlineMisses;
+  }
+}
