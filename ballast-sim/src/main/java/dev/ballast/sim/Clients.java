@@ -101,7 +101,7 @@ final class Clients {
       }
     }
 
-    health = HealthConfig.builder().activeRequestLimit(scenario.activeRequestLimit()).build();
+    health = scenario.health();
     balancers = new Balancer[count];
     for (int c = 0; c < count; c++) {
       List<String> subset = new ArrayList<>(subsets[c].length);

@@ -1,5 +1,6 @@
 package dev.ballast.sim;
 
+import dev.ballast.health.HealthConfig;
 import dev.ballast.settings.Settings;
 import java.util.List;
 import java.util.Map;
@@ -26,7 +27,7 @@ public record Scenario(
     Cost cost,
     long rttNanos,
     long deadlineNanos,
-    int activeRequestLimit,
+    HealthConfig health,
     Reports reports,
     Restart restart,
     List<Fault> faults,
@@ -42,14 +43,14 @@ public record Scenario(
   /** The same scenario with other policies, e.g. the one given on the command line. */
   public Scenario withPolicies(List<String> names) {
     return new Scenario(name, source, title, claim, seed, seeds, durationNanos, warmupNanos, sampleIntervalNanos,
-        names, clients, fleet, load, cost, rttNanos, deadlineNanos, activeRequestLimit, reports, restart, faults,
+        names, clients, fleet, load, cost, rttNanos, deadlineNanos, health, reports, restart, faults,
         policySwitch, policySettings, overload);
   }
 
   /** The same scenario with another seed count. */
   public Scenario withSeeds(int count) {
     return new Scenario(name, source, title, claim, seed, count, durationNanos, warmupNanos, sampleIntervalNanos,
-        policies, clients, fleet, load, cost, rttNanos, deadlineNanos, activeRequestLimit, reports, restart, faults,
+        policies, clients, fleet, load, cost, rttNanos, deadlineNanos, health, reports, restart, faults,
         policySwitch, policySettings, overload);
   }
 

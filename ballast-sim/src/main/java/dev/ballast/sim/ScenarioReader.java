@@ -86,10 +86,12 @@ public final class ScenarioReader {
   private static final String HEALTH = "health";
   /**
    * The health settings a scenario takes, read through {@link HealthConfig#SETTINGS} in its {@code
-   * health} section: the simulator's clients model flow control, but not health checks, idle
-   * connections or warm-up, so a scenario that set those would measure nothing it meant to.
+   * health} section: those the core's balancers apply themselves, flow control and warm-up. The
+   * simulated transport sends no health checks and never lets a connection go idle, so a scenario
+   * that set their intervals would measure nothing it meant to, and is refused.
    */
-  static final List<Setting<?>> HEALTH_SETTINGS = List.of(HealthConfig.ACTIVE_REQUEST_LIMIT);
+  static final List<Setting<?>> HEALTH_SETTINGS =
+      List.of(HealthConfig.ACTIVE_REQUEST_LIMIT, HealthConfig.WARM_UP_WINDOW, HealthConfig.WARM_UP_START_FACTOR);
   /** The simulator's own keys within sections that ballast-core's settings are read from. */
   private static final Set<String> ENABLED = Set.of("enabled");
   private static final String PROBE_COST = "probe-cost";
@@ -404,7 +406,7 @@ public final class ScenarioReader {
         cost,
         duration(config, "network.rtt", "network.rtt", 0, 10 * NS_PER_S),
         duration(config, "deadline", "deadline", 1_000, DAY),
-        health().activeRequestLimit(),
+        health(),
         reports,
         restart,
         faults(),

@@ -102,7 +102,7 @@ final class CheckTest {
         bestBy, List.of(), "");
     Scenario s = new Scenario(base.name(), base.source(), base.title(), claim, base.seed(), base.seeds(), base.durationNanos(),
         base.warmupNanos(), base.sampleIntervalNanos(), base.policies(), base.clients(), base.fleet(), base.load(), base.cost(),
-        base.rttNanos(), base.deadlineNanos(), base.activeRequestLimit(), base.reports(), base.restart(), base.faults(),
+        base.rttNanos(), base.deadlineNanos(), base.health(), base.reports(), base.restart(), base.faults(),
         base.policySwitch(), base.policySettings(), base.overload());
     return new SuiteRunner.ScenarioResult(s, run.policies());
   }

@@ -81,4 +81,21 @@ final class RunMetricsTest {
     served[3] = 94;
     assertThat(RunMetrics.recoverySeconds(issued, served, SECOND, 2_500_000_000L, 5_500_000_000L, 100)).isNaN();
   }
+
+  @Test
+  void seedsAverageRatesAndSharesAndSumCounts() {
+    RunResult.SwitchWindow window = RunResult.SwitchWindow.mean(List.of(
+        new RunResult.SwitchWindow(10, 100, 1000, 10, 0.01, 3),
+        new RunResult.SwitchWindow(20, 300, 3000, 90, 0.03, 5)));
+    assertThat(window).isEqualTo(new RunResult.SwitchWindow(15, 200, 4000, 100, 0.02, 8));
+
+    RunResult.OverloadOutcome overload = RunResult.OverloadOutcome.mean(List.of(
+        new RunResult.OverloadOutcome(1000, 0.5, 7, 100, 2, 400, 40, new double[] {1, 0.5, 0.25, 0}, 1, 0),
+        new RunResult.OverloadOutcome(3000, 1.0, 3, 300, 0, 600, 60, new double[] {0.5, 0.5, 0.75, 0}, 3, 10)));
+    assertThat(overload).isEqualTo(
+        new RunResult.OverloadOutcome(2000, 0.75, 10, 400, 2, 1000, 100, new double[] {0.75, 0.5, 0.5, 0}, 2, 10));
+    // Derived figures come from the sums, not from averaging each seed's ratio.
+    assertThat(overload.amplification()).isEqualTo(1.1);
+    assertThat(overload.probesPerRequest()).isEqualTo(0.01);
+  }
 }

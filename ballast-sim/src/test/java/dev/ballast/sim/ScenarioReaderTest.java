@@ -23,7 +23,7 @@ final class ScenarioReaderTest {
     assertThat(defaults.cost().meanNanos()).isEqualTo(15_000_000L);
     assertThat(defaults.cost().maxNanos()).isEqualTo(10_000_000_000L);
     assertThat(defaults.cost().ratio()).isEqualTo(1000.0);
-    assertThat(defaults.activeRequestLimit()).isEqualTo(100);
+    assertThat(defaults.health().activeRequestLimit()).isEqualTo(100);
     assertThat(defaults.fleet().antagonistMax()).isEqualTo(0.2);
     assertThat(defaults.restart().minDrainNanos()).isEqualTo(10_000_000_000L);
     assertThat(defaults.restart().maxDrainNanos()).isEqualTo(150_000_000_000L);

@@ -83,14 +83,16 @@ final class ScenarioSettingsTest {
       String text = "name = health\n" + key + " = " + hocon(setting.example());
       if (ScenarioReader.HEALTH_SETTINGS.contains(setting)) {
         Scenario read = ScenarioReader.parse("health.conf", text);
-        assertThat(read.activeRequestLimit()).as(text).isEqualTo(setting.example());
+        assertThat(HealthConfig.SETTINGS.valueOf(read.health(), setting)).as(text).isEqualTo(setting.example());
       } else {
         assertThatThrownBy(() -> ScenarioReader.parse("health.conf", text)).as(text)
-            .hasMessage("health.conf: " + key + ": unknown key (expected: one of active-request-limit)");
+            .hasMessage("health.conf: " + key
+                + ": unknown key (expected: one of active-request-limit, warm-up-start-factor, warm-up-window)");
       }
     }
-    assertThat(ScenarioReader.HEALTH_SETTINGS).containsExactly(HealthConfig.ACTIVE_REQUEST_LIMIT);
-    assertThat(ScenarioReader.defaults().activeRequestLimit()).isEqualTo(HealthConfig.ACTIVE_REQUEST_LIMIT.defaultValue());
+    assertThat(ScenarioReader.HEALTH_SETTINGS).containsExactly(HealthConfig.ACTIVE_REQUEST_LIMIT,
+        HealthConfig.WARM_UP_WINDOW, HealthConfig.WARM_UP_START_FACTOR);
+    assertThat(ScenarioReader.defaults().health().activeRequestLimit()).isEqualTo(HealthConfig.ACTIVE_REQUEST_LIMIT.defaultValue());
     assertThatThrownBy(() -> ScenarioReader.parse("health.conf", "name = health\nhealth.active-request-limit = 0"))
         .hasMessage("health.conf: health.active-request-limit: 0 (expected: " + HealthConfig.ACTIVE_REQUEST_LIMIT.expected() + ")");
   }
