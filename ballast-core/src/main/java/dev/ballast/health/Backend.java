@@ -92,6 +92,28 @@ public interface Backend {
   void release(RequestOutcome outcome);
 
   /**
+   * {@link #release(RequestOutcome)}, with the request's latency: outlier ejection's slow-not-dead
+   * rule reads the latencies of successes. {@code dev.ballast.pick.Pick} calls this one.
+   */
+  default void release(RequestOutcome outcome, long latencyNanos) {
+    release(outcome);
+  }
+
+  /**
+   * Whether outlier ejection holds the backend out of rotation now, or lets it take only a few
+   * probe requests before it is back (see {@link OutlierConfig}). Always false when the client does
+   * not eject outliers, and while its subset panics.
+   */
+  default boolean isEjected() {
+    return false;
+  }
+
+  /** How many times outlier ejection has taken the backend out of rotation so far. */
+  default long ejections() {
+    return 0;
+  }
+
+  /**
    * Ends that arrived while no request was in flight, and were therefore ignored: each is a
    * request ended twice. (A second end while other requests are in flight cannot be told apart
    * from theirs: it ends one of them early.)

@@ -23,10 +23,21 @@ abstract class BackendRequestFields {
   volatile long flow;
   volatile long predictedEndNanos = Long.MIN_VALUE;
   volatile BackendState state = BackendState.CONNECTING;
+  /**
+   * How many requests in flight a new request may find: {@link #limit} in rotation, 0 while outlier
+   * ejection holds the backend out, {@link #ON_PROBATION} while it is let back in for a few probe
+   * requests. Picks read it in place of the limit, so ejection costs a request nothing more; the
+   * limit itself stays final, as ending a request compares against it.
+   */
+  volatile int admitLimit;
+
+  /** {@link #admitLimit} on probation: each new request first takes one of the probes left. */
+  static final int ON_PROBATION = -1;
 
   BackendRequestFields(String key, CapacityGate gate, int limit) {
     this.key = key;
     this.gate = gate;
     this.limit = limit;
+    this.admitLimit = limit;
   }
 }

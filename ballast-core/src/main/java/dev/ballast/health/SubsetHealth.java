@@ -13,11 +13,19 @@ import java.util.List;
  */
 public interface SubsetHealth {
 
+  /** Health without outlier ejection. */
   static SubsetHealth create(HealthConfig config, NanoClock clock) {
-    return new TrackedSubset(config, clock);
+    return new TrackedSubset(config, OutlierConfig.defaults(), clock);
+  }
+
+  /** Health that ejects outliers as {@code outliers} says (nothing is ejected unless it is {@linkplain OutlierConfig#enabled() enabled}). */
+  static SubsetHealth create(HealthConfig config, OutlierConfig outliers, NanoClock clock) {
+    return new TrackedSubset(config, outliers, clock);
   }
 
   HealthConfig config();
+
+  OutlierConfig outlierConfig();
 
   /**
    * Makes the subset exactly {@code keys} (in that order): known keys keep their backend, new keys
@@ -39,6 +47,25 @@ public interface SubsetHealth {
 
   /** Moves backends without requests for {@link HealthConfig#idleAfter()} to {@link BackendState#IDLE}; call periodically. */
   void refreshIdle();
+
+  /**
+   * Outlier ejection's periodic work (see {@link OutlierConfig}): judges the interval just ended
+   * when one has, ejects outliers up to the cap, lets backends whose ejection time is over take
+   * their probe requests and judges those, and lifts every ejection while the subset panics. Call
+   * it periodically (a balancer's {@code refresh()} does), with the other control-plane calls; each
+   * call's time resolves ejection and probation times. Nothing when ejection is off.
+   */
+  void refreshOutliers();
+
+  /**
+   * Whether, at the last {@link #refreshOutliers()}, fewer than {@link
+   * OutlierConfig#panicThreshold()} of the subset were available and in rotation, so that every
+   * ejection is lifted. Always false without outlier ejection.
+   */
+  boolean panicking();
+
+  /** Backends outlier ejection held out of rotation or on probation at the last {@link #refreshOutliers()}, panic or not. */
+  int ejectedBackends();
 
   CapacityGate capacity();
 }

@@ -27,6 +27,7 @@ final class TrackedBackend extends BackendRequestFields implements Backend {
   private static final VarHandle ENDS = VarHandles.field(MethodHandles.lookup(), "ends", LongAdder[].class);
   private static final VarHandle ENTRIES = VarHandles.field(MethodHandles.lookup(), "entries", AtomicLongArray.class);
   private static final VarHandle UNMATCHED_ENDS = VarHandles.field(MethodHandles.lookup(), "unmatchedEnds", long.class);
+  private static final VarHandle PROBES_LEFT = VarHandles.field(MethodHandles.lookup(), "probesLeft", int.class);
 
   private static final int ACTIVE_BITS = 20;
   private static final long ACTIVE_MASK = (1L << ACTIVE_BITS) - 1;
@@ -52,13 +53,22 @@ final class TrackedBackend extends BackendRequestFields implements Backend {
   private volatile boolean retired;
   /** Ends without a start: only a caller's mistake counts one. */
   private volatile long unmatchedEnds;
+  /** On probation (admitLimit is ON_PROBATION): the probe requests that may still start. */
+  private volatile int probesLeft;
+  /** Outlier ejection's book on this backend; null when the client does not eject outliers. */
+  final EjectionRecord ejection;
 
   // Idle detection runs on the control plane only (refreshIdle is serialized).
   private long startedAtLastCheck = -1;
   private volatile long quietSinceNanos;
 
   TrackedBackend(String key, HealthConfig config, NanoClock clock, CapacityGate gate) {
+    this(key, config, false, clock, gate);
+  }
+
+  TrackedBackend(String key, HealthConfig config, boolean ejectsOutliers, NanoClock clock, CapacityGate gate) {
     super(key, gate, config.activeRequestLimit());
+    this.ejection = ejectsOutliers ? new EjectionRecord() : null;
     this.config = config;
     this.clock = clock;
     this.warmUpWindowNanos = config.warmUpWindow().toNanos();
@@ -89,13 +99,29 @@ final class TrackedBackend extends BackendRequestFields implements Backend {
 
   @Override
   public boolean acceptsNewRequests() {
-    return state.acceptsNewRequests() && (flow & ACTIVE_MASK) < limit;
+    return state.acceptsNewRequests() && admits((int) (flow & ACTIVE_MASK));
   }
 
   @Override
   public int activeRequestsIfAccepting() {
     int active = (int) (flow & ACTIVE_MASK);
-    return state.acceptsNewRequests() && active < limit ? active : -1;
+    return state.acceptsNewRequests() && admits(active) ? active : -1;
+  }
+
+  /** Whether a new request may join {@code active} ones as far as the limit and outlier ejection go. */
+  private boolean admits(int active) {
+    int admit = admitLimit;
+    return admit == ON_PROBATION ? probesLeft > 0 && active < limit : active < admit;
+  }
+
+  @Override
+  public boolean isEjected() {
+    return admitLimit != limit;
+  }
+
+  @Override
+  public long ejections() {
+    return ejection == null ? 0 : ejection.ejections;
   }
 
   @Override
@@ -125,9 +151,35 @@ final class TrackedBackend extends BackendRequestFields implements Backend {
     if (!current.acceptsNewRequests()) {
       return false;
     }
+    int admit = admitLimit;
+    if (admit == ON_PROBATION) {
+      return tryAcquireProbe(current);
+    }
+    return tryCount(current, admit);
+  }
+
+  /** On probation: takes one of the probes left, then counts the request against the limit. */
+  private boolean tryAcquireProbe(BackendState current) {
+    for (;;) {
+      int left = probesLeft;
+      if (left <= 0) {
+        return false;
+      }
+      if (PROBES_LEFT.compareAndSet(this, left, left - 1)) {
+        break;
+      }
+    }
+    if (tryCount(current, limit)) {
+      return true;
+    }
+    PROBES_LEFT.getAndAdd(this, 1);
+    return false;
+  }
+
+  private boolean tryCount(BackendState current, int admit) {
     for (;;) {
       long f = flow;
-      if ((f & ACTIVE_MASK) >= limit) {
+      if ((f & ACTIVE_MASK) >= admit) {
         return false;
       }
       if (FLOW.compareAndSet(this, f, f + ONE_STARTED + 1)) {
@@ -172,6 +224,15 @@ final class TrackedBackend extends BackendRequestFields implements Backend {
   @Override
   public boolean resetPredictedEnd(long seen) {
     return PREDICTED_END.compareAndSet(this, seen, Long.MIN_VALUE);
+  }
+
+  @Override
+  public void release(RequestOutcome outcome, long latencyNanos) {
+    EjectionRecord book = ejection;
+    if (book != null && outcome == RequestOutcome.SUCCESS) {
+      book.recordLatency(latencyNanos);
+    }
+    release(outcome);
   }
 
   @Override
@@ -384,6 +445,40 @@ final class TrackedBackend extends BackendRequestFields implements Backend {
         entered(BackendState.HEALTHY);
       }
     }
+  }
+
+  /** Outlier ejection holds the backend out of rotation (control plane). */
+  void holdOut() {
+    admitLimit = 0;
+  }
+
+  /** Lets {@code probes} new requests through, and no more until {@link #readmit()} or {@link #holdOut()}. */
+  void putOnProbation(int probes) {
+    probesLeft = probes;
+    admitLimit = ON_PROBATION;
+    gate.signal();
+  }
+
+  /** Back in rotation (control plane): after good probes, or while the subset panics. */
+  void readmit() {
+    if (admitLimit != limit) {
+      admitLimit = limit;
+      gate.signal();
+    }
+  }
+
+  /** Failures as outlier ejection counts them: the backend's and the network's, never overload or cancellation. */
+  long failures() {
+    return requestsEnded(RequestOutcome.BACKEND_FAILURE) + requestsEnded(RequestOutcome.NETWORK_FAILURE);
+  }
+
+  /** Requests that ended in any way but success or failure: overload answers and cancellations. */
+  long neitherEnds() {
+    return requestsEnded(RequestOutcome.OVERLOADED) + requestsEnded(RequestOutcome.CANCELLED);
+  }
+
+  long successCount() {
+    return successes();
   }
 
   @Override

@@ -9,14 +9,25 @@ import java.util.Objects;
 
 final class TrackedSubset implements SubsetHealth {
   private final HealthConfig config;
+  private final OutlierConfig outlierConfig;
+  /** Null when the client does not eject outliers. */
+  private final OutlierEjection outliers;
   private final NanoClock clock;
   private final CapacitySignal capacity = new CapacitySignal();
   private volatile Map<String, TrackedBackend> byKey = Map.of();
   private volatile List<Backend> backends = List.of();
+  private List<TrackedBackend> tracked = List.of();
 
-  TrackedSubset(HealthConfig config, NanoClock clock) {
+  TrackedSubset(HealthConfig config, OutlierConfig outlierConfig, NanoClock clock) {
     this.config = Objects.requireNonNull(config, "config");
+    this.outlierConfig = Objects.requireNonNull(outlierConfig, "outlierConfig");
+    this.outliers = outlierConfig.enabled() ? new OutlierEjection(outlierConfig) : null;
     this.clock = Objects.requireNonNull(clock, "clock");
+  }
+
+  @Override
+  public OutlierConfig outlierConfig() {
+    return outlierConfig;
   }
 
   @Override
@@ -31,14 +42,14 @@ final class TrackedSubset implements SubsetHealth {
     }
     Map<String, TrackedBackend> old = byKey;
     Map<String, TrackedBackend> next = new HashMap<>();
-    List<Backend> ordered = new ArrayList<>(keys.size());
+    List<TrackedBackend> ordered = new ArrayList<>(keys.size());
     for (String key : keys) {
       if (key == null) {
         throw new IllegalArgumentException("keys: null key (expected: non-null keys)");
       }
       TrackedBackend backend = old.get(key);
       if (backend == null) {
-        backend = new TrackedBackend(key, config, clock, capacity);
+        backend = new TrackedBackend(key, config, outliers != null, clock, capacity);
       }
       if (next.putIfAbsent(key, backend) != null) {
         throw new IllegalArgumentException("keys: duplicate key '" + key + "' (expected: unique keys)");
@@ -46,6 +57,7 @@ final class TrackedSubset implements SubsetHealth {
       ordered.add(backend);
     }
     byKey = Map.copyOf(next);
+    tracked = List.copyOf(ordered);
     backends = List.copyOf(ordered);
     for (TrackedBackend backend : old.values()) {
       if (next.get(backend.key()) != backend) {
@@ -71,6 +83,23 @@ final class TrackedSubset implements SubsetHealth {
     for (TrackedBackend backend : byKey.values()) {
       backend.refreshIdle();
     }
+  }
+
+  @Override
+  public void refreshOutliers() {
+    if (outliers != null) {
+      outliers.refresh(tracked, clock.nanoTime());
+    }
+  }
+
+  @Override
+  public boolean panicking() {
+    return outliers != null && outliers.panicking();
+  }
+
+  @Override
+  public int ejectedBackends() {
+    return outliers == null ? 0 : outliers.ejectedNow();
   }
 
   @Override

@@ -2,6 +2,7 @@ package dev.ballast.pick;
 
 import dev.ballast.health.Backend;
 import dev.ballast.health.HealthConfig;
+import dev.ballast.health.OutlierConfig;
 import dev.ballast.health.SubsetHealth;
 import dev.ballast.probe.ProbeSender;
 import dev.ballast.time.NanoClock;
@@ -46,6 +47,7 @@ public interface Balancer {
   final class Builder {
     private final Policy policy;
     private HealthConfig health = HealthConfig.defaults();
+    private OutlierConfig outliers = OutlierConfig.defaults();
     private NanoClock clock = NanoClock.cached();
     private RandomGenerator reproducibleFrom;
     private ProbeSender probes;
@@ -56,6 +58,16 @@ public interface Balancer {
 
     public Builder health(HealthConfig config) {
       this.health = Objects.requireNonNull(config, "health");
+      return this;
+    }
+
+    /**
+     * Outlier ejection (see {@link OutlierConfig}; off unless the config enables it). It works on
+     * {@link Balancer#refresh()}, which must then be called periodically, as it is for the
+     * policies that recompute.
+     */
+    public Builder outlierEjection(OutlierConfig config) {
+      this.outliers = Objects.requireNonNull(config, "outlierEjection");
       return this;
     }
 
@@ -91,8 +103,8 @@ public interface Balancer {
 
     public Balancer build() {
       return reproducibleFrom == null
-          ? new SnapshotBalancer(policy, health, clock, new SplittableRandom(), false, probes)
-          : new SnapshotBalancer(policy, health, clock, reproducibleFrom, true, probes);
+          ? new SnapshotBalancer(policy, health, outliers, clock, new SplittableRandom(), false, probes)
+          : new SnapshotBalancer(policy, health, outliers, clock, reproducibleFrom, true, probes);
     }
   }
 
@@ -104,8 +116,8 @@ public interface Balancer {
   void updateSubset(List<String> keys);
 
   /**
-   * The periodic control-plane work: idle detection, and the policy's recomputation (weights for
-   * weighted round robin, medians for fair share). Call it every {@link #refreshIntervalNanos()}.
+   * The periodic control-plane work: idle detection, outlier ejection (when enabled), and the
+   * policy's recomputation (weights for weighted round robin, medians for fair share). Call it every {@link #refreshIntervalNanos()}.
    */
   void refresh();
 

@@ -47,7 +47,8 @@ enum FailedPick implements Pick {
       return NO_BACKENDS;
     }
     for (Slot slot : slots) {
-      if (slot.backend.state().acceptsNewRequests()) {
+      // An ejected backend is out of rotation, as an unavailable one is, not merely full.
+      if (slot.backend.state().acceptsNewRequests() && !slot.backend.isEjected()) {
         return ALL_AT_LIMIT;
       }
     }

@@ -68,20 +68,23 @@ abstract class Slot implements Pick {
 
   @Override
   public final void onSuccess(long latencyNanos) {
-    recordSuccess(latencyNanos < 0 ? negativeLatency() : latencyNanos);
-    backend.release(RequestOutcome.SUCCESS);
+    long latency = latencyNanos < 0 ? negativeLatency() : latencyNanos;
+    recordSuccess(latency);
+    backend.release(RequestOutcome.SUCCESS, latency);
   }
 
   @Override
   public final void onFailure(FailureKind kind, long latencyNanos) {
     requireKind(kind);
-    recordFailure(latencyNanos < 0 ? negativeLatency() : latencyNanos);
+    long latency = latencyNanos < 0 ? negativeLatency() : latencyNanos;
+    recordFailure(latency);
     backend.release(
         switch (kind) {
           case NETWORK -> RequestOutcome.NETWORK_FAILURE;
           case OVERLOADED -> RequestOutcome.OVERLOADED;
           case BACKEND -> RequestOutcome.BACKEND_FAILURE;
-        });
+        },
+        latency);
   }
 
   /** Counts a negative latency, which is then taken as zero. */

@@ -3,6 +3,7 @@ package dev.ballast.pick;
 import dev.ballast.health.Backend;
 import dev.ballast.health.CapacityGate;
 import dev.ballast.health.HealthConfig;
+import dev.ballast.health.OutlierConfig;
 import dev.ballast.health.SubsetHealth;
 import dev.ballast.probe.ProbeSender;
 import dev.ballast.time.NanoClock;
@@ -29,14 +30,14 @@ final class SnapshotBalancer implements Balancer {
   private volatile Picker picker;
 
   SnapshotBalancer(Policy policy, HealthConfig healthConfig, NanoClock clock, RandomGenerator random, boolean reproducible) {
-    this(policy, healthConfig, clock, random, reproducible, null);
+    this(policy, healthConfig, OutlierConfig.defaults(), clock, random, reproducible, null);
   }
 
-  SnapshotBalancer(Policy policy, HealthConfig healthConfig, NanoClock clock, RandomGenerator random, boolean reproducible,
-      ProbeSender probes) {
+  SnapshotBalancer(Policy policy, HealthConfig healthConfig, OutlierConfig outliers, NanoClock clock,
+      RandomGenerator random, boolean reproducible, ProbeSender probes) {
     this.policy = Objects.requireNonNull(policy, "policy");
     this.factory = (PickerFactory) policy;
-    this.health = SubsetHealth.create(healthConfig, clock);
+    this.health = SubsetHealth.create(healthConfig, outliers, clock);
     this.context =
         new PolicyContext(
             clock,
@@ -136,6 +137,7 @@ final class SnapshotBalancer implements Balancer {
   @Override
   public synchronized void refresh() {
     health.refreshIdle();
+    health.refreshOutliers();
     picker = factory.refresh(picker, slots.clone(), context);
   }
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ballast.health.HealthConfig;
+import dev.ballast.health.OutlierConfig;
 import dev.ballast.overload.Backoff;
 import dev.ballast.overload.OverloadTable;
 import dev.ballast.overload.TokenBucketConfig;
@@ -26,7 +27,7 @@ import org.junit.jupiter.api.Test;
  */
 final class SettingTablesTest {
 
-  /** Every declared config: the policies', the overload parts' and the health settings. */
+  /** Every declared config: the policies', the overload parts', the health settings and outlier ejection's. */
   static List<Settings<?>> everyConfig() {
     List<Settings<?>> all = new ArrayList<>();
     for (PolicyTable.Entry<?> entry : PolicyTable.entries()) {
@@ -34,6 +35,7 @@ final class SettingTablesTest {
     }
     all.addAll(OverloadTable.parts());
     all.add(HealthConfig.SETTINGS);
+    all.add(OutlierConfig.SETTINGS);
     return all;
   }
 
