@@ -62,6 +62,7 @@ final class OutlierEjection {
       judgeInterval(backends, now);
       nextJudgementNanos = now + intervalNanos;
     }
+    keepWithinCap(backends, now);
     apply(backends);
   }
 
@@ -205,6 +206,29 @@ final class OutlierEjection {
         ? maxEjectionNanos
         : Math.min(baseEjectionNanos * book.multiplier, maxEjectionNanos);
     book.ejections++;
+  }
+
+  /**
+   * A subset that shrank may hold more ejected backends than its new cap: those whose ejection
+   * would end soonest (probation first) go back into rotation until it holds no more than the cap.
+   */
+  private void keepWithinCap(List<TrackedBackend> backends, long now) {
+    int excess = countEjected(backends) - config.maxEjected(backends.size());
+    for (; excess > 0; excess--) {
+      TrackedBackend soonest = null;
+      long soonestLeft = Long.MAX_VALUE;
+      for (TrackedBackend backend : backends) {
+        EjectionRecord book = backend.ejection;
+        long left = book.standing == Standing.ON_PROBATION ? Long.MIN_VALUE
+            : book.standing == Standing.EJECTED ? book.ejectionNanos - (now - book.ejectedAtNanos) : Long.MAX_VALUE;
+        if (book.standing != Standing.IN_ROTATION && (soonest == null || left < soonestLeft)) {
+          soonest = backend;
+          soonestLeft = left;
+        }
+      }
+      soonest.ejection.standing = Standing.IN_ROTATION;
+      markSeen(soonest);
+    }
   }
 
   private static int countEjected(List<TrackedBackend> backends) {

@@ -287,6 +287,31 @@ final class OutlierEjectionTest {
   }
 
   @Test
+  void aSubsetThatShrinksBelowItsEjectionsReturnsTheSoonestDueToRotation() {
+    Fleet fleet = new Fleet(Policy.roundRobin(), OutlierConfig.enabledDefaults(), 20, MS, failsEverything(0));
+    fleet.run(Duration.ofSeconds(11));
+    assertThat(fleet.backend(0).isEjected()).isTrue();
+    fleet.behaviour = (pick, index, nth) -> {
+      if (index <= 1) {
+        pick.onFailure(FailureKind.BACKEND, MS);
+      } else {
+        pick.onSuccess(MS);
+      }
+    };
+    fleet.run(Duration.ofSeconds(10));
+    assertThat(fleet.backend(1).isEjected()).as("ejected at 21 s, after b0").isTrue();
+    assertThat(fleet.balancer.health().ejectedBackends()).isEqualTo(2);
+
+    // Ten backends left: a cap of one. b0's ejection ends first, so b0 is the one to return.
+    fleet.balancer.updateSubset(TestBalancers.keys("b", 10));
+    fleet.clock.advance(Duration.ofSeconds(1));
+    fleet.balancer.refresh();
+    assertThat(fleet.balancer.health().ejectedBackends()).isEqualTo(1);
+    assertThat(fleet.backend(0).isEjected()).isFalse();
+    assertThat(fleet.backend(1).isEjected()).isTrue();
+  }
+
+  @Test
   void tooFewHealthyBackendsMakeTheSubsetPanicAndBalanceOverAll() {
     Fleet fleet = new Fleet(Policy.roundRobin(), OutlierConfig.enabledDefaults(), 10, MS, failsEverything(0));
     fleet.run(Duration.ofSeconds(11));
@@ -428,7 +453,7 @@ final class OutlierEjectionTest {
 
   /** What one try of the cap property drew. */
   record Case(int backends, List<Double> failureRates, List<Boolean> slow, double maxEjectedShare,
-      double panicThreshold, int minimumHosts, int goDown, long seed) {}
+      double panicThreshold, int minimumHosts, int goDown, int shrinkTo, long seed) {}
 
   @Test
   void theCapHoldsAndPanicLiftsEveryEjectionWhateverTheFleetDoes() {
@@ -442,6 +467,7 @@ final class OutlierEjectionTest {
           in.oneOf(0.0, 0.3, 0.5, 0.9, 1.0),
           in.intBetween(1, 6),
           in.intBetween(0, n),
+          in.intBetween(1, n),
           in.anyLong());
     }, c -> {
       OutlierConfig config = OutlierConfig.builder().enabled(true)
@@ -457,8 +483,8 @@ final class OutlierEjectionTest {
           pick.onSuccess(latency);
         }
       });
-      int cap = config.maxEjected(c.backends());
       Runnable check = () -> {
+        int cap = config.maxEjected(fleet.balancer.health().backends().size());
         assertThat(fleet.ejected()).as("ejected at %d s", fleet.seconds()).isLessThanOrEqualTo(cap);
         assertThat(fleet.balancer.health().ejectedBackends()).isLessThanOrEqualTo(cap);
         if (fleet.balancer.health().panicking()) {
@@ -473,6 +499,8 @@ final class OutlierEjectionTest {
       for (int i = 0; i < c.goDown(); i++) {
         fleet.backend(i).onConnected();
       }
+      fleet.run(Duration.ofSeconds(4), check);
+      fleet.balancer.updateSubset(TestBalancers.keys("b", c.shrinkTo()));
       fleet.run(Duration.ofSeconds(4), check);
     });
   }
