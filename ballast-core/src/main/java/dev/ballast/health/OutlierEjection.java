@@ -69,7 +69,7 @@ final class OutlierEjection {
   private void beginProbation(TrackedBackend backend) {
     EjectionRecord book = backend.ejection;
     book.standing = Standing.ON_PROBATION;
-    book.probationSuccesses = backend.successCount();
+    book.probationSuccesses = backend.successes();
     book.probationFailures = backend.failures();
     book.probationNeither = backend.neitherEnds();
   }
@@ -86,7 +86,7 @@ final class OutlierEjection {
       eject(backend, now);
       return;
     }
-    long ended = backend.successCount() - book.probationSuccesses + backend.neitherEnds() - book.probationNeither;
+    long ended = backend.successes() - book.probationSuccesses + backend.neitherEnds() - book.probationNeither;
     if (ended >= config.probeRequests()) {
       book.standing = Standing.IN_ROTATION;
       // Its next interval starts clean: the ejected time says nothing of it now.
@@ -103,7 +103,7 @@ final class OutlierEjection {
     for (int i = 0; i < n; i++) {
       TrackedBackend backend = backends.get(i);
       EjectionRecord book = backend.ejection;
-      long s = backend.successCount();
+      long s = backend.successes();
       long f = backend.failures();
       long latencySamples = book.latencySamples();
       long latencySum = book.latencySumNanos();
@@ -268,7 +268,7 @@ final class OutlierEjection {
 
   private static void markSeen(TrackedBackend backend) {
     EjectionRecord book = backend.ejection;
-    book.seenSuccesses = backend.successCount();
+    book.seenSuccesses = backend.successes();
     book.seenFailures = backend.failures();
     book.seenLatencySamples = book.latencySamples();
     book.seenLatencySum = book.latencySumNanos();

@@ -62,10 +62,6 @@ final class TrackedBackend extends BackendRequestFields implements Backend {
   private long startedAtLastCheck = -1;
   private volatile long quietSinceNanos;
 
-  TrackedBackend(String key, HealthConfig config, NanoClock clock, CapacityGate gate) {
-    this(key, config, false, clock, gate);
-  }
-
   TrackedBackend(String key, HealthConfig config, boolean ejectsOutliers, NanoClock clock, CapacityGate gate) {
     super(key, gate, config.activeRequestLimit());
     this.ejection = ejectsOutliers ? new EjectionRecord() : null;
@@ -308,7 +304,7 @@ final class TrackedBackend extends BackendRequestFields implements Backend {
   }
 
   /** Started, minus in flight, minus every other outcome: exact whenever no request is in transit. */
-  private long successes() {
+  long successes() {
     long f = flow;
     long successes = (f >>> ACTIVE_BITS) - (f & ACTIVE_MASK);
     LongAdder[] counted = ends;
@@ -475,10 +471,6 @@ final class TrackedBackend extends BackendRequestFields implements Backend {
   /** Requests that ended in any way but success or failure: overload answers and cancellations. */
   long neitherEnds() {
     return requestsEnded(RequestOutcome.OVERLOADED) + requestsEnded(RequestOutcome.CANCELLED);
-  }
-
-  long successCount() {
-    return successes();
   }
 
   @Override
