@@ -1,6 +1,7 @@
 package dev.ballast.grpc;
 
 import dev.ballast.health.HealthConfig;
+import dev.ballast.health.OutlierConfig;
 import dev.ballast.pick.Policy;
 import dev.ballast.pick.PrequalProbingConfig;
 import dev.ballast.subset.ClientIdentity;
@@ -19,6 +20,7 @@ import java.util.Set;
  * @param identity this client's identity for subsetting and replacements
  * @param policy the picking policy
  * @param health flow control, health-check intervals, idle detection and warm-up
+ * @param outliers outlier ejection (docs/outlier-ejection.md)
  * @param healthCheckServiceName the service name sent in {@code grpc.health.v1} checks ("" is the
  *     server as a whole)
  * @param overload the client's adaptive throttle, retry budget and overload retry floor
@@ -33,6 +35,7 @@ record BallastConfig(
     ClientIdentity identity,
     Policy policy,
     HealthConfig health,
+    OutlierConfig outliers,
     String healthCheckServiceName,
     ClientOverload.Settings overload,
     PrequalProbingConfig probing,
@@ -43,6 +46,7 @@ record BallastConfig(
     Objects.requireNonNull(identity, "identity");
     Objects.requireNonNull(policy, "policy");
     Objects.requireNonNull(health, "health");
+    Objects.requireNonNull(outliers, "outliers");
     Objects.requireNonNull(healthCheckServiceName, "healthCheckServiceName");
     Objects.requireNonNull(overload, "overload");
     Objects.requireNonNull(source, "source");

@@ -1,6 +1,7 @@
 package dev.ballast.grpc;
 
 import dev.ballast.health.HealthConfig;
+import dev.ballast.health.OutlierConfig;
 import dev.ballast.internal.Ranges;
 import dev.ballast.overload.Criticality;
 import dev.ballast.overload.RetryBudgetConfig;
@@ -60,7 +61,8 @@ final class BallastConfigParser {
           "throttle",
           "retryBudget",
           RetryPolicy.OVERLOAD_RETRY_FLOOR.name(),
-          "rateLimit");
+          "rateLimit",
+          OutlierConfig.SETTINGS.name());
   static final Set<String> FIELDS = fields();
   /** The one key of the throttle's and the budget's objects that is this front end's, not a setting. */
   private static final String ENABLED = "enabled";
@@ -139,7 +141,7 @@ final class BallastConfigParser {
     HealthConfig health = health(json);
     String serviceName = string(json, "healthCheckServiceName", "");
     return new BallastConfig(
-        subsetter, subsetSize, identity, policy, health, serviceName, overload(json), probing, json);
+        subsetter, subsetSize, identity, policy, health, outliers(json), serviceName, overload(json), probing, json);
   }
 
   /** The client's throttle, retry budget and overload retry floor; each part on by default. */
@@ -265,6 +267,18 @@ final class BallastConfigParser {
   private static <C> ReadPolicy readPolicy(PolicyTable.Entry<C> entry, SettingSource source) {
     C config = entry.settings().read(source);
     return new ReadPolicy(entry.create(config), config);
+  }
+
+  /**
+   * Outlier ejection, read through its declared settings in the {@code outlierEjection} object:
+   * on with its defaults when the object is absent, off with {@code "enabled": false}.
+   */
+  private static OutlierConfig outliers(Map<String, ?> json) {
+    String field = OutlierConfig.SETTINGS.name();
+    Map<String, ?> object = object(json, field);
+    return object == null
+        ? OutlierConfig.SETTINGS.defaults()
+        : OutlierConfig.SETTINGS.read(SettingSource.of(object, field + "."));
   }
 
   /** The health fields, which sit at the top level beside this parser's own. */

@@ -175,7 +175,10 @@ final class BallastLoadBalancer extends LoadBalancer {
       probes.update(Map.of());
     }
     probes = next.probing() == null ? null : new SubchannelProbeSender(next.probing().maxAge());
-    Balancer.Builder builder = Balancer.builder(next.policy()).health(next.health()).clock(balancerClock);
+    Balancer.Builder builder = Balancer.builder(next.policy())
+        .health(next.health())
+        .outlierEjection(next.outliers())
+        .clock(balancerClock);
     if (random != null) {
       builder.reproducibleFrom(random);
     }

@@ -3,6 +3,7 @@ package dev.ballast.grpc;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ballast.health.HealthConfig;
+import dev.ballast.health.OutlierConfig;
 import dev.ballast.internal.Ranges;
 import dev.ballast.overload.RetryBudgetConfig;
 import dev.ballast.overload.RetryPolicy;
@@ -21,8 +22,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Walks ballast-core's declaration tables through the service config: every setting of every
- * policy, of the throttle, the retry budget and the rate limit's token bucket, and every health
- * setting, written in JSON as a user writes it, reaches the config the client runs with. A setting
+ * policy, of the throttle, the retry budget and the rate limit's token bucket, every health
+ * setting and every outlier-ejection setting, written in JSON as a user writes it, reaches the config the client runs with. A setting
  * the parser cannot set fails here.
  */
 final class ServiceConfigSettingsTest {
@@ -107,6 +108,32 @@ final class ServiceConfigSettingsTest {
       assertThat(HealthConfig.SETTINGS.valueOf(read, setting)).as(text).isEqualTo(setting.example());
       assertThat(read).as(text).isNotEqualTo(HealthConfig.defaults());
     }
+  }
+
+  @Test
+  void everyOutlierEjectionSettingCanBeSetInTheServiceConfig() {
+    String field = OutlierConfig.SETTINGS.name();
+    for (Setting<?> setting : OutlierConfig.SETTINGS.settings()) {
+      String text = "{\"" + field + "\": {\"" + setting.name() + "\": " + json(setting.example()) + "}}";
+
+      OutlierConfig read = parser.parse(JsonTestParser.parse(text)).outliers();
+
+      assertThat(OutlierConfig.SETTINGS.valueOf(read, setting)).as(text).isEqualTo(setting.example());
+      assertThat(read).as(text).isNotEqualTo(OutlierConfig.SETTINGS.defaults());
+    }
+  }
+
+  @Test
+  void outlierEjectionRunsWithItsDefaultsUnlessTheServiceConfigSaysOtherwise() {
+    assertThat(parser.parse(JsonTestParser.parse("{}")).outliers()).isEqualTo(OutlierConfig.defaults());
+    assertThat(parser.parse(JsonTestParser.parse("{\"outlierEjection\": {\"enabled\": false}}")).outliers().enabled())
+        .isFalse();
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () -> parser.parse(JsonTestParser.parse("{\"outlierEjection\": {\"maxEjectedShare\": 1.5}}")))
+        .hasMessage("outlierEjection.maxEjectedShare: 1.5 (expected: " + OutlierConfig.MAX_EJECTED_SHARE.expected() + ")");
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () -> parser.parse(JsonTestParser.parse("{\"outlierEjection\": true}")))
+        .hasMessage("outlierEjection: true (expected: an object)");
   }
 
   @Test
