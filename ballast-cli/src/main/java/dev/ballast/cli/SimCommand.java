@@ -258,7 +258,7 @@ final class SimCommand implements Callable<Integer> {
       int runs = 0;
       long backends = 0;
       for (Scenario scenario : toRun) {
-        int n = scenario.policies().size() * scenario.seeds();
+        int n = scenario.labelledRuns().size() * scenario.seeds();
         runs += n;
         double expected = n * scenario.expectedRequests();
         requests += expected;

@@ -43,6 +43,7 @@ final class Clients {
   final int[][] subscribers;
   final int[] connections;
   private final HealthConfig health;
+  private final dev.ballast.health.OutlierConfig outliers;
   private final AdaptiveThrottle[] throttles;
   private final RetryBudget[] budgets;
   private final RetryPolicy retry;
@@ -102,6 +103,7 @@ final class Clients {
     }
 
     health = scenario.health();
+    outliers = scenario.outliers();
     balancers = new Balancer[count];
     for (int c = 0; c < count; c++) {
       List<String> subset = new ArrayList<>(subsets[c].length);
@@ -219,7 +221,7 @@ final class Clients {
 
   /** A client's new balancer over its subset, told each backend's current state as a transport would. */
   Balancer connect(PolicyAdapter policy, int c) {
-    Balancer balancer = policy.newBalancer(health, clock, new SplittableRandom(random.nextLong()));
+    Balancer balancer = policy.newBalancer(health, outliers, clock, new SplittableRandom(random.nextLong()));
     List<String> subset = subsetKeys.get(c);
     balancer.updateSubset(subset);
     for (String key : subset) {
@@ -507,6 +509,9 @@ final class Clients {
 
   void refresh(int c, long now) {
     balancers[c].refresh();
+    if (outliers.enabled()) {
+      result.ejected(balancers[c].health().ejectedBackends(), subsetKeys.get(c).size(), now);
+    }
     events.schedule(now + balancers[c].refreshIntervalNanos(), Simulation.REFRESH, c);
   }
 

@@ -27,6 +27,8 @@ final class Fleet {
   private final Requests requests;
   private final Network network;
   private final SplittableRandom random;
+  /** Draws which requests a failing backend fails; null until a failing fault begins. */
+  private SplittableRandom failures;
   private final RunRecorder result;
 
   final int count;
@@ -182,6 +184,7 @@ final class Fleet {
       return;
     }
     Task task = tasks[b];
+    result.arrived(b, now);
     if (task.sinkholes > 0) {
       task.served++;
       task.failed++;
@@ -264,7 +267,13 @@ final class Fleet {
     if (responders != null) {
       responders[b].onEnd(q.loadAtArrival, now - q.arrived);
     }
-    answer(r, Requests.OK, now);
+    if (task.failingShare > 0 && failures.nextDouble() < task.failingShare) {
+      task.failed++;
+      result.faultError(now);
+      answer(r, task.retryableFailing > 0 ? Requests.UNAVAILABLE : Requests.ERROR, now);
+    } else {
+      answer(r, Requests.OK, now);
+    }
     startNext(b, task, now);
     if (status[b] == LAME_DUCK && task.drained() && now >= lameDuckSince[b] + scenario.restart().minDrainNanos()) {
       shutDown(b, now);
@@ -386,6 +395,17 @@ final class Fleet {
           }
         }
       }
+      case FAILING -> {
+        if (failures == null) {
+          // Its own generator, made only when a backend fails a share: the runs of scenarios
+          // without such a fault draw exactly what they drew before it existed.
+          failures = random.split();
+        }
+        for (int b = from; b < to; b++) {
+          tasks[b].failingShare += fault.share();
+          tasks[b].retryableFailing += fault.retryable() ? 1 : 0;
+        }
+      }
       case ROLLING_RESTART -> {
         for (int b = from; b < to; b++) {
           events.schedule(now + (b - from) * fault.intervalNanos(),
@@ -405,6 +425,10 @@ final class Fleet {
         case SLOW -> {
           slowFactor[b] /= fault.factor();
           updateServiceFactor(b);
+        }
+        case FAILING -> {
+          tasks[b].failingShare -= fault.share();
+          tasks[b].retryableFailing -= fault.retryable() ? 1 : 0;
         }
         default -> {
           // Crashes and restarts end by themselves, after the restart's down time.
@@ -497,6 +521,9 @@ final class Fleet {
     int epoch;
     int sinkholes;
     int retryableSinkholes;
+    /** The share of served requests answered with an error (failing faults); 0 when none. */
+    double failingShare;
+    int retryableFailing;
     final int[] inService;
     /** The FIFO queue in front of the cores, a ring of request ids. */
     int[] queue = new int[8];

@@ -42,7 +42,15 @@ public enum Metric {
   SWITCH_BEFORE_P99_MS("switch-before-p99-ms", "p99 ms before switch", Better.LOWER, Unit.MILLIS,
       s -> s.spreadBeforeSwitch() == null ? Double.NaN : s.p99BeforeSwitchMillis()),
   SWITCH_AFTER_P99_MS("switch-after-p99-ms", "p99 ms after switch", Better.LOWER, Unit.MILLIS,
-      s -> s.spreadAfterSwitch() == null ? Double.NaN : s.p99AfterSwitchMillis());
+      s -> s.spreadAfterSwitch() == null ? Double.NaN : s.p99AfterSwitchMillis()),
+  /** The failing backends' share of all attempts, from 10 s after their fault began. */
+  FAILING_SHARE("failing-share", "failing share", Better.LOWER, Unit.SHARE, s -> s.ejection().failingShare()),
+  /** The slow backends' share of attempts over their fair share, from 10 s after their fault began. */
+  SLOW_FAIR_SHARE("slow-fair-share", "slow/fair", Better.LOWER, Unit.RATIO, s -> s.ejection().slowFairShare()),
+  /** Errors failing backends answered because of their fault, as a share of all requests. */
+  FAULT_ERRORS("fault-errors", "fault errors", Better.LOWER, Unit.SHARE, s -> s.ejection().faultErrorShare()),
+  /** The largest share of a client's subset outlier ejection held out at once. */
+  MAX_EJECTED_SHARE("max-ejected-share", "max ejected", Better.LOWER, Unit.SHARE, s -> s.ejection().maxEjectedShare());
 
   /** Which way is better. */
   public enum Better { LOWER, HIGHER }

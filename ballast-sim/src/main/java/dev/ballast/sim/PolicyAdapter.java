@@ -1,6 +1,7 @@
 package dev.ballast.sim;
 
 import dev.ballast.health.HealthConfig;
+import dev.ballast.health.OutlierConfig;
 import dev.ballast.pick.Balancer;
 import dev.ballast.pick.Policy;
 import dev.ballast.time.NanoClock;
@@ -30,7 +31,7 @@ public interface PolicyAdapter {
   }
 
   /** One client's balancer: the core's, over {@link #policy()}, in the run's virtual time. */
-  default Balancer newBalancer(HealthConfig health, NanoClock clock, RandomGenerator random) {
-    return Balancer.builder(policy()).health(health).clock(clock).reproducibleFrom(random).build();
+  default Balancer newBalancer(HealthConfig health, OutlierConfig outliers, NanoClock clock, RandomGenerator random) {
+    return Balancer.builder(policy()).health(health).outlierEjection(outliers).clock(clock).reproducibleFrom(random).build();
   }
 }

@@ -1,6 +1,7 @@
 package dev.ballast.sim;
 
 import dev.ballast.health.HealthConfig;
+import dev.ballast.health.OutlierConfig;
 import dev.ballast.pick.Balancer;
 import dev.ballast.pick.Policy;
 import dev.ballast.pick.PrequalProbingConfig;
@@ -30,7 +31,8 @@ final class PrequalProbingAdapter implements PolicyAdapter {
   }
 
   @Override
-  public Balancer newBalancer(HealthConfig health, NanoClock clock, RandomGenerator random) {
-    return Balancer.builder(policy).health(health).clock(clock).reproducibleFrom(random).probes(probes).build();
+  public Balancer newBalancer(HealthConfig health, OutlierConfig outliers, NanoClock clock, RandomGenerator random) {
+    return Balancer.builder(policy).health(health).outlierEjection(outliers).clock(clock).reproducibleFrom(random)
+        .probes(probes).build();
   }
 }

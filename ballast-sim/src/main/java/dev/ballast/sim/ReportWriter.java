@@ -435,7 +435,7 @@ public final class ReportWriter {
             + "p99_before_switch_ms,p99_after_switch_ms,"
             + "goodput_rps,goodput_share,local_rejections,backend_sheds,expired_unstarted,first_attempts,retries,"
             + "retry_amplification,success_critical_plus,success_critical,success_sheddable_plus,success_sheddable,"
-            + "recovery_s,probes_per_request,verdict,best\n");
+            + "recovery_s,probes_per_request,failing_share,slow_fair_share,fault_errors,max_ejected_share,verdict,best\n");
     for (SuiteRunner.ScenarioResult scenario : results) {
       Verdict verdict = Verdict.of(scenario);
       for (SuiteRunner.PolicyResult policy : scenario.policies()) {
@@ -459,7 +459,9 @@ public final class ReportWriter {
             Long.toString(o.expired()), Long.toString(o.firstAttempts()), Long.toString(o.retries()),
             num(o.amplification()), optional(o.criticalitySuccess()[0]), optional(o.criticalitySuccess()[1]),
             optional(o.criticalitySuccess()[2]), optional(o.criticalitySuccess()[3]), optional(o.recoverySeconds()),
-            num(o.probesPerRequest()), verdict.word(), verdict.best().contains(policy.policy()) ? "best" : ""))
+            num(o.probesPerRequest()), optional(s.ejection().failingShare()), optional(s.ejection().slowFairShare()),
+            optional(s.ejection().faultErrorShare()), optional(s.ejection().maxEjectedShare()),
+            verdict.word(), verdict.best().contains(policy.policy()) ? "best" : ""))
             .append('\n');
       }
     }

@@ -44,6 +44,18 @@ final class RunRecorder {
   long probes;
   final long[] issuedByCriticality = new long[4];
   final long[] successesByCriticality = new long[4];
+  /** How much traffic each failing or slow fault's backends got, from {@link #FAULT_SETTLE_NANOS} after it began. */
+  final FaultTraffic[] faultTraffic;
+  /** Errors failing backends answered because of their fault, after the warm-up. */
+  long faultErrors;
+  /** The largest share of a client's subset that outlier ejection held out at once, after the warm-up. */
+  double maxEjectedShare;
+
+  /**
+   * How long after a fault begins its backends' traffic is judged: the time outlier ejection has
+   * to notice (the targets of docs/outlier-ejection.md: "within 10 s of starting to fail").
+   */
+  static final long FAULT_SETTLE_NANOS = 10_000_000_000L;
 
   RunRecorder(Scenario scenario, String policy, long seed, double[] speeds) {
     this.scenario = scenario;
@@ -58,6 +70,41 @@ final class RunRecorder {
     this.issuedPerSample = new long[intervals];
     this.switchAt = scenario.policySwitch().enabled() ? scenario.policySwitch().atNanos() : Long.MAX_VALUE;
     this.settledAt = switchAt == Long.MAX_VALUE ? Long.MAX_VALUE : switchAt + scenario.warmupNanos();
+    List<FaultTraffic> traffic = new ArrayList<>();
+    for (Scenario.Fault fault : scenario.faults()) {
+      if (fault.type() == Scenario.FaultType.FAILING || fault.type() == Scenario.FaultType.SLOW) {
+        long from = Math.max(scenario.warmupNanos(), fault.atNanos() + FAULT_SETTLE_NANOS);
+        traffic.add(new FaultTraffic(fault.type(), fault.first(), fault.first() + fault.count(), from,
+            fault.endNanos(scenario.durationNanos())));
+      }
+    }
+    this.faultTraffic = traffic.toArray(new FaultTraffic[0]);
+  }
+
+  /** An attempt reached backend {@code b}. */
+  void arrived(int b, long now) {
+    for (FaultTraffic traffic : faultTraffic) {
+      if (now >= traffic.from && now < traffic.to) {
+        traffic.all++;
+        if (b >= traffic.firstBackend && b < traffic.endBackend) {
+          traffic.faulted++;
+        }
+      }
+    }
+  }
+
+  /** A failing backend answered a request with an error because of its fault. */
+  void faultError(long now) {
+    if (measured(now)) {
+      faultErrors++;
+    }
+  }
+
+  /** After a refresh, {@code ejected} of a client's {@code subsetSize} backends were out of rotation. */
+  void ejected(int ejected, int subsetSize, long now) {
+    if (measured(now) && subsetSize > 0) {
+      maxEjectedShare = Math.max(maxEjectedShare, (double) ejected / subsetSize);
+    }
   }
 
   /** The fleet, once built: cores and connections per backend, and its capacity in requests per second. */
@@ -209,6 +256,25 @@ final class RunRecorder {
 
   RunResult build(long cpuNanos) {
     return new RunResult(this, cpuNanos);
+  }
+
+  /** Attempts that reached any backend, and the fault's backends, while a fault's traffic is judged. */
+  static final class FaultTraffic {
+    final Scenario.FaultType type;
+    final int firstBackend;
+    final int endBackend;
+    final long from;
+    final long to;
+    long all;
+    long faulted;
+
+    FaultTraffic(Scenario.FaultType type, int firstBackend, int endBackend, long from, long to) {
+      this.type = type;
+      this.firstBackend = firstBackend;
+      this.endBackend = endBackend;
+      this.from = from;
+      this.to = to;
+    }
   }
 
   /** Measured requests of one switch window: how many, how many failed, how many missed their deadline. */

@@ -38,6 +38,7 @@ public final class RunResult {
   private final SwitchWindow afterSwitch;
   private final long requestsIssued;
   private final long cpuNanos;
+  private final Ejection ejection;
 
   RunResult(RunRecorder b, long cpuNanos) {
     this.scenario = b.scenario;
@@ -67,6 +68,7 @@ public final class RunResult {
     this.requestsIssued = b.requestsIssued;
     this.overload = overloadOutcome(b);
     this.cpuNanos = cpuNanos;
+    this.ejection = ejection(b, measuredRequests);
   }
 
   public Scenario scenario() {
@@ -190,7 +192,58 @@ public final class RunResult {
         connectionStats.max(),
         beforeSwitch,
         afterSwitch,
-        overload);
+        overload,
+        ejection);
+  }
+
+  /**
+   * Gray failures and outlier ejection over the measured time; NaN where the scenario has no such
+   * fault, or runs without ejection.
+   *
+   * @param failingShare the share of all attempts that reached a failing backend, from {@link
+   *     RunRecorder#FAULT_SETTLE_NANOS} after its fault began to its end
+   * @param slowFairShare the slow backends' share of attempts over their fair share (their share
+   *     of the fleet), over the same window of their fault
+   * @param faultErrorShare the errors failing backends answered because of their fault, as a share
+   *     of the measured requests
+   * @param maxEjectedShare the largest share of a client's subset held out of rotation at once
+   */
+  public record Ejection(double failingShare, double slowFairShare, double faultErrorShare, double maxEjectedShare) {
+    static Ejection mean(List<Ejection> runs) {
+      int n = runs.size();
+      return new Ejection(
+          runs.stream().mapToDouble(Ejection::failingShare).sum() / n,
+          runs.stream().mapToDouble(Ejection::slowFairShare).sum() / n,
+          runs.stream().mapToDouble(Ejection::faultErrorShare).sum() / n,
+          // "At any moment" over every seed: the largest, not the mean.
+          runs.stream().mapToDouble(Ejection::maxEjectedShare).max().orElse(Double.NaN));
+    }
+  }
+
+  private static Ejection ejection(RunRecorder b, long measuredRequests) {
+    long failingAll = 0;
+    long failing = 0;
+    long slowAll = 0;
+    long slow = 0;
+    double slowFair = 0;
+    boolean hasFailing = false;
+    int backends = b.scenario.fleet().backends();
+    for (RunRecorder.FaultTraffic traffic : b.faultTraffic) {
+      if (traffic.type == Scenario.FaultType.FAILING) {
+        hasFailing = true;
+        failingAll += traffic.all;
+        failing += traffic.faulted;
+      } else {
+        slowAll += traffic.all;
+        slow += traffic.faulted;
+        slowFair += traffic.all * (double) (traffic.endBackend - traffic.firstBackend) / backends;
+      }
+    }
+    return new Ejection(
+        failingAll == 0 ? Double.NaN : (double) failing / failingAll,
+        slowFair == 0 ? Double.NaN : slow / slowFair,
+        !hasFailing || measuredRequests == 0 ? Double.NaN : (double) b.faultErrors / measuredRequests,
+        b.scenario.outliers().enabled() ? b.maxEjectedShare : Double.NaN);
   }
 
   /**
@@ -308,7 +361,8 @@ public final class RunResult {
       double maxConnections,
       SwitchWindow beforeSwitch,
       SwitchWindow afterSwitch,
-      OverloadOutcome overload) {
+      OverloadOutcome overload,
+      Ejection ejection) {
 
     public static Summary mean(List<Summary> runs) {
       if (runs.size() == 1) {
@@ -337,7 +391,8 @@ public final class RunResult {
           runs.stream().mapToDouble(Summary::maxConnections).sum() / n,
           first.beforeSwitch == null ? null : SwitchWindow.mean(runs.stream().map(Summary::beforeSwitch).toList()),
           first.afterSwitch == null ? null : SwitchWindow.mean(runs.stream().map(Summary::afterSwitch).toList()),
-          OverloadOutcome.mean(runs.stream().map(Summary::overload).toList()));
+          OverloadOutcome.mean(runs.stream().map(Summary::overload).toList()),
+          Ejection.mean(runs.stream().map(Summary::ejection).toList()));
     }
 
     private static Spread meanSpread(List<Spread> spreads) {

@@ -1,6 +1,7 @@
 package dev.ballast.sim;
 
 import dev.ballast.health.HealthConfig;
+import dev.ballast.health.OutlierConfig;
 import dev.ballast.settings.Settings;
 import java.util.List;
 import java.util.Map;
@@ -33,25 +34,53 @@ public record Scenario(
     List<Fault> faults,
     PolicySwitch policySwitch,
     PolicySettings policySettings,
-    OverloadSpec overload) {
+    OverloadSpec overload,
+    OutlierConfig outliers,
+    List<Variant> variants) {
 
   public Scenario {
     policies = List.copyOf(policies);
     faults = List.copyOf(faults);
+    variants = List.copyOf(variants);
+  }
+
+  /**
+   * The same scenario with some keys set otherwise (outlier ejection off, no faults), run beside
+   * it for every policy: its runs are labelled {@code POLICY@NAME}, so that a check compares a
+   * policy with itself in the variant ({@code "power_of_two_choices fault-errors <= 0.1 x
+   * power_of_two_choices@no-ejection"}).
+   */
+  public record Variant(String name, Scenario scenario) {}
+
+  /** One policy run in this scenario or in one of its variants, as reports and checks name it. */
+  public record LabelledRun(String label, String policy, Scenario scenario) {}
+
+  /** Each policy, then each policy in each variant, in report order: a policy's variants follow it. */
+  public List<LabelledRun> labelledRuns() {
+    List<LabelledRun> runs = new java.util.ArrayList<>();
+    for (String policy : policies) {
+      runs.add(new LabelledRun(policy, policy, this));
+      for (Variant variant : variants) {
+        runs.add(new LabelledRun(policy + "@" + variant.name(), policy, variant.scenario()));
+      }
+    }
+    return runs;
   }
 
   /** The same scenario with other policies, e.g. the one given on the command line. */
   public Scenario withPolicies(List<String> names) {
     return new Scenario(name, source, title, claim, seed, seeds, durationNanos, warmupNanos, sampleIntervalNanos,
         names, clients, fleet, load, cost, rttNanos, deadlineNanos, health, reports, restart, faults,
-        policySwitch, policySettings, overload);
+        policySwitch, policySettings, overload, outliers,
+        variants.stream().map(v -> new Variant(v.name(), v.scenario().withPolicies(names))).toList());
   }
 
   /** The same scenario with another seed count. */
   public Scenario withSeeds(int count) {
     return new Scenario(name, source, title, claim, seed, count, durationNanos, warmupNanos, sampleIntervalNanos,
         policies, clients, fleet, load, cost, rttNanos, deadlineNanos, health, reports, restart, faults,
-        policySwitch, policySettings, overload);
+        policySwitch, policySettings, overload, outliers,
+        variants.stream().map(v -> new Variant(v.name(), v.scenario().withSeeds(count))).toList());
   }
 
   /**
@@ -173,13 +202,28 @@ public record Scenario(
     /** The backends die abruptly and come back after the restart's down time. */
     CRASH,
     /** The backends restart one after another, {@code interval} apart, with or without lame duck. */
-    ROLLING_RESTART
+    ROLLING_RESTART,
+    /**
+     * The backends serve every request as usual but answer {@code share} of them with an error (a
+     * gray failure: health checks still pass).
+     */
+    FAILING
   }
 
-  /** {@code retryable}: a sinkhole's errors are ones a client retries (unavailable), not application errors. */
+  /**
+   * {@code retryable}: a sinkhole's or a failing backend's errors are ones a client retries
+   * (unavailable), not application errors; {@code share}: the share of requests a failing backend
+   * answers with an error.
+   */
   public record Fault(
       FaultType type, int first, int count, long atNanos, long forNanos, double factor, long intervalNanos,
-      boolean lameDuck, boolean retryable) {}
+      boolean lameDuck, boolean retryable, double share) {
+
+    /** When it ends (the run's end when it lasts to the end). */
+    long endNanos(long durationNanos) {
+      return forNanos == 0 ? durationNanos : Math.min(durationNanos, atNanos + forNanos);
+    }
+  }
 
   /** Clients switch to {@code policy} at {@code atNanos} (0: never), as in the chapter's Figure 20-6. */
   public record PolicySwitch(long atNanos, String policy) {

@@ -12,6 +12,7 @@ import com.typesafe.config.ConfigSyntax;
 import com.typesafe.config.ConfigValue;
 import com.typesafe.config.ConfigValueType;
 import dev.ballast.health.HealthConfig;
+import dev.ballast.health.OutlierConfig;
 import dev.ballast.internal.Ranges;
 import dev.ballast.overload.Backoff;
 import dev.ballast.overload.Criticality;
@@ -92,6 +93,19 @@ public final class ScenarioReader {
    */
   static final List<Setting<?>> HEALTH_SETTINGS =
       List.of(HealthConfig.ACTIVE_REQUEST_LIMIT, HealthConfig.WARM_UP_WINDOW, HealthConfig.WARM_UP_START_FACTOR);
+  /**
+   * Outlier ejection's section, read through {@link OutlierConfig#SETTINGS} (kebab-case keys): on
+   * with the library's defaults unless a scenario says otherwise.
+   */
+  static final String OUTLIER_EJECTION = "outlier-ejection";
+  /** Variants of a scenario, each a set of its keys set otherwise, run beside it for every policy. */
+  static final String VARIANTS = "variants";
+  /**
+   * Keys a variant may not set: they say what the scenario is and how its runs line up in time,
+   * so that a policy's runs in the scenario and in its variants compare figure by figure.
+   */
+  private static final List<String> SCENARIO_WIDE_KEYS = List.of("name", "title", "claim", "source", "checks", "best-by",
+      "figures", "goodput-curve", "policies", "seed", "seeds", "duration", "warmup", "sample-interval", "switch");
   /** The simulator's own keys within sections that ballast-core's settings are read from. */
   private static final Set<String> ENABLED = Set.of("enabled");
   private static final String PROBE_COST = "probe-cost";
@@ -107,6 +121,9 @@ public final class ScenarioReader {
   private final Config setInFile;
   /** What a core configuration rejected while the keys were read: reported after their own checks. */
   private ScenarioException coreRejection;
+  /** The scenario's variants, once read; their names make the labels its checks may use. */
+  private List<Scenario.Variant> variants = List.of();
+  private List<String> variantNames = List.of();
 
   private ScenarioReader(String file, Config config, Config setInFile) {
     this.file = file;
@@ -116,7 +133,7 @@ public final class ScenarioReader {
 
   /** The defaults alone. */
   public static Scenario defaults() {
-    return build(DEFAULTS, ConfigFactory.empty(), loadDefaults());
+    return build(DEFAULTS, ConfigFactory.empty(), loadDefaults(), List.of(), List.of());
   }
 
   public static Scenario read(Path path) {
@@ -189,6 +206,26 @@ public final class ScenarioReader {
     if (!scenario.isResolved()) {
       throw new ScenarioException(file + ": contains a substitution such as ${...} (expected: literal values only)");
     }
+    Map<String, Config> overrides = variantOverrides(file, scenario);
+    Config base = scenario.withoutPath(VARIANTS);
+    checkKeys(file, base, defaults);
+    List<String> names = List.copyOf(overrides.keySet());
+    if (overrides.isEmpty()) {
+      return build(file, base, defaults, List.of(), names);
+    }
+    // The scenario's own errors first, under its own name, then each variant's.
+    build(file, base, defaults, List.of(), names);
+    List<Scenario.Variant> variants = new ArrayList<>();
+    for (Map.Entry<String, Config> variant : overrides.entrySet()) {
+      String variantFile = file + ", " + VARIANTS + "." + variant.getKey();
+      Config merged = variant.getValue().withFallback(base);
+      checkKeys(variantFile, merged, defaults);
+      variants.add(new Scenario.Variant(variant.getKey(), build(variantFile, merged, defaults, List.of(), names)));
+    }
+    return build(file, base, defaults, variants, names);
+  }
+
+  private static void checkKeys(String file, Config scenario, Config defaults) {
     for (Map.Entry<String, ConfigValue> entry : scenario.entrySet()) {
       if (entry.getKey().equals(FAULT_DEFAULTS) || entry.getKey().startsWith(FAULT_DEFAULTS + ".")) {
         throw new ScenarioException(file + ": " + entry.getKey() + ": " + asWritten(entry.getValue())
@@ -199,10 +236,55 @@ public final class ScenarioReader {
       }
     }
     checkShape(file, scenario.root(), defaults.root(), "");
-    return build(file, scenario, defaults);
   }
 
-  private static Scenario build(String file, Config scenario, Config defaults) {
+  /**
+   * The {@code variants} object: each key a variant's name, each value the keys it sets otherwise
+   * (in file order). A variant sets none of {@link #SCENARIO_WIDE_KEYS}.
+   */
+  private static Map<String, Config> variantOverrides(String file, Config scenario) {
+    Map<String, Config> overrides = new java.util.LinkedHashMap<>();
+    if (!scenario.hasPathOrNull(VARIANTS)) {
+      return overrides;
+    }
+    ConfigValue value = scenario.getValue(VARIANTS);
+    if (value.valueType() != ConfigValueType.OBJECT) {
+      throw new ScenarioException(file + ": " + VARIANTS + ": " + asWritten(value)
+          + " (expected: an object of variants, e.g. {no-ejection {outlier-ejection.enabled = false}})");
+    }
+    ConfigObject object = (ConfigObject) value;
+    List<String> names = new ArrayList<>(object.keySet());
+    // HOCON keeps no order for an object's keys; the file's order of variants is their line order.
+    names.sort(java.util.Comparator.comparingInt(n -> object.get(n).origin().lineNumber()));
+    for (String name : names) {
+      String path = VARIANTS + "." + name;
+      ConfigValue variant = object.get(name);
+      if (!name.matches("[A-Za-z0-9_-]+")) {
+        throw new ScenarioException(file + ": " + path + ": unsupported name (expected: letters, digits, '_' or '-')");
+      }
+      if (variant.valueType() != ConfigValueType.OBJECT) {
+        throw new ScenarioException(file + ": " + path + ": " + asWritten(variant)
+            + " (expected: an object of the keys this variant sets otherwise)");
+      }
+      Config keys = ((ConfigObject) variant).toConfig();
+      for (String key : SCENARIO_WIDE_KEYS) {
+        if (keys.hasPathOrNull(key)) {
+          throw new ScenarioException(file + ": " + path + "." + key + ": " + asWritten(keys.getValue(key))
+              + " (expected: no " + String.join(", ", SCENARIO_WIDE_KEYS) + " or " + VARIANTS
+              + " in a variant: they are the scenario's own)");
+        }
+      }
+      if (keys.hasPathOrNull(VARIANTS)) {
+        throw new ScenarioException(file + ": " + path + "." + VARIANTS + ": " + asWritten(keys.getValue(VARIANTS))
+            + " (expected: variants only at the top level)");
+      }
+      overrides.put(name, keys);
+    }
+    return overrides;
+  }
+
+  private static Scenario build(
+      String file, Config scenario, Config defaults, List<Scenario.Variant> variants, List<String> variantNames) {
     Config merged;
     try {
       merged = scenario.withFallback(defaults).resolve();
@@ -210,7 +292,10 @@ public final class ScenarioReader {
       throw new ScenarioException(file + ": " + e.getMessage());
     }
     try {
-      return new ScenarioReader(file, merged, scenario).scenario();
+      ScenarioReader reader = new ScenarioReader(file, merged, scenario);
+      reader.variants = variants;
+      reader.variantNames = variantNames;
+      return reader.scenario();
     } catch (ConfigException e) {
       // The checks above and the typed reads below should leave nothing for this; if something
       // slips through, it is still the scenario's error, reported as one.
@@ -285,7 +370,8 @@ public final class ScenarioReader {
         return true;
       }
     }
-    return path.equals(HEALTH) || path.startsWith(HEALTH + ".");
+    return path.equals(HEALTH) || path.startsWith(HEALTH + ".")
+        || path.equals(OUTLIER_EJECTION) || path.startsWith(OUTLIER_EJECTION + ".");
   }
 
   private static ScenarioException unknownKey(String file, String path) {
@@ -412,7 +498,9 @@ public final class ScenarioReader {
         faults(),
         policySwitch,
         settings,
-        overload());
+        overload(),
+        core(OUTLIER_EJECTION, OutlierConfig.SETTINGS, Set.of()),
+        variants);
   }
 
   /** The claim and how it is judged; checks may name any policy, so that --policy leaves them readable. */
@@ -426,7 +514,7 @@ public final class ScenarioReader {
     List<Check> checks = new ArrayList<>();
     for (int i = 0; i < texts.size(); i++) {
       try {
-        checks.add(Check.parse(texts.get(i), PolicyRegistry.names()));
+        checks.add(Check.parse(texts.get(i), labels()));
       } catch (IllegalArgumentException e) {
         throw new ScenarioException(file + ": checks[" + i + "]: " + e.getMessage());
       }
@@ -443,6 +531,17 @@ public final class ScenarioReader {
       }
     }
     return new Claim(source, string("claim"), checks, metric, figures, string("goodput-curve"));
+  }
+
+  /** What a check may name: every policy, and every policy in every variant ({@code POLICY@VARIANT}). */
+  private List<String> labels() {
+    List<String> labels = new ArrayList<>(PolicyRegistry.names());
+    for (String policy : PolicyRegistry.names()) {
+      for (String variant : variantNames) {
+        labels.add(policy + "@" + variant);
+      }
+    }
+    return labels;
   }
 
   private List<String> stringList(String key, String expected) {
@@ -719,7 +818,7 @@ public final class ScenarioReader {
       String at = "faults[" + i + "]";
       Config c = element(at, list.get(i), keys).config;
       if (!c.hasPath("type")) {
-        throw fail(at + ".type", "missing", "sinkhole, slow, crash or rolling_restart");
+        throw fail(at + ".type", "missing", "sinkhole, slow, crash, rolling_restart or failing");
       }
       ConfigValue typeValue = c.getValue("type");
       String typeName = typeValue.valueType() == ConfigValueType.STRING
@@ -729,7 +828,7 @@ public final class ScenarioReader {
       try {
         type = Scenario.FaultType.valueOf(typeName.toUpperCase(Locale.ROOT));
       } catch (IllegalArgumentException e) {
-        throw fail(at + ".type", typeName, "sinkhole, slow, crash or rolling_restart");
+        throw fail(at + ".type", typeName, "sinkhole, slow, crash, rolling_restart or failing");
       }
       Config withDefaults = c.withFallback(defaults);
       ScenarioReader element = new ScenarioReader(file, withDefaults, c);
@@ -741,7 +840,8 @@ public final class ScenarioReader {
       long interval = duration(withDefaults, "interval", at + ".interval", 1_000_000, DAY);
       boolean lameDuck = element.flag(at, "lame-duck");
       boolean retryable = element.flag(at, "retryable");
-      faults.add(new Scenario.Fault(type, first, count, start, length, factor, interval, lameDuck, retryable));
+      double share = element.number(at, "share", 0, 1);
+      faults.add(new Scenario.Fault(type, first, count, start, length, factor, interval, lameDuck, retryable, share));
     }
     return faults;
   }

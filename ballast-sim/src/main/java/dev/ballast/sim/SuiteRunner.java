@@ -15,7 +15,10 @@ import java.util.concurrent.Future;
 public final class SuiteRunner {
   private SuiteRunner() {}
 
-  /** One policy's runs of one scenario: the first seed's full result and the seeds' mean summary. */
+  /**
+   * One policy's runs of one scenario (or of one of its variants, {@code policy} then being its
+   * label {@code POLICY@VARIANT}): the first seed's full result and the seeds' mean summary.
+   */
   public record PolicyResult(String policy, RunResult.Summary summary, RunResult firstRun, List<RunResult> runs) {}
 
   public record ScenarioResult(Scenario scenario, List<PolicyResult> policies) {}
@@ -40,12 +43,12 @@ public final class SuiteRunner {
       List<List<List<Future<RunResult>>>> futures = new ArrayList<>();
       for (Scenario scenario : scenarios) {
         List<List<Future<RunResult>>> perPolicy = new ArrayList<>();
-        for (String policy : scenario.policies()) {
+        for (Scenario.LabelledRun labelled : scenario.labelledRuns()) {
           List<Future<RunResult>> perSeed = new ArrayList<>();
           for (int s = 0; s < scenario.seeds(); s++) {
             long seed = scenario.seed() + s;
-            Progress.Run run = progress.register(scenario);
-            perSeed.add(pool.submit(() -> new Simulation(scenario, policy, seed, run).run()));
+            Progress.Run run = progress.register(labelled.scenario());
+            perSeed.add(pool.submit(() -> new Simulation(labelled.scenario(), labelled.policy(), seed, run).run()));
           }
           perPolicy.add(perSeed);
         }
@@ -55,13 +58,14 @@ public final class SuiteRunner {
       for (int i = 0; i < scenarios.size(); i++) {
         Scenario scenario = scenarios.get(i);
         List<PolicyResult> policies = new ArrayList<>();
-        for (int p = 0; p < scenario.policies().size(); p++) {
+        List<Scenario.LabelledRun> labelled = scenario.labelledRuns();
+        for (int p = 0; p < labelled.size(); p++) {
           List<RunResult> runs = new ArrayList<>();
           for (Future<RunResult> future : futures.get(i).get(p)) {
             runs.add(future.get());
           }
           policies.add(new PolicyResult(
-              scenario.policies().get(p),
+              labelled.get(p).label(),
               RunResult.Summary.mean(runs.stream().map(RunResult::summary).toList()),
               runs.get(0),
               runs));

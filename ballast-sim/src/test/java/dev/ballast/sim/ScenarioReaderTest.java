@@ -66,7 +66,7 @@ final class ScenarioReaderTest {
     assertThat(scenario.fleet().machines()).containsExactly(new Scenario.Machine(1, 0.4));
     assertThat(scenario.fleet().cores()).isEqualTo(ScenarioReader.defaults().fleet().cores());
     assertThat(scenario.faults())
-        .containsExactly(new Scenario.Fault(Scenario.FaultType.SLOW, 2, 3, 5_000_000_000L, 10_000_000_000L, 0.25, 2_000_000_000L, true, false));
+        .containsExactly(new Scenario.Fault(Scenario.FaultType.SLOW, 2, 3, 5_000_000_000L, 10_000_000_000L, 0.25, 2_000_000_000L, true, false, 0.1));
   }
 
   @Test
@@ -75,8 +75,8 @@ final class ScenarioReaderTest {
     Files.writeString(file, "name = mine\nfaults = [{type = rolling_restart}, {type = sinkhole, retryable = true, lame-duck = false}]\n");
     assertThat(ScenarioReader.read(file).faults())
         .containsExactly(
-            new Scenario.Fault(Scenario.FaultType.ROLLING_RESTART, 0, 1, 0, 0, 0.5, 2_000_000_000L, true, false),
-            new Scenario.Fault(Scenario.FaultType.SINKHOLE, 0, 1, 0, 0, 0.5, 2_000_000_000L, false, true));
+            new Scenario.Fault(Scenario.FaultType.ROLLING_RESTART, 0, 1, 0, 0, 0.5, 2_000_000_000L, true, false, 0.1),
+            new Scenario.Fault(Scenario.FaultType.SINKHOLE, 0, 1, 0, 0, 0.5, 2_000_000_000L, false, true, 0.1));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -93,7 +93,7 @@ final class ScenarioReaderTest {
         "overload.retry.overload-retry-floor = urgent | bad.conf: overload.retry.overload-retry-floor: 'urgent' (expected: critical_plus, critical, sheddable_plus or sheddable)",
         "policies = [best] | bad.conf: policies: best (expected: one of round_robin, least_loaded_round_robin,",
         "clients.subsetting = magic | bad.conf: clients.subsetting: magic (expected: one of random, deterministic",
-        "faults = [{type = meteor}] | bad.conf: faults[0].type: meteor (expected: sinkhole, slow, crash or rolling_restart)",
+        "faults = [{type = meteor}] | bad.conf: faults[0].type: meteor (expected: sinkhole, slow, crash, rolling_restart or failing)",
         "faults = [{type = slow, when = 3s}] | bad.conf: faults[0].when: 3s (expected: one of the keys at, count,",
         "faults = [{type = slow, count = 1.5}] | bad.conf: faults[0].count: 1.5 (expected: a whole number 1..1000000)",
         "backends.machines = [{share = 1, speed = 0}] | bad.conf: backends.machines[0].speed: 0 (expected: a number 0.001..1000)",
@@ -114,13 +114,23 @@ final class ScenarioReaderTest {
         "duration = null | bad.conf: duration: null (expected: a value; the default is 120s)",
         "nmae = null | bad.conf: nmae: unknown key (expected: a key of ballast-sim.conf)",
         "backends.machines = [{share = 1}] | bad.conf: backends.machines[0].speed: missing (expected: a number; every machine sets share and speed)",
-        "faults = [{type = [slow]}] | bad.conf: faults[0].type: [\"slow\"] (expected: sinkhole, slow, crash or rolling_restart)",
+        "faults = [{type = [slow]}] | bad.conf: faults[0].type: [\"slow\"] (expected: sinkhole, slow, crash, rolling_restart or failing)",
         "seed = ${HOME} | bad.conf: contains a substitution such as ${...} (expected: literal values only)",
         "seed = ${?NOT_SET_ANYWHERE} | bad.conf: contains a substitution such as ${...} (expected: literal values only)",
         "clients.count = ${backends.count} | bad.conf: contains a substitution such as ${...} (expected: literal values only)",
         "fault-defaults.factor = 0.3 | bad.conf: fault-defaults.factor: 0.3 (expected: a fault's keys set in that fault, in faults; fault-defaults is ballast-sim.conf's own)",
         "fault-defaults = 3 | bad.conf: fault-defaults: 3 (expected: a fault's keys set in that fault, in faults; fault-defaults is ballast-sim.conf's own)",
         "include \"other.conf\" | bad.conf: include \"other.conf\": not supported (expected: one self-contained scenario file)",
+        "faults = [{type = failing, share = 1.5}] | bad.conf: faults[0].share: 1.5 (expected: a number 0..1)",
+        "outlier-ejection.max-ejected-share = 2 | bad.conf: outlier-ejection.max-ejected-share: 2 (expected: a number in 0..1)",
+        "outlier-ejection.intervall = 1s | bad.conf: outlier-ejection.intervall: unknown key (expected: one of base-ejection-time,",
+        "variants = 3 | bad.conf: variants: 3 (expected: an object of variants, e.g. {no-ejection {outlier-ejection.enabled = false}})",
+        "variants.off = 3 | bad.conf: variants.off: 3 (expected: an object of the keys this variant sets otherwise)",
+        "variants.off.seeds = 3 | bad.conf: variants.off.seeds: 3 (expected: no name, title, claim, source, checks,",
+        "variants.off.variants.x.seeds = 3 | bad.conf: variants.off.variants: {\"x\":{\"seeds\":3}} (expected: variants only at the top level)",
+        "variants.off.backends.cuont = 3 | bad.conf, variants.off: backends.cuont: unknown key (expected: a key of ballast-sim.conf)",
+        "variants.off.outlier-ejection.enabled = maybe | bad.conf, variants.off: outlier-ejection.enabled: 'maybe' (expected: true or false)",
+        "checks = [\"round_robin error-rate <= 1 x round_robin@of\"], variants.off {} | bad.conf: checks[0]: 'round_robin error-rate <= 1 x round_robin@of': policy 'round_robin@of' (expected: one of round_robin,",
       })
   void badScenarioNamesTheFileTheKeyAndWhatWasExpected(String text, String message) {
     assertRejected(text).hasMessageStartingWith(message);
@@ -130,6 +140,32 @@ final class ScenarioReaderTest {
    * A relation between keys names each of them with its value, and marks the ones the scenario
    * left at their default: often the key its author did not think of.
    */
+  @Test
+  void aVariantRunsEveryPolicyWithItsKeysSetOtherwiseAndChecksMayNameIt() {
+    Scenario scenario = ScenarioReader.parse("v.conf", String.join("\n",
+        "name = v",
+        "policies = [round_robin, power_of_two_choices]",
+        "faults = [{type = failing, share = 0.2}]",
+        "checks = [\"power_of_two_choices fault-errors <= 0.1 x power_of_two_choices@no-ejection\"]",
+        "variants {",
+        "  no-ejection { outlier-ejection.enabled = false }",
+        "  fault-free { faults = [] }",
+        "}"));
+
+    assertThat(scenario.outliers()).isEqualTo(dev.ballast.health.OutlierConfig.defaults());
+    assertThat(scenario.labelledRuns()).extracting(Scenario.LabelledRun::label).containsExactly(
+        "round_robin", "round_robin@no-ejection", "round_robin@fault-free",
+        "power_of_two_choices", "power_of_two_choices@no-ejection", "power_of_two_choices@fault-free");
+    Scenario noEjection = scenario.variants().get(0).scenario();
+    assertThat(noEjection.outliers().enabled()).isFalse();
+    assertThat(noEjection.faults()).isEqualTo(scenario.faults());
+    assertThat(scenario.variants().get(1).scenario().faults()).isEmpty();
+    assertThat(scenario.variants().get(1).scenario().outliers()).isEqualTo(scenario.outliers());
+    assertThat(scenario.withSeeds(3).variants().get(0).scenario().seeds()).isEqualTo(3);
+    assertThat(scenario.withPolicies(java.util.List.of("fair_share")).labelledRuns()).extracting(Scenario.LabelledRun::label)
+        .containsExactly("fair_share", "fair_share@no-ejection", "fair_share@fault-free");
+  }
+
   @ParameterizedTest(name = "{0}")
   @CsvSource(
       delimiter = '|',

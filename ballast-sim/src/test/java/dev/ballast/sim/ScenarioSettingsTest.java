@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import dev.ballast.health.HealthConfig;
+import dev.ballast.health.OutlierConfig;
 import dev.ballast.internal.Ranges;
 import dev.ballast.overload.Backoff;
 import dev.ballast.overload.LimiterConfig;
@@ -24,7 +25,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Walks ballast-core's declaration tables through the scenario format: every setting of every
- * policy and of every overload part, and the health settings the simulator models, written in a
+ * policy, of every overload part and of outlier ejection, and the health settings the simulator models, written in a
  * scenario as its author writes it (kebab-case keys, HOCON durations), reaches the run; the health
  * settings it does not model are refused, and the token bucket has no section (the simulator's
  * clients have no rate limit). And {@code ballast-sim.conf} writes down no core
@@ -77,6 +78,12 @@ final class ScenarioSettingsTest {
   }
 
   @Test
+  void everyOutlierEjectionSettingCanBeSetInAScenario() {
+    assertEverySetting(ScenarioReader.OUTLIER_EJECTION, OutlierConfig.SETTINGS, Scenario::outliers);
+    assertThat(ScenarioReader.defaults().outliers()).isEqualTo(OutlierConfig.SETTINGS.defaults());
+  }
+
+  @Test
   void theHealthSettingsTheSimulatorModelsCanBeSetAndTheOthersAreRefused() {
     for (Setting<?> setting : HealthConfig.SETTINGS.settings()) {
       String key = "health." + Setting.kebab(setting.name());
@@ -121,6 +128,7 @@ final class ScenarioSettingsTest {
       differing += assertDiffers(defaults, part.getKey(), part.getValue(), own);
     }
     differing += assertDiffers(defaults, "health", HealthConfig.SETTINGS, own);
+    differing += assertDiffers(defaults, ScenarioReader.OUTLIER_EJECTION, OutlierConfig.SETTINGS, own);
     // The chapter's least-loaded round robin compares the whole subset (see ballast-sim.conf).
     assertThat(differing).isEqualTo(1);
   }
