@@ -15,7 +15,7 @@ public interface SubsetHealth {
 
   /** Health without outlier ejection. */
   static SubsetHealth create(HealthConfig config, NanoClock clock) {
-    return new TrackedSubset(config, OutlierConfig.defaults(), clock);
+    return new TrackedSubset(config, OutlierConfig.disabled(), clock);
   }
 
   /** Health that ejects outliers as {@code outliers} says (nothing is ejected unless it is {@linkplain OutlierConfig#enabled() enabled}). */

@@ -62,9 +62,9 @@ public interface Balancer {
     }
 
     /**
-     * Outlier ejection (see {@link OutlierConfig}; off unless the config enables it). It works on
-     * {@link Balancer#refresh()}, which must then be called periodically, as it is for the
-     * policies that recompute.
+     * Outlier ejection (see {@link OutlierConfig}; on with its defaults unless set otherwise,
+     * {@link OutlierConfig#disabled()} turns it off). It works on {@link Balancer#refresh()}, which
+     * must be called periodically, as it is for the policies that recompute.
      */
     public Builder outlierEjection(OutlierConfig config) {
       this.outliers = Objects.requireNonNull(config, "outlierEjection");

@@ -140,7 +140,7 @@ final class OutlierEjectionTest {
   @ParameterizedTest(name = "{0}")
   @MethodSource("policies")
   void aBackendFailingOneRequestInTenAmongHealthyOnesIsEjectedAndProbedBackIn(Policy policy) {
-    Fleet fleet = new Fleet(policy, OutlierConfig.enabledDefaults(), 20, MS, oneInTenFails(7));
+    Fleet fleet = new Fleet(policy, OutlierConfig.defaults(), 20, MS, oneInTenFails(7));
     fleet.run(Duration.ofSeconds(11));
     assertThat(fleet.backend(7).isEjected()).as("ejected at the first judgement, 10 s in").isTrue();
     assertThat(fleet.backend(7).ejections()).isEqualTo(1);
@@ -192,7 +192,7 @@ final class OutlierEjectionTest {
 
   @Test
   void aFailedProbeEjectsTheBackendAgainForTwiceAsLong() {
-    Fleet fleet = new Fleet(Policy.roundRobin(), OutlierConfig.enabledDefaults(), 10, MS, oneInTenFails(3));
+    Fleet fleet = new Fleet(Policy.roundRobin(), OutlierConfig.defaults(), 10, MS, oneInTenFails(3));
     fleet.run(Duration.ofSeconds(40));
     assertThat(fleet.backend(3).acceptsNewRequests()).as("on probation at 40 s").isTrue();
     fleet.behaviour = (pick, index, nth) -> {
@@ -240,7 +240,7 @@ final class OutlierEjectionTest {
   @Test
   void theMultiplierDecaysWhileTheBackendStaysInRotation() {
     // The fleet starts at 1 s of virtual time; judgements fall at 11, 21, 31 s...
-    Fleet fleet = new Fleet(Policy.roundRobin(), OutlierConfig.enabledDefaults(), 10, MS, oneInTenFails(3));
+    Fleet fleet = new Fleet(Policy.roundRobin(), OutlierConfig.defaults(), 10, MS, oneInTenFails(3));
     fleet.run(Duration.ofSeconds(11));
     assertThat(fleet.backend(3).ejections()).as("ejected at 11 s").isEqualTo(1);
     // It heals, is probed back in at 41 s, and spends the interval judged at 51 s in rotation: its
@@ -268,7 +268,7 @@ final class OutlierEjectionTest {
   @Test
   void neverMoreThanTheCapAreEjected() {
     // Six of twenty fail everything; the cap is a tenth of twenty.
-    Fleet fleet = new Fleet(Policy.roundRobin(), OutlierConfig.enabledDefaults(), 20, MS, (pick, index, nth) -> {
+    Fleet fleet = new Fleet(Policy.roundRobin(), OutlierConfig.defaults(), 20, MS, (pick, index, nth) -> {
       if (index < 6) {
         pick.onFailure(FailureKind.BACKEND, MS);
       } else {
@@ -288,7 +288,7 @@ final class OutlierEjectionTest {
 
   @Test
   void aSubsetThatShrinksBelowItsEjectionsReturnsTheSoonestDueToRotation() {
-    Fleet fleet = new Fleet(Policy.roundRobin(), OutlierConfig.enabledDefaults(), 20, MS, failsEverything(0));
+    Fleet fleet = new Fleet(Policy.roundRobin(), OutlierConfig.defaults(), 20, MS, failsEverything(0));
     fleet.run(Duration.ofSeconds(11));
     assertThat(fleet.backend(0).isEjected()).isTrue();
     fleet.behaviour = (pick, index, nth) -> {
@@ -313,7 +313,7 @@ final class OutlierEjectionTest {
 
   @Test
   void tooFewHealthyBackendsMakeTheSubsetPanicAndBalanceOverAll() {
-    Fleet fleet = new Fleet(Policy.roundRobin(), OutlierConfig.enabledDefaults(), 10, MS, failsEverything(0));
+    Fleet fleet = new Fleet(Policy.roundRobin(), OutlierConfig.defaults(), 10, MS, failsEverything(0));
     fleet.run(Duration.ofSeconds(11));
     assertThat(fleet.backend(0).isEjected()).isTrue();
     assertThat(fleet.balancer.health().panicking()).isFalse();
@@ -345,7 +345,7 @@ final class OutlierEjectionTest {
   void overloadAnswersAndCancellationsNeverEject() {
     // Every backend sheds a third of its requests; b4 sheds almost all, b5 all, b6's callers give up
     // on every request, and everyone answers slowly: an overloaded fleet.
-    Fleet fleet = new Fleet(Policy.roundRobin(), OutlierConfig.enabledDefaults(), 20, MS, (pick, index, nth) -> {
+    Fleet fleet = new Fleet(Policy.roundRobin(), OutlierConfig.defaults(), 20, MS, (pick, index, nth) -> {
       boolean shed = index == 5 || (index == 4 ? nth % 20 != 0 : nth % 3 == 0);
       if (index == 6) {
         pick.onCancel();
@@ -364,7 +364,7 @@ final class OutlierEjectionTest {
 
   @Test
   void aBackendMuchSlowerThanTheOthersIsEjectedAndOneAlittleSlowerIsNot() {
-    Fleet fleet = new Fleet(Policy.roundRobin(), OutlierConfig.enabledDefaults(), 20, MS, (pick, index, nth) -> {
+    Fleet fleet = new Fleet(Policy.roundRobin(), OutlierConfig.defaults(), 20, MS, (pick, index, nth) -> {
       long latency = index == 2 ? 5 * MS : index == 3 ? 2 * MS : MS;
       pick.onSuccess(latency);
     });
@@ -396,7 +396,7 @@ final class OutlierEjectionTest {
 
   @Test
   void disabledEjectionEjectsNothing() {
-    Fleet fleet = new Fleet(Policy.roundRobin(), OutlierConfig.defaults(), 20, MS, failsEverything(2));
+    Fleet fleet = new Fleet(Policy.roundRobin(), OutlierConfig.disabled(), 20, MS, failsEverything(2));
     fleet.run(Duration.ofSeconds(30));
     assertThat(fleet.backend(2).ejections()).isZero();
     assertThat(fleet.balancer.health().ejectedBackends()).isZero();
@@ -405,19 +405,19 @@ final class OutlierEjectionTest {
   @Test
   void tooFewJudgedBackendsOrTooLittleTrafficEjectNothing() {
     Behaviour oneFailsAll = failsEverything(0);
-    Fleet small = new Fleet(Policy.roundRobin(), OutlierConfig.enabledDefaults(), 4, MS, oneFailsAll);
+    Fleet small = new Fleet(Policy.roundRobin(), OutlierConfig.defaults(), 4, MS, oneFailsAll);
     small.run(Duration.ofSeconds(30));
     assertThat(small.backend(0).ejections()).as("4 backends, fewer than minimumHosts").isZero();
 
     // 20 backends, a request every 10 ms: 50 requests each per interval, below the volume of 100.
-    Fleet quiet = new Fleet(Policy.roundRobin(), OutlierConfig.enabledDefaults(), 20, 10 * MS, oneFailsAll);
+    Fleet quiet = new Fleet(Policy.roundRobin(), OutlierConfig.defaults(), 20, 10 * MS, oneFailsAll);
     quiet.run(Duration.ofSeconds(30));
     assertThat(quiet.backend(0).ejections()).isZero();
   }
 
   @Test
   void picksAndOutcomesAllocateNothingWhileBackendsAreEjectedOrOnProbation() {
-    Fleet fleet = new Fleet(Policy.roundRobin(), OutlierConfig.enabledDefaults(), 20, MS, oneInTenFails(4));
+    Fleet fleet = new Fleet(Policy.roundRobin(), OutlierConfig.defaults(), 20, MS, oneInTenFails(4));
     fleet.run(Duration.ofSeconds(11));
     assertThat(fleet.backend(4).isEjected()).isTrue();
     ThreadMXBean threads = (ThreadMXBean) ManagementFactory.getThreadMXBean();
@@ -507,7 +507,7 @@ final class OutlierEjectionTest {
 
   @Test
   void theCapIsTheShareRoundedDownButOneWhenTheShareIsAboveZero() {
-    OutlierConfig config = OutlierConfig.enabledDefaults();
+    OutlierConfig config = OutlierConfig.defaults();
     assertThat(config.maxEjected(0)).isZero();
     assertThat(config.maxEjected(3)).isEqualTo(1);
     assertThat(config.maxEjected(19)).isEqualTo(1);

@@ -27,8 +27,6 @@ final class Fleet {
   private final Requests requests;
   private final Network network;
   private final SplittableRandom random;
-  /** Draws which requests a failing backend fails; null until a failing fault begins. */
-  private SplittableRandom failures;
   private final RunRecorder result;
 
   final int count;
@@ -267,7 +265,7 @@ final class Fleet {
     if (responders != null) {
       responders[b].onEnd(q.loadAtArrival, now - q.arrived);
     }
-    if (task.failingShare > 0 && failures.nextDouble() < task.failingShare) {
+    if (task.failingShare > 0 && failureDraw(q) < task.failingShare) {
       task.failed++;
       result.faultError(now);
       answer(r, task.retryableFailing > 0 ? Requests.UNAVAILABLE : Requests.ERROR, now);
@@ -278,6 +276,22 @@ final class Fleet {
     if (status[b] == LAME_DUCK && task.drained() && now >= lameDuckSince[b] + scenario.restart().minDrainNanos()) {
       shutDown(b, now);
     }
+  }
+
+  /**
+   * Whether a failing backend fails an attempt is drawn from the attempt itself (its request's
+   * client, start and cost, and its attempt number), not from a generator: the same request fails
+   * on whichever backend it lands, so that a scenario and its variants (ejection on and off) fail
+   * the same requests and differ only by where they sent them (common random numbers). It takes
+   * nothing from the run's generators, so scenarios without such a fault draw what they drew before.
+   */
+  private static double failureDraw(Requests.Attempt q) {
+    long z = q.firstStart * 0x9E3779B97F4A7C15L + q.cost * 0xC2B2AE3D27D4EB4FL + q.client * 0x165667B19E3779F9L + q.attempt;
+    // SplitMix64's finalizer, then the top 53 bits as a double in [0, 1).
+    z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+    z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+    z = z ^ (z >>> 31);
+    return (z >>> 11) * 0x1.0p-53;
   }
 
   /** Starts the next queued request, dropping unstarted those whose caller has given up. */
@@ -396,11 +410,6 @@ final class Fleet {
         }
       }
       case FAILING -> {
-        if (failures == null) {
-          // Its own generator, made only when a backend fails a share: the runs of scenarios
-          // without such a fault draw exactly what they drew before it existed.
-          failures = random.split();
-        }
         for (int b = from; b < to; b++) {
           tasks[b].failingShare += fault.share();
           tasks[b].retryableFailing += fault.retryable() ? 1 : 0;

@@ -91,10 +91,11 @@ final class SimulationTest {
   @Test
   void leastLoadedIgnoringErrorsSinkholesAndCountingErrorsDoesNot() {
     // Ten busy clients keep requests in flight on every backend, so a backend that answers at
-    // once with an error looks least loaded.
+    // once with an error looks least loaded. Outlier ejection would take it out for every policy:
+    // this is about the policies alone.
     String sinkhole =
         "duration = 40s, warmup = 10s, clients { count = 10, subset-size = 10 }, backends.count = 10,"
-            + " faults = [{type = sinkhole, first = 0}]";
+            + " faults = [{type = sinkhole, first = 0}], outlier-ejection.enabled = false";
     RunResult ignoring = run(sinkhole, "least_loaded_round_robin_ignoring_errors");
     RunResult counting = run(sinkhole, "least_loaded_round_robin");
     RunResult roundRobin = run(sinkhole, "round_robin");
@@ -102,6 +103,37 @@ final class SimulationTest {
     assertThat(roundRobin.summary().errorRate()).isCloseTo(0.1, within(0.01));
     assertThat(ignoring.summary().errorRate()).isGreaterThan(roundRobin.summary().errorRate() * 1.05);
     assertThat(counting.summary().errorRate()).isLessThan(roundRobin.summary().errorRate() / 10);
+  }
+
+  @Test
+  void aFailingBackendFailsItsShareUntilOutlierEjectionTakesItOut() {
+    String failing = "duration = 80s, warmup = 10s, clients { count = 10, subset-size = 10 }, backends.count = 10,"
+        + " faults = [{type = failing, first = 0, at = 20s, share = 0.3}]";
+    RunResult without = run(failing + ", outlier-ejection.enabled = false", "round_robin");
+    RunResult with = run(failing, "round_robin");
+
+    // Round robin gives it a tenth of the traffic, and it fails 30% of that.
+    assertThat(without.summary().ejection().failingShare()).isCloseTo(0.1, within(0.01));
+    assertThat(without.summary().ejection().faultErrorShare()).isCloseTo(0.1 * 0.3 * 60 / 70, within(0.005));
+    assertThat(without.summary().ejection().maxEjectedShare()).isNaN();
+    // Ejected at the first judgement after 10 s of failing; back 30 s later, for its probes and, if
+    // they pass, one interval until it is judged again: in rotation about 10 s of the 50 s measured.
+    assertThat(with.summary().ejection().failingShare()).isLessThan(0.3 * without.summary().ejection().failingShare());
+    assertThat(with.summary().ejection().faultErrorShare()).isLessThan(0.5 * without.summary().ejection().faultErrorShare());
+    assertThat(with.summary().ejection().maxEjectedShare()).isEqualTo(0.1);
+  }
+
+  @Test
+  void whenEveryBackendFailsAlikeNoMoreThanTheCapIsEjected() {
+    String everyFailing = "duration = 60s, warmup = 10s, clients { count = 10, subset-size = 20 }, backends.count = 20,"
+        + " faults = [{type = failing, first = 0, count = 20, share = 0.2}]";
+    RunResult with = run(everyFailing, "round_robin");
+    RunResult without = run(everyFailing + ", outlier-ejection.enabled = false", "round_robin");
+
+    assertThat(with.summary().ejection().maxEjectedShare()).isLessThanOrEqualTo(0.1);
+    // Which requests fail is drawn from the request, not from where it went: the same fail either way.
+    assertThat(with.summary().errors()).isCloseTo(without.summary().errors(), within(10L));
+    assertThat(with.summary().errorRate()).isCloseTo(0.2, within(0.01));
   }
 
   @Test
