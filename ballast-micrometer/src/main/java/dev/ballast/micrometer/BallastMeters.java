@@ -41,9 +41,9 @@ public final class BallastMeters {
   private BallastMeters() {}
 
   /**
-   * A balancer's meters: picks, outcomes, in-flight requests, state and transitions per backend
-   * (tagged {@code backend}), the policy's per-backend number, failed picks by reason, the subset's
-   * size and churn, rejected inputs. All tagged {@code policy} and with {@code tags}. Per-backend
+   * A balancer's meters: picks, outcomes, in-flight requests, state, transitions and ejections per
+   * backend (tagged {@code backend}), the policy's per-backend number, failed picks by reason, the
+   * subset's size and churn, rejected inputs, the backends ejected now and whether the subset panics. All tagged {@code policy} and with {@code tags}. Per-backend
    * meters follow the subset: they appear when a backend joins and leave when it leaves.
    */
   public static MeterBinding bind(Balancer balancer, MeterRegistry registry, Iterable<Tag> tags) {
@@ -66,6 +66,10 @@ public final class BallastMeters {
         "Outcomes reported with a negative latency, counted as zero", common);
     binding.counter("probes.lost", balancer, Balancer::lostProbeAnswers, "Probe answers the probe pool could not store",
         common);
+    binding.gauge("outlier.ejected", balancer, b -> b.health().ejectedBackends(),
+        "Backends outlier ejection holds out of rotation or on probation now", common);
+    binding.gauge("outlier.panic", balancer, b -> b.health().panicking() ? 1 : 0,
+        "1 while too few backends are available and in rotation, so that every ejection is lifted", common);
 
     BackendMeters perBackend = new BackendMeters(binding, balancer, common);
     // The balancer holds the listener; the binding holds both weakly, so neither keeps the other alive.
@@ -127,6 +131,8 @@ public final class BallastMeters {
       }
       meters.add(binding.counter("requests.unmatched.ends", backend, Backend::unmatchedEnds,
           "Ends reported while nothing was in flight (a request ended twice)", tags));
+      meters.add(binding.counter("backend.ejections", backend, Backend::ejections,
+          "Times outlier ejection took the backend out of rotation", tags));
       for (BackendState state : BackendState.values()) {
         Tags stateTags = tags.and("state", lower(state));
         meters.add(binding.gauge("backend.state", backend, b -> b.state() == state ? 1 : 0,

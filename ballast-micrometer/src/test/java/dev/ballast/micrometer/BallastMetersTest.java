@@ -101,12 +101,56 @@ final class BallastMetersTest {
     assertThat(value("ballast.latencies.negative", all)).isEqualTo(1);
     assertThat(value("ballast.probes.lost", all)).isZero();
 
-    // 9 for the balancer, 19 for each of its two backends: nothing else, nothing left of b.
-    assertThat(registry.getMeters()).hasSize(9 + 2 * 19);
-    assertThat(binding.meterCount()).isEqualTo(9 + 2 * 19);
+    assertThat(value("ballast.outlier.ejected", all)).isZero();
+    assertThat(value("ballast.outlier.panic", all)).isZero();
+    assertThat(value("ballast.backend.ejections", a)).isZero();
+
+    // 11 for the balancer, 20 for each of its two backends: nothing else, nothing left of b.
+    assertThat(registry.getMeters()).hasSize(11 + 2 * 20);
+    assertThat(binding.meterCount()).isEqualTo(11 + 2 * 20);
     binding.close();
     assertThat(registry.getMeters()).isEmpty();
     held.onCancel();
+  }
+
+  @Test
+  void outlierEjectionMetersCountEjectionsTheBackendsOutAndPanic() {
+    Balancer balancer = Balancer.builder(Policy.roundRobin()).clock(clock).reproducibleFrom(new SplittableRandom(3)).build();
+    BallastMeters.bind(balancer, registry, TARGET);
+    List<String> keys = List.of("b0", "b1", "b2", "b3", "b4", "b5", "b6", "b7", "b8", "b9");
+    balancer.updateSubset(keys);
+    keys.forEach(key -> balancer.backend(key).onConnected());
+    String[] all = {"policy", "round_robin", "target", "greeter"};
+    String[] b0 = {"backend", "b0", "policy", "round_robin", "target", "greeter"};
+
+    // b0 fails every request; the others none. The default interval is 10 s; a refresh every second.
+    for (int second = 0; second < 11; second++) {
+      for (int i = 0; i < 500; i++) {
+        now[0] += 2_000_000;
+        Pick pick = balancer.pick();
+        if (pick.backend().key().equals("b0")) {
+          pick.onFailure(FailureKind.BACKEND, 1_000_000);
+        } else {
+          pick.onSuccess(1_000_000);
+        }
+      }
+      balancer.refresh();
+    }
+
+    assertThat(value("ballast.backend.ejections", b0)).isEqualTo(1);
+    assertThat(value("ballast.backend.ejections", b0[0], "b1", b0[2], b0[3], b0[4], b0[5])).isZero();
+    assertThat(value("ballast.outlier.ejected", all)).isEqualTo(1);
+    assertThat(value("ballast.outlier.panic", all)).isZero();
+
+    // Five of the nine left go down: 4 of 10 available and in rotation, below the panic threshold of half.
+    keys.subList(1, 6).forEach(key -> balancer.backend(key).onLameDuck());
+    balancer.refresh();
+
+    assertThat(value("ballast.outlier.panic", all)).isEqualTo(1);
+    assertThat(value("ballast.outlier.ejected", all)).as("panic lifts ejections, the books keep them").isEqualTo(1);
+    keys.subList(1, 6).forEach(key -> balancer.backend(key).onHealthCheck(true));
+    balancer.refresh();
+    assertThat(value("ballast.outlier.panic", all)).isZero();
   }
 
   @Test
@@ -190,9 +234,9 @@ final class BallastMetersTest {
     for (int i = 0; i < 1000; i++) {
       int backends = i % 2 == 0 ? 3 : 2;
       MeterBinding binding = BallastMeters.bind(balancer, registry, TARGET);
-      assertThat(registry.getMeters()).hasSize(9 + backends * 19);
+      assertThat(registry.getMeters()).hasSize(11 + backends * 20);
       balancer.updateSubset(backends == 3 ? List.of("a", "b") : List.of("a", "b", "c"));
-      assertThat(registry.getMeters()).hasSize(9 + (5 - backends) * 19);
+      assertThat(registry.getMeters()).hasSize(11 + (5 - backends) * 20);
       binding.close();
       assertThat(registry.getMeters()).isEmpty();
     }
