@@ -82,16 +82,14 @@ final class PrequalProbingGrpcTest {
 
   /** Callers that each send their next call as soon as the last one is answered, up to a total. */
   private static final class ClosedLoop {
-    private final ManagedChannel channel;
     private final FakeScheduler time;
+    private final CountedCalls calls;
     private int total;
     private int started;
-    int succeeded;
-    int failed;
 
     ClosedLoop(ManagedChannel channel, FakeScheduler time, int callers, int total) {
-      this.channel = channel;
       this.time = time;
+      this.calls = new CountedCalls(channel, this::next);
       this.total = total;
       for (int i = 0; i < callers; i++) {
         next();
@@ -99,7 +97,11 @@ final class PrequalProbingGrpcTest {
     }
 
     boolean done() {
-      return succeeded + failed == total;
+      return calls.ended() == total;
+    }
+
+    int failed() {
+      return calls.failed;
     }
 
     /** Sends no more calls; those under way still end. */
@@ -113,27 +115,7 @@ final class PrequalProbingGrpcTest {
       }
       started++;
       // Queued, not called here: the answer that frees this caller is still being delivered.
-      time.execute(this::call);
-    }
-
-    private void call() {
-      ClientCalls.asyncUnaryCall(channel.newCall(EchoService.CALL, CallOptions.DEFAULT), "client",
-          new StreamObserver<>() {
-            @Override
-            public void onNext(String backend) {}
-
-            @Override
-            public void onError(Throwable t) {
-              failed++;
-              next();
-            }
-
-            @Override
-            public void onCompleted() {
-              succeeded++;
-              next();
-            }
-          });
+      time.execute(() -> calls.send("client"));
     }
   }
 
@@ -200,7 +182,7 @@ final class PrequalProbingGrpcTest {
     fleet.time.runUntil("every call answered", load::done, Duration.ofMinutes(10));
     long to = fleet.time.clock().nanoTime();
 
-    assertThat(load.failed).as("seed %d, failed calls", seed).isZero();
+    assertThat(load.failed()).as("seed %d, failed calls", seed).isZero();
     long total = fleet.backends.stream().mapToLong(TestBackend::requests).sum();
     assertThat(total).as("seed %d, calls the backends served", seed).isEqualTo(CALLS);
     long[] probes = new long[BACKENDS];

@@ -105,6 +105,11 @@ final class VirtualFleet implements AutoCloseable {
     return channel;
   }
 
+  /** The core balancer of the channel's {@code ballast} policy (the last one it made). */
+  dev.ballast.pick.Balancer balancer() {
+    return policy.balancer.balancer();
+  }
+
   /**
    * Answers with the backend's key after a service time of virtual time drawn uniformly from half
    * to one and a half times {@code meanServiceTime}.

@@ -7,8 +7,9 @@ import java.util.List;
  * How a scenario's claim came out on its runs: each check per policy, whether the claim holds,
  * and the best policy by the scenario's own metric.
  *
- * @param best the best policies by the claim's metric (several on a tie); empty when the claim
- *     names no metric or the scenario ran one policy
+ * @param best the best policies by the claim's metric (several on a tie), among the scenario's
+ *     own runs, not its variants' ({@code POLICY@VARIANT}); empty when the claim names no metric or
+ *     the scenario ran one policy
  */
 public record Verdict(SuiteRunner.ScenarioResult scenario, List<Check.Result> results, Check.Outcome outcome, List<String> best) {
 
@@ -43,9 +44,11 @@ public record Verdict(SuiteRunner.ScenarioResult scenario, List<Check.Result> re
     }
     double bestValue = Double.NaN;
     List<String> best = new ArrayList<>();
+    long own = names.stream().filter(name -> !name.contains("@")).count();
     for (int i = 0; i < names.size(); i++) {
       double v = metric.of(summaries.get(i));
-      if (Double.isNaN(v)) {
+      // A variant's run (POLICY@VARIANT) runs another setup; the best is one of the scenario's own.
+      if (Double.isNaN(v) || names.get(i).contains("@")) {
         continue;
       }
       // Equal as printed is a tie: a table that shows 0.00% twice must not call one of them better.
@@ -57,7 +60,7 @@ public record Verdict(SuiteRunner.ScenarioResult scenario, List<Check.Result> re
         best.add(names.get(i));
       }
     }
-    return best.size() == names.size() ? List.of() : List.copyOf(best);
+    return best.size() == own ? List.of() : List.copyOf(best);
   }
 
   /** One word for tables: holds, FAILS, or not judged. */
