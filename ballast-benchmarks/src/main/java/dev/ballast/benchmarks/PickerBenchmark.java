@@ -2,6 +2,7 @@ package dev.ballast.benchmarks;
 
 import dev.ballast.health.Backend;
 import dev.ballast.health.HealthConfig;
+import dev.ballast.health.OutlierConfig;
 import dev.ballast.pick.Balancer;
 import dev.ballast.pick.InterleavedWeightedRoundRobinConfig;
 import dev.ballast.pick.LeastLoadedConfig;
@@ -88,6 +89,14 @@ public class PickerBenchmark {
   @Param({"0"})
   public int inFlight;
 
+  /**
+   * Outlier ejection in Ballast's balancers: "on", the library's default (a success's latency is
+   * added to the backend's ejection record when it ends), or "off" ({@code -p ejection=on,off}).
+   * Nothing is ejected while measuring: an ejected backend costs a pick the same reads.
+   */
+  @Param({"on"})
+  public String ejection;
+
   private Picker ballastPicker;
   private GrpcPickerFixture grpc;
   private LoadBalancer.SubchannelPicker grpcPicker;
@@ -97,7 +106,8 @@ public class PickerBenchmark {
     checkInFlight(inFlight);
     String[] parts = policy.split(":", 2);
     if (parts[0].equals("ballast")) {
-      ballastPicker = ballastPicker(parts[1], backends, clock.equals("system") ? NanoClock.system() : NanoClock.cached());
+      ballastPicker = ballastPicker(parts[1], backends, clock.equals("system") ? NanoClock.system() : NanoClock.cached(),
+          outliers(ejection));
       leaveInFlight(ballastPicker, backends, inFlight);
     } else {
       grpc = grpcFixture(parts[1], backends);
@@ -131,9 +141,22 @@ public class PickerBenchmark {
 
   /** A Ballast policy's picker over {@code backends} connected backends that all reported the load profile. */
   static Picker ballastPicker(String name, int backends, NanoClock clock) {
-    Picker picker = ballastBalancer(name, backends, LoadProfile.of(backends), clock).picker();
+    return ballastPicker(name, backends, clock, OutlierConfig.defaults());
+  }
+
+  static Picker ballastPicker(String name, int backends, NanoClock clock, OutlierConfig outliers) {
+    Picker picker = ballastBalancer(name, backends, LoadProfile.of(backends), clock, outliers).picker();
     check(picker.pick(), true);
     return picker;
+  }
+
+  /** The {@code ejection} parameter's config. */
+  static OutlierConfig outliers(String ejection) {
+    return switch (ejection) {
+      case "on" -> OutlierConfig.defaults();
+      case "off" -> OutlierConfig.disabled();
+      default -> throw new IllegalArgumentException("ejection: '" + ejection + "' (expected: on or off)");
+    };
   }
 
   /** gRPC's policy over {@code backends} READY subchannels; weighted round robin has had the same reports. */
@@ -168,6 +191,10 @@ public class PickerBenchmark {
 
   /** A balancer over {@code backends} connected backends that have all reported {@code load}. */
   static Balancer ballastBalancer(String name, int backends, LoadProfile load, NanoClock clock) {
+    return ballastBalancer(name, backends, load, clock, OutlierConfig.defaults());
+  }
+
+  static Balancer ballastBalancer(String name, int backends, LoadProfile load, NanoClock clock, OutlierConfig outliers) {
     List<String> keys = new ArrayList<>(backends);
     for (int i = 0; i < backends; i++) {
       keys.add("backend-" + i);
@@ -175,7 +202,7 @@ public class PickerBenchmark {
     // The production factory (what Balancer.create(policy) and the gRPC integration use):
     // per-thread randomness and round-robin positions on the pick path, and the given clock.
     Policy policy = ballastPolicy(name, keys);
-    Balancer.Builder builder = Balancer.builder(policy).clock(clock);
+    Balancer.Builder builder = Balancer.builder(policy).clock(clock).outlierEjection(outliers);
     Balancer balancer = (policy.needsProbes() ? builder.probes(PickerBenchmark::answerAtOnce) : builder).build();
     balancer.updateSubset(keys);
     for (String key : keys) {
