@@ -24,7 +24,7 @@ final class MeterBindingBenchmarkTest {
         benchmark.metrics = mode;
         benchmark.setUp();
         try {
-          assertThat(benchmark.meterCount()).isEqualTo(mode.equals("bound") ? 9 + 10 * (policy.equals("round_robin") ? 18 : 19) : 0);
+          assertThat(benchmark.meterCount()).isEqualTo(mode.equals("bound") ? 11 + 10 * (policy.equals("round_robin") ? 19 : 20) : 0);
           for (int i = 0; i < 1_000; i++) {
             benchmark.pickAndComplete(blackhole);
           }

@@ -29,6 +29,8 @@ final class PickerBenchmarkTest {
           benchmark.backends = Integer.parseInt(size);
           benchmark.clock = clock;
           benchmark.inFlight = clock.equals("cached") ? 4 : 0;
+          // Both settings of ejection, one per clock: every policy and size sets up with each.
+          benchmark.ejection = clock.equals("cached") ? "on" : "off";
           benchmark.setUp();
           try {
             for (int i = 0; i < 2_000; i++) {
@@ -68,5 +70,12 @@ final class PickerBenchmarkTest {
     assertThatThrownBy(benchmark::setUp)
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageStartingWith("inFlight: 100 (expected: 0 to 99");
+  }
+
+  @Test
+  void anUnknownEjectionSettingIsRejectedByName() {
+    assertThatThrownBy(() -> PickerBenchmark.outliers("maybe"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("ejection: 'maybe' (expected: on or off)");
   }
 }
