@@ -47,8 +47,9 @@ import java.util.TreeSet;
 /**
  * Reads scenario files (HOCON) on top of the defaults in {@code ballast-sim.conf}. The core
  * policies' settings ({@code policy-settings.<policy>}), the overload parts' ({@link
- * #OVERLOAD_SECTIONS}) and the health settings the simulator models ({@link #HEALTH_SETTINGS}) are
- * read through their declarations in ballast-core, in kebab-case, so they
+ * #OVERLOAD_SECTIONS}), outlier ejection's ({@link #OUTLIER_EJECTION}) and the health settings the
+ * simulator models ({@link #HEALTH_SETTINGS}) are read through their declarations in ballast-core,
+ * in kebab-case, so they
  * take what the gRPC service config takes, with the library's defaults, and a bad value reads as
  * it does there; {@code ballast-sim.conf} sets only those the simulator deliberately sets
  * otherwise. Every error names the file, the key and what was expected: a scenario that runs is a
@@ -62,6 +63,9 @@ import java.util.TreeSet;
  * the ones the scenario left at their default, since that is often the key its author did not
  * think of. The first error is reported, not all of them: one bad value (a short duration) can
  * break several relations, and the first line is the one to fix.
+ *
+ * <p>A scenario's {@link #VARIANTS} are read the same way, each as the scenario with its own keys
+ * over the scenario's, after the scenario itself.
  */
 public final class ScenarioReader {
   static final String DEFAULTS = "ballast-sim.conf";
