@@ -164,23 +164,29 @@ final class ZoneRouter {
   }
 
   /**
-   * How the share of one other zone, at utilization {@code remote}, moves: a local zone hotter
-   * than the mean spills into zones cooler than the mean, in proportion to their headroom below it;
-   * a local zone cooler than the mean takes its traffic back; a zone hotter than the mean gets less.
-   * A zone whose utilization is unknown (no report yet) gets no more than it has.
+   * How the share of one other zone, at utilization {@code remote}, moves: a local zone cooler
+   * than the mean takes its traffic back; a zone hotter than the mean gets less; a local zone
+   * hotter than the mean spills into zones cooler than the mean, in proportion to their headroom
+   * below it; and a local zone within the deadband of the mean lets its spill ebb, so that it
+   * spills only what it cannot carry (without that, two zones could trade traffic forever, each
+   * balanced by the other's). A zone whose utilization is unknown (no report yet) gets no more
+   * than it has.
    */
   private double step(double local, double mean, double remote, double deadband) {
-    double delta = 0;
+    double gain = config.gain();
+    double delta;
     if (local < mean - deadband) {
-      delta = -config.gain() * (mean - local);
-    } else if (!Double.isNaN(remote)) {
+      delta = -gain * (mean - local);
+    } else if (Double.isNaN(remote)) {
+      delta = 0;
+    } else if (mean - remote < -deadband) {
+      delta = gain * (mean - remote);
+    } else if (local > mean + deadband) {
       double headroom = mean - remote;
-      if (headroom < -deadband) {
-        delta = config.gain() * headroom;
-      } else if (local > mean + deadband && headroom > deadband) {
-        delta = config.gain() * headroom;
-      }
+      delta = headroom > deadband ? gain * headroom : 0;
+    } else {
+      delta = -gain * (mean + deadband - local);
     }
-    return Math.max(-config.maxStep(), Math.min(config.maxStep(), delta));
+    return Math.max(-config.maxStep(), Math.min(config.maxGrowth(), delta));
   }
 }

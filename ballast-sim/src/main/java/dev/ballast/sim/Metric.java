@@ -42,7 +42,17 @@ public enum Metric {
   SWITCH_BEFORE_P99_MS("switch-before-p99-ms", "p99 ms before switch", Better.LOWER, Unit.MILLIS,
       s -> s.spreadBeforeSwitch() == null ? Double.NaN : s.p99BeforeSwitchMillis()),
   SWITCH_AFTER_P99_MS("switch-after-p99-ms", "p99 ms after switch", Better.LOWER, Unit.MILLIS,
-      s -> s.spreadAfterSwitch() == null ? Double.NaN : s.p99AfterSwitchMillis());
+      s -> s.spreadAfterSwitch() == null ? Double.NaN : s.p99AfterSwitchMillis()),
+  CROSS_ZONE_SHARE("cross-zone-share", "cross-zone", Better.LOWER, Unit.SHARE, s -> s.zones().crossZoneShare()),
+  CROSS_ZONE_MINIMUM("cross-zone-minimum", "cross-zone minimum", Better.LOWER, Unit.SHARE,
+      s -> s.zones().minimumCrossZoneShare()),
+  CROSS_ZONE_OVER_MINIMUM("cross-zone-over-minimum", "cross-zone over its minimum", Better.LOWER, Unit.SHARE,
+      s -> s.zones().crossZoneOverMinimum()),
+  OUTAGE_ERRORS_AFTER_DETECTION("outage-errors-after-detection", "errors after detection", Better.LOWER, Unit.COUNT,
+      s -> s.zones().errorsAfterDetection()),
+  OUTAGE_SURVIVORS_CPU_MAX_OVER_MEAN("outage-survivors-cpu-max-over-mean", "survivors' cpu max/mean", Better.LOWER,
+      Unit.RATIO, s -> s.zones().survivorsCpuMaxOverMean()),
+  ZONE_RECOVERY_S("zone-recovery-s", "back to local", Better.LOWER, Unit.SECONDS, s -> s.zones().recoverySeconds());
 
   /** Which way is better. */
   public enum Better { LOWER, HIGHER }
@@ -116,9 +126,9 @@ public enum Metric {
       return String.format(Locale.ROOT, "%.0f%%", p);
     }
     int decimals = 1;
-    if (p < 1) {
+    if (Math.abs(p) < 1) {
       // One significant digit: 0.007%, not 0.01%.
-      decimals = (int) Math.min(4, Math.max(1, Math.ceil(-Math.log10(p))));
+      decimals = (int) Math.min(4, Math.max(1, Math.ceil(-Math.log10(Math.abs(p)))));
     }
     while (decimals < 4 && String.format(Locale.ROOT, "%." + decimals + "f", p).matches("100\\.0*")) {
       decimals++;

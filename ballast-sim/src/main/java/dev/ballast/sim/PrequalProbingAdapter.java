@@ -30,7 +30,7 @@ final class PrequalProbingAdapter implements PolicyAdapter {
   }
 
   @Override
-  public Balancer newBalancer(HealthConfig health, NanoClock clock, RandomGenerator random) {
-    return Balancer.builder(policy).health(health).clock(clock).reproducibleFrom(random).probes(probes).build();
+  public Balancer.Builder builder(HealthConfig health, NanoClock clock, RandomGenerator random) {
+    return Balancer.builder(policy).health(health).clock(clock).reproducibleFrom(random).probes(probes);
   }
 }

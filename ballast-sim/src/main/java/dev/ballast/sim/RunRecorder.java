@@ -44,6 +44,18 @@ final class RunRecorder {
   long probes;
   final long[] issuedByCriticality = new long[4];
   final long[] successesByCriticality = new long[4];
+  // Zones (docs/zones.md): null without them.
+  int[] clientZone;
+  double minimumCrossZoneShare = Double.NaN;
+  /** Attempts sent, and those sent to another zone, by the client's zone and sample interval (by the time sent). */
+  long[][] zoneAttemptsPerSample;
+  long[][] crossZonePerSample;
+  long measuredZoneAttempts;
+  long measuredCrossZone;
+  /** The first outage fault's window, and the errors of requests that started in it after its detection. */
+  private final Scenario.Fault outage;
+  private final long outageDetectedAt;
+  long errorsAfterDetection;
 
   RunRecorder(Scenario scenario, String policy, long seed, double[] speeds) {
     this.scenario = scenario;
@@ -58,6 +70,43 @@ final class RunRecorder {
     this.issuedPerSample = new long[intervals];
     this.switchAt = scenario.policySwitch().enabled() ? scenario.policySwitch().atNanos() : Long.MAX_VALUE;
     this.settledAt = switchAt == Long.MAX_VALUE ? Long.MAX_VALUE : switchAt + scenario.warmupNanos();
+    this.outage = scenario.faults().stream().filter(f -> f.type() == Scenario.FaultType.OUTAGE).findFirst().orElse(null);
+    // Clients learn of a death when the connection breaks, half a round trip after it (Network).
+    this.outageDetectedAt = outage == null ? Long.MAX_VALUE : outage.atNanos() + scenario.rttNanos() / 2;
+  }
+
+  /** The run has zones: each client's zone, and the least cross-zone share that capacity forces. */
+  void zones(int count, int[] clientZone, double minimumCrossZoneShare) {
+    this.clientZone = clientZone;
+    this.minimumCrossZoneShare = minimumCrossZoneShare;
+    this.zoneAttemptsPerSample = new long[count][answeredPerSample.length];
+    this.crossZonePerSample = new long[count][answeredPerSample.length];
+  }
+
+  /** An attempt of a request that started at {@code start}, sent now from a client in one zone to a backend in another or the same. */
+  void zoneAttempt(int clientZone, int backendZone, long start, long now) {
+    int i = interval(now);
+    zoneAttemptsPerSample[clientZone][i]++;
+    boolean cross = clientZone != backendZone;
+    if (cross) {
+      crossZonePerSample[clientZone][i]++;
+    }
+    if (measured(start)) {
+      measuredZoneAttempts++;
+      measuredCrossZone += cross ? 1 : 0;
+    }
+  }
+
+  /** The first outage fault of the scenario, or null. */
+  Scenario.Fault outage() {
+    return outage;
+  }
+
+  /** A request that started at {@code start} ended in an error: counted if it started in an outage after its detection. */
+  private void outageError(long start) {
+    if (start >= outageDetectedAt && start < outage.atNanos() + outage.forNanos()) {
+      errorsAfterDetection++;
+    }
   }
 
   /** The fleet, once built: cores and connections per backend, and its capacity in requests per second. */
@@ -87,6 +136,9 @@ final class RunRecorder {
     if (measured(now)) {
       throttled++;
       count(now, true, false);
+    }
+    if (outage != null) {
+      outageError(now);
     }
   }
 
@@ -172,6 +224,9 @@ final class RunRecorder {
       failures++;
       count(start, true, false);
     }
+    if (outage != null) {
+      outageError(start);
+    }
   }
 
   void rejected(long now, long warmup) {
@@ -180,6 +235,9 @@ final class RunRecorder {
     if (now >= warmup) {
       rejected++;
       count(now, true, false);
+    }
+    if (outage != null) {
+      outageError(now);
     }
   }
 

@@ -33,7 +33,8 @@ public record Scenario(
     List<Fault> faults,
     PolicySwitch policySwitch,
     PolicySettings policySettings,
-    OverloadSpec overload) {
+    OverloadSpec overload,
+    ZonesSpec zones) {
 
   public Scenario {
     policies = List.copyOf(policies);
@@ -44,14 +45,14 @@ public record Scenario(
   public Scenario withPolicies(List<String> names) {
     return new Scenario(name, source, title, claim, seed, seeds, durationNanos, warmupNanos, sampleIntervalNanos,
         names, clients, fleet, load, cost, rttNanos, deadlineNanos, health, reports, restart, faults,
-        policySwitch, policySettings, overload);
+        policySwitch, policySettings, overload, zones);
   }
 
   /** The same scenario with another seed count. */
   public Scenario withSeeds(int count) {
     return new Scenario(name, source, title, claim, seed, count, durationNanos, warmupNanos, sampleIntervalNanos,
         policies, clients, fleet, load, cost, rttNanos, deadlineNanos, health, reports, restart, faults,
-        policySwitch, policySettings, overload);
+        policySwitch, policySettings, overload, zones);
   }
 
   /**
@@ -159,6 +160,49 @@ public record Scenario(
 
   public record Cost(long meanNanos, long maxNanos, double ratio) {}
 
+  /**
+   * Zones (docs/zones.md): with {@code count} of 2 or more, backend b is in zone {@code b x count /
+   * backends} and the clients are split into zones by {@code clientShares} (evenly when empty);
+   * each client connects to {@code clients.subset-size} backends of its own zone and {@code
+   * remoteSubsetSize} of each other zone, and routes by ballast-core's {@code routing}.
+   */
+  public record ZonesSpec(int count, List<Double> clientShares, int remoteSubsetSize, dev.ballast.pick.ZoneConfig routing) {
+    public ZonesSpec {
+      clientShares = List.copyOf(clientShares);
+    }
+
+    public boolean enabled() {
+      return count > 1;
+    }
+
+    /** The zone of backend {@code b} of {@code backends}. */
+    public int zoneOfBackend(int b, int backends) {
+      return enabled() ? (int) ((long) b * count / backends) : 0;
+    }
+
+    /** The zone of client {@code c} of {@code clients}: the shares cut the clients into consecutive runs. */
+    public int zoneOfClient(int c, int clients) {
+      if (!enabled()) {
+        return 0;
+      }
+      if (clientShares.isEmpty()) {
+        return (int) ((long) c * count / clients);
+      }
+      double sum = 0;
+      for (double share : clientShares) {
+        sum += share;
+      }
+      double cumulative = 0;
+      for (int z = 0; z < count; z++) {
+        cumulative += clientShares.get(z) / sum;
+        if (c < Math.round(cumulative * clients)) {
+          return z;
+        }
+      }
+      return count - 1;
+    }
+  }
+
   public record Reports(long periodNanos, long delayNanos) {}
 
   public record Restart(
@@ -173,7 +217,9 @@ public record Scenario(
     /** The backends die abruptly and come back after the restart's down time. */
     CRASH,
     /** The backends restart one after another, {@code interval} apart, with or without lame duck. */
-    ROLLING_RESTART
+    ROLLING_RESTART,
+    /** The backends die abruptly at once (a zone's outage) and come back when the fault ends. */
+    OUTAGE
   }
 
   /** {@code retryable}: a sinkhole's errors are ones a client retries (unavailable), not application errors. */

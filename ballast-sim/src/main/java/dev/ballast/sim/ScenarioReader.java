@@ -12,6 +12,7 @@ import com.typesafe.config.ConfigSyntax;
 import com.typesafe.config.ConfigValue;
 import com.typesafe.config.ConfigValueType;
 import dev.ballast.health.HealthConfig;
+import dev.ballast.pick.ZoneConfig;
 import dev.ballast.internal.Ranges;
 import dev.ballast.overload.Backoff;
 import dev.ballast.overload.Criticality;
@@ -94,6 +95,9 @@ public final class ScenarioReader {
       List.of(HealthConfig.ACTIVE_REQUEST_LIMIT, HealthConfig.WARM_UP_WINDOW, HealthConfig.WARM_UP_START_FACTOR);
   /** The simulator's own keys within sections that ballast-core's settings are read from. */
   private static final Set<String> ENABLED = Set.of("enabled");
+  private static final String ZONES = "zones";
+  /** The simulator's own keys of the {@code zones} section, beside ballast-core's zone routing settings. */
+  private static final Set<String> ZONE_KEYS = Set.of("count", "client-shares", "remote-subset-size");
   private static final String PROBE_COST = "probe-cost";
   // Keys whose values are lists of objects, checked element by element instead of against the defaults.
   // A fault's keys besides its type, at their defaults: the simulator's own, not a scenario's.
@@ -412,7 +416,37 @@ public final class ScenarioReader {
         faults(),
         policySwitch,
         settings,
-        overload());
+        overload(),
+        zones());
+  }
+
+  /**
+   * The {@code zones} section: the simulator's own keys (how many zones, the clients' shares, the
+   * subset size in each other zone) and ballast-core's zone routing, read through {@link
+   * ZoneConfig#SETTINGS}.
+   */
+  private Scenario.ZonesSpec zones() {
+    ZoneConfig routing = core(ZONES, ZoneConfig.SETTINGS, ZONE_KEYS);
+    int count = integer(ZONES + ".count", 0, 1000);
+    List<Double> shares = new ArrayList<>();
+    String sharesKey = ZONES + ".client-shares";
+    List<? extends Number> numbers;
+    try {
+      numbers = config.getNumberList(sharesKey);
+    } catch (ConfigException.WrongType e) {
+      throw fail(sharesKey, render(sharesKey), "a list of positive numbers, one per zone, or [] for even shares");
+    }
+    for (Number number : numbers) {
+      if (!(number.doubleValue() > 0 && number.doubleValue() < 1e9)) {
+        throw fail(sharesKey, render(sharesKey), "a list of positive numbers, one per zone, or [] for even shares");
+      }
+      shares.add(number.doubleValue());
+    }
+    if (!shares.isEmpty() && shares.size() != count) {
+      throw fail(sharesKey, render(sharesKey), "one share per zone (zones.count = " + count + "), or [] for even shares");
+    }
+    int remote = integer(ZONES + ".remote-subset-size", 0, 1_000_000);
+    return new Scenario.ZonesSpec(count, shares, remote, routing);
   }
 
   /** The claim and how it is judged; checks may name any policy, so that --policy leaves them readable. */
@@ -498,6 +532,10 @@ public final class ScenarioReader {
       throw conflict("restart.max-drain", "at least " + shown("restart.min-drain"));
     }
     checkFaults(s);
+    if (s.zones().count() > Math.min(s.fleet().backends(), s.clients().count())) {
+      throw conflict("zones.count", "0 to " + shown("backends.count") + " and to " + shown("clients.count")
+          + ", so that every zone has a backend and a client");
+    }
     if (s.policySwitch().enabled()) {
       // Before the switch, [warmup, at), and a warm-up after it, [at + warmup, duration), each
       // need a whole sample interval, or their spreads would be empty.
@@ -719,7 +757,7 @@ public final class ScenarioReader {
       String at = "faults[" + i + "]";
       Config c = element(at, list.get(i), keys).config;
       if (!c.hasPath("type")) {
-        throw fail(at + ".type", "missing", "sinkhole, slow, crash or rolling_restart");
+        throw fail(at + ".type", "missing", "sinkhole, slow, crash, rolling_restart or outage");
       }
       ConfigValue typeValue = c.getValue("type");
       String typeName = typeValue.valueType() == ConfigValueType.STRING
@@ -729,7 +767,7 @@ public final class ScenarioReader {
       try {
         type = Scenario.FaultType.valueOf(typeName.toUpperCase(Locale.ROOT));
       } catch (IllegalArgumentException e) {
-        throw fail(at + ".type", typeName, "sinkhole, slow, crash or rolling_restart");
+        throw fail(at + ".type", typeName, "sinkhole, slow, crash, rolling_restart or outage");
       }
       Config withDefaults = c.withFallback(defaults);
       ScenarioReader element = new ScenarioReader(file, withDefaults, c);

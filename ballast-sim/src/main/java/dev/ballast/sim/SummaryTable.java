@@ -108,9 +108,37 @@ public final class SummaryTable {
         }
       }
       out.append(aligned(rows, 1, "  "));
+      if (sc.zones().enabled()) {
+        out.append(zoneRows(scenario));
+      }
       out.append('\n');
     }
     return out.append(claimsLine(results)).toString();
+  }
+
+  /**
+   * A scenario with zones: per policy, the cross-zone share beside the least that capacity forces,
+   * and with an outage, the errors after its detection, the survivors' spread and the return.
+   */
+  private static String zoneRows(SuiteRunner.ScenarioResult scenario) {
+    boolean outage = scenario.scenario().faults().stream().anyMatch(f -> f.type() == Scenario.FaultType.OUTAGE);
+    List<Metric> metrics = new ArrayList<>(List.of(Metric.CROSS_ZONE_SHARE, Metric.CROSS_ZONE_MINIMUM));
+    if (outage) {
+      metrics.addAll(List.of(Metric.OUTAGE_ERRORS_AFTER_DETECTION, Metric.OUTAGE_SURVIVORS_CPU_MAX_OVER_MEAN,
+          Metric.ZONE_RECOVERY_S));
+    }
+    List<List<String>> rows = new ArrayList<>();
+    List<String> header = new ArrayList<>(List.of("zones"));
+    metrics.forEach(m -> header.add(m.label()));
+    header.add("");
+    rows.add(header);
+    for (SuiteRunner.PolicyResult policy : scenario.policies()) {
+      List<String> row = new ArrayList<>(List.of(policy.policy()));
+      metrics.forEach(m -> row.add(m.format(m.of(policy.summary()))));
+      row.add("");
+      rows.add(row);
+    }
+    return aligned(rows, 1, "  ");
   }
 
   /** How the scenarios' claims came out, in one line. */
