@@ -148,10 +148,11 @@ final class ZoneRouter {
       double share = shares.getOrDefault(zones[i], 0.0);
       if (available[i] == 0) {
         share = 0;
-      } else if (!Double.isNaN(local) && !Double.isNaN(mean)) {
+      } else {
         share += step(local, mean, utilization[i], deadband);
       }
-      share = Math.max(0, Math.min(1, share));
+      // Steps of 0.1 from 0.5 leave a rounding residue, not a share to spill.
+      share = share < 1e-9 ? 0 : Math.min(1, share);
       shares.put(zones[i], share);
       total += share;
     }
@@ -169,16 +170,17 @@ final class ZoneRouter {
    * hotter than the mean spills into zones cooler than the mean, in proportion to their headroom
    * below it; and a local zone within the deadband of the mean lets its spill ebb, so that it
    * spills only what it cannot carry (without that, two zones could trade traffic forever, each
-   * balanced by the other's). A zone whose utilization is unknown (no report yet) gets no more
-   * than it has.
+   * balanced by the other's). Without the utilizations to judge by (backends that send no load
+   * reports), the share ebbs a step an interval: the client stays local first, and fails over only
+   * when its zone cannot take a request.
    */
   private double step(double local, double mean, double remote, double deadband) {
     double gain = config.gain();
     double delta;
-    if (local < mean - deadband) {
+    if (Double.isNaN(local) || Double.isNaN(mean) || Double.isNaN(remote)) {
+      delta = -config.maxStep();
+    } else if (local < mean - deadband) {
       delta = -gain * (mean - local);
-    } else if (Double.isNaN(remote)) {
-      delta = 0;
     } else if (mean - remote < -deadband) {
       delta = gain * (mean - remote);
     } else if (local > mean + deadband) {
