@@ -80,63 +80,6 @@ final class PrequalProbingGrpcTest {
     }
   }
 
-  /** Callers that each send their next call as soon as the last one is answered, up to a total. */
-  private static final class ClosedLoop {
-    private final ManagedChannel channel;
-    private final FakeScheduler time;
-    private int total;
-    private int started;
-    int succeeded;
-    int failed;
-
-    ClosedLoop(ManagedChannel channel, FakeScheduler time, int callers, int total) {
-      this.channel = channel;
-      this.time = time;
-      this.total = total;
-      for (int i = 0; i < callers; i++) {
-        next();
-      }
-    }
-
-    boolean done() {
-      return succeeded + failed == total;
-    }
-
-    /** Sends no more calls; those under way still end. */
-    void stop() {
-      total = started;
-    }
-
-    private void next() {
-      if (started == total) {
-        return;
-      }
-      started++;
-      // Queued, not called here: the answer that frees this caller is still being delivered.
-      time.execute(this::call);
-    }
-
-    private void call() {
-      ClientCalls.asyncUnaryCall(channel.newCall(EchoService.CALL, CallOptions.DEFAULT), "client",
-          new StreamObserver<>() {
-            @Override
-            public void onNext(String backend) {}
-
-            @Override
-            public void onError(Throwable t) {
-              failed++;
-              next();
-            }
-
-            @Override
-            public void onCompleted() {
-              succeeded++;
-              next();
-            }
-          });
-    }
-  }
-
   private VirtualFleet fleet;
 
   @AfterEach

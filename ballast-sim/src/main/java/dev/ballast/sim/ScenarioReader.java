@@ -47,7 +47,8 @@ import java.util.TreeSet;
 /**
  * Reads scenario files (HOCON) on top of the defaults in {@code ballast-sim.conf}. The core
  * policies' settings ({@code policy-settings.<policy>}), the overload parts' ({@link
- * #OVERLOAD_SECTIONS}) and the health settings the simulator models ({@link #HEALTH_SETTINGS}) are
+ * #OVERLOAD_SECTIONS}), zone routing's ({@code zones}, beside the simulator's own keys there) and
+ * the health settings the simulator models ({@link #HEALTH_SETTINGS}) are
  * read through their declarations in ballast-core, in kebab-case, so they
  * take what the gRPC service config takes, with the library's defaults, and a bad value reads as
  * it does there; {@code ballast-sim.conf} sets only those the simulator deliberately sets
@@ -288,6 +289,9 @@ public final class ScenarioReader {
       if (path.equals(section) || path.startsWith(section + ".")) {
         return true;
       }
+    }
+    if (path.startsWith(ZONES + ".")) {
+      return true;
     }
     return path.equals(HEALTH) || path.startsWith(HEALTH + ".");
   }
