@@ -43,7 +43,8 @@ public final class BallastMeters {
   /**
    * A balancer's meters: picks, outcomes, in-flight requests, state and transitions per backend
    * (tagged {@code backend}), the policy's per-backend number, failed picks by reason, the subset's
-   * size and churn, rejected inputs. All tagged {@code policy} and with {@code tags}. Per-backend
+   * size and churn, rejected inputs, and with zone routing the picks sent across zones and the share
+   * spilled. All tagged {@code policy} and with {@code tags}. Per-backend
    * meters follow the subset: they appear when a backend joins and leave when it leaves.
    */
   public static MeterBinding bind(Balancer balancer, MeterRegistry registry, Iterable<Tag> tags) {
@@ -66,6 +67,15 @@ public final class BallastMeters {
         "Outcomes reported with a negative latency, counted as zero", common);
     binding.counter("probes.lost", balancer, Balancer::lostProbeAnswers, "Probe answers the probe pool could not store",
         common);
+    if (balancer.zone() != null) {
+      // Zone routing's (docs/zones.md): the share of picks sent across zones is this over picks.
+      Tags zoned = common.and("zone", balancer.zone());
+      binding.counter("picks.cross.zone", balancer, Balancer::crossZonePicks,
+          "Picks sent to a backend in another zone than the client's", zoned);
+      binding.gauge("zone.spill.share", balancer, Balancer::zoneSpillShare,
+          "The share of picks the spill controller sends to other zones now (1 while the client's zone has no backend available)",
+          zoned);
+    }
 
     BackendMeters perBackend = new BackendMeters(binding, balancer, common);
     // The balancer holds the listener; the binding holds both weakly, so neither keeps the other alive.
