@@ -53,6 +53,12 @@ final class ZoneRoutingTest {
     }
   }
 
+  private static void reportEveryZone(Balancer balancer, double utilization) {
+    for (String zone : ZONES) {
+      report(balancer, zone, utilization);
+    }
+  }
+
   /** Picks {@code count} times, ending each at once; the picks per zone, by zone letter. */
   private static Map<Character, Integer> picksByZone(Balancer balancer, int count) {
     Map<Character, Integer> byZone = new HashMap<>();
@@ -77,9 +83,7 @@ final class ZoneRoutingTest {
   void aClientWhoseZoneHasHeadroomSendsEveryPickToIt(Policy policy) {
     FakeClock clock = new FakeClock();
     Balancer balancer = zoned(policy, ZoneConfig.defaults(), clock, 1);
-    for (String zone : ZONES) {
-      report(balancer, zone, 0.5);
-    }
+    reportEveryZone(balancer, 0.5);
     refreshes(balancer, clock, 5);
 
     assertThat(picksByZone(balancer, 1_000)).containsOnlyKeys('a');
@@ -145,9 +149,7 @@ final class ZoneRoutingTest {
   void aZoneThatDiesFailsOverAtOnceAndGetsItsTrafficBackInSteps(Policy policy) {
     FakeClock clock = new FakeClock();
     Balancer balancer = zoned(policy, ZoneConfig.defaults(), clock, 3);
-    for (String zone : ZONES) {
-      report(balancer, zone, 0.5);
-    }
+    reportEveryZone(balancer, 0.5);
     refreshes(balancer, clock, 2);
     for (int i = 0; i < PER_ZONE; i++) {
       balancer.backend("a" + i).onConnectFailed();
