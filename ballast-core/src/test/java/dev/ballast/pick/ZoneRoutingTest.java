@@ -1,5 +1,6 @@
 package dev.ballast.pick;
 
+import static dev.ballast.testing.PropertyCheck.forAll;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
@@ -238,6 +239,85 @@ final class ZoneRoutingTest {
       pick.onSuccess(1_000_000);
       clock.advance(STEP);
     }
+  }
+
+  /** Zones a.. with their backends up or down and their load, the routing's cap, and how long it ran. */
+  record Fleet(List<List<Boolean>> up, List<Double> utilization, double maxSpillShare, int refreshes, int policy,
+      long seed) {}
+
+  /**
+   * Whatever the zones' health and load: a pick finds a backend whenever any backend of the subset
+   * is available, the spill stays within its bounds, a client whose zone is available never spills
+   * past {@code maxSpillShare}, and the cross-zone counter counts exactly the picks outside the
+   * client's zone.
+   */
+  @Test
+  void zoneRoutingNeverFailsAPickThatABackendCouldTakeAndKeepsItsSpillInBounds() {
+    forAll(300, in -> {
+      int zones = in.intBetween(1, 4);
+      return new Fleet(
+          in.listOf(zones, zones, z -> z.listOf(0, 4, b -> b.withProbability(0.7))),
+          in.listOf(zones, zones, z -> z.oneOf(Double.NaN, 0.0, 0.2, 0.5, 0.7, 0.95, 1.0)),
+          in.oneOf(0.0, 0.3, 1.0),
+          in.intBetween(0, 30),
+          in.intBetween(0, policies().size() - 1),
+          in.anyLong());
+    }, f -> {
+      FakeClock clock = new FakeClock();
+      Balancer balancer = Balancer.builder(policies().get(f.policy())).clock(clock)
+          .reproducibleFrom(new SplittableRandom(f.seed())).zone("a")
+          .zoneRouting(ZoneConfig.builder().maxSpillShare(f.maxSpillShare()).build()).build();
+      List<String> keys = new ArrayList<>();
+      Map<String, String> zoneOf = new HashMap<>();
+      for (int z = 0; z < f.up().size(); z++) {
+        for (int i = 0; i < f.up().get(z).size(); i++) {
+          String key = (char) ('a' + z) + "" + i;
+          keys.add(key);
+          zoneOf.put(key, String.valueOf((char) ('a' + z)));
+        }
+      }
+      balancer.updateSubset(keys, zoneOf);
+      boolean anyUp = false;
+      boolean localUp = false;
+      for (String key : keys) {
+        int z = key.charAt(0) - 'a';
+        boolean up = f.up().get(z).get(key.charAt(1) - '0');
+        if (up) {
+          balancer.backend(key).onConnected();
+          anyUp = true;
+          localUp |= z == 0;
+        } else {
+          balancer.backend(key).onConnectFailed();
+        }
+        double u = f.utilization().get(z);
+        if (!Double.isNaN(u)) {
+          balancer.reportLoad(key, u, 0, 10, 0);
+        }
+      }
+      for (int r = 0; r < f.refreshes(); r++) {
+        clock.advance(ZoneConfig.DEFAULT_INTERVAL);
+        balancer.refresh();
+        double spill = balancer.zoneSpillShare();
+        assertThat(spill).as("spill after refresh %s", r).isBetween(0.0, 1.0 + 1e-9);
+        if (localUp) {
+          assertThat(spill).as("spill after refresh %s, own zone up", r).isLessThanOrEqualTo(f.maxSpillShare() + 1e-9);
+        }
+      }
+      long elsewhere = 0;
+      for (int i = 0; i < 200; i++) {
+        Pick pick = balancer.pick();
+        assertThat(pick.isPicked()).as("pick %s", i).isEqualTo(anyUp);
+        if (pick.isPicked()) {
+          boolean local = pick.backend().key().charAt(0) == 'a';
+          elsewhere += local ? 0 : 1;
+          if (localUp && f.maxSpillShare() == 0) {
+            assertThat(local).as("pick %s, strictly local", i).isTrue();
+          }
+          pick.onSuccess(1_000);
+        }
+      }
+      assertThat(balancer.crossZonePicks()).isEqualTo(elsewhere);
+    });
   }
 
   @Test
