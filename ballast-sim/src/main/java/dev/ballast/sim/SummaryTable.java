@@ -120,7 +120,7 @@ public final class SummaryTable {
    * A scenario with zones: per policy, the cross-zone share beside the least that capacity forces,
    * and with an outage, the errors after its detection, the survivors' spread and the return.
    */
-  private static String zoneRows(SuiteRunner.ScenarioResult scenario) {
+  static String zoneRows(SuiteRunner.ScenarioResult scenario) {
     boolean outage = scenario.scenario().faults().stream().anyMatch(f -> f.type() == Scenario.FaultType.OUTAGE);
     List<Metric> metrics = new ArrayList<>(List.of(Metric.CROSS_ZONE_SHARE, Metric.CROSS_ZONE_MINIMUM));
     if (outage) {
