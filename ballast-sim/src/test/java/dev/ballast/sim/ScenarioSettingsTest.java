@@ -13,6 +13,7 @@ import dev.ballast.overload.RetryBudgetConfig;
 import dev.ballast.overload.RetryPolicy;
 import dev.ballast.overload.ThrottleConfig;
 import dev.ballast.pick.PolicyTable;
+import dev.ballast.pick.ZoneConfig;
 import dev.ballast.settings.Setting;
 import dev.ballast.settings.Settings;
 import java.time.Duration;
@@ -64,6 +65,12 @@ final class ScenarioSettingsTest {
       String section = ScenarioReader.POLICY_SETTINGS + "." + Setting.kebab(entry.name());
       assertEverySetting(section, entry.settings(), s -> s.policySettings().config(entry.settings()));
     }
+  }
+
+  @Test
+  void everyZoneRoutingSettingCanBeSetInAScenario() {
+    assertEverySetting("zones", ZoneConfig.SETTINGS, s -> s.zones().routing());
+    assertThat(ScenarioReader.defaults().zones().routing()).isEqualTo(ZoneConfig.defaults());
   }
 
   @Test
@@ -121,6 +128,8 @@ final class ScenarioSettingsTest {
       differing += assertDiffers(defaults, part.getKey(), part.getValue(), own);
     }
     differing += assertDiffers(defaults, "health", HealthConfig.SETTINGS, own);
+    Set<String> zoneKeys = Set.of("count", "client-shares", "remote-subset-size");
+    differing += assertDiffers(defaults, "zones", ZoneConfig.SETTINGS, zoneKeys);
     // The chapter's least-loaded round robin compares the whole subset (see ballast-sim.conf).
     assertThat(differing).isEqualTo(1);
   }
