@@ -55,9 +55,14 @@ final class ZoneRoutingTest {
   }
 
   private static void reportEveryZone(Balancer balancer, double utilization) {
-    for (String zone : ZONES) {
-      report(balancer, zone, utilization);
-    }
+    reportZones(balancer, utilization, utilization, utilization);
+  }
+
+  /** Every backend of zones a, b and c reports the zone's utilization. */
+  private static void reportZones(Balancer balancer, double a, double b, double c) {
+    report(balancer, "a", a);
+    report(balancer, "b", b);
+    report(balancer, "c", c);
   }
 
   /** Picks {@code count} times, ending each at once; the picks per zone, by zone letter. */
@@ -98,9 +103,7 @@ final class ZoneRoutingTest {
   void aHotZoneSpillsIntoTheCoolestZonesInStepsAndTakesItBackWhenBalanced(Policy policy) {
     FakeClock clock = new FakeClock();
     Balancer balancer = zoned(policy, ZoneConfig.defaults(), clock, 2);
-    report(balancer, "a", 0.9);
-    report(balancer, "b", 0.5);
-    report(balancer, "c", 0.1);
+    reportZones(balancer, 0.9, 0.5, 0.1);
     refreshes(balancer, clock, 1);
     // Mean 0.5: c has 0.4 of headroom below it, b none; growth is capped at 0.025 an interval.
     assertThat(balancer.zoneSpillShare()).isCloseTo(0.025, within(1e-9));
@@ -113,9 +116,7 @@ final class ZoneRoutingTest {
     assertThat(balancer.crossZonePicks()).isEqualTo(picks.get('c').longValue());
 
     // Within the deadband of the mean, the spill ebbs: the zone spills only what it cannot carry.
-    report(balancer, "a", 0.5);
-    report(balancer, "b", 0.5);
-    report(balancer, "c", 0.51);
+    reportZones(balancer, 0.5, 0.5, 0.51);
     refreshes(balancer, clock, 1);
     double ebbed = balancer.zoneSpillShare();
     assertThat(ebbed).isLessThan(0.1).isGreaterThan(0.08);
@@ -185,9 +186,7 @@ final class ZoneRoutingTest {
   void strictlyLocalRoutingSpillsNothingButStillFailsOver() {
     FakeClock clock = new FakeClock();
     Balancer balancer = zoned(Policy.roundRobin(), ZoneConfig.builder().maxSpillShare(0).build(), clock, 4);
-    report(balancer, "a", 1.0);
-    report(balancer, "b", 0.1);
-    report(balancer, "c", 0.1);
+    reportZones(balancer, 1.0, 0.1, 0.1);
     refreshes(balancer, clock, 5);
     assertThat(balancer.zoneSpillShare()).isZero();
     assertThat(picksByZone(balancer, 500)).containsOnlyKeys('a');
@@ -218,9 +217,7 @@ final class ZoneRoutingTest {
   void zonePicksAllocateNothing(Policy policy) {
     FakeClock clock = new FakeClock();
     Balancer balancer = zoned(policy, ZoneConfig.defaults(), clock, 6);
-    report(balancer, "a", 0.9);
-    report(balancer, "b", 0.2);
-    report(balancer, "c", 0.2);
+    reportZones(balancer, 0.9, 0.2, 0.2);
     refreshes(balancer, clock, 3);
     assertThat(balancer.zoneSpillShare()).isPositive();
     ThreadMXBean threads = (ThreadMXBean) ManagementFactory.getThreadMXBean();
