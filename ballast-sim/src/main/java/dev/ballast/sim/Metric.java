@@ -44,15 +44,17 @@ public enum Metric {
   SWITCH_AFTER_P99_MS("switch-after-p99-ms", "p99 ms after switch", Better.LOWER, Unit.MILLIS,
       s -> s.spreadAfterSwitch() == null ? Double.NaN : s.p99AfterSwitchMillis()),
   CROSS_ZONE_SHARE("cross-zone-share", "cross-zone", Better.LOWER, Unit.SHARE, s -> s.zones().crossZoneShare()),
-  CROSS_ZONE_MINIMUM("cross-zone-minimum", "cross-zone minimum", Better.LOWER, Unit.SHARE,
+  CROSS_ZONE_MINIMUM("cross-zone-minimum", "minimum", Better.LOWER, Unit.SHARE,
       s -> s.zones().minimumCrossZoneShare()),
   CROSS_ZONE_OVER_MINIMUM("cross-zone-over-minimum", "cross-zone over its minimum", Better.LOWER, Unit.SHARE,
       s -> s.zones().crossZoneOverMinimum()),
   OUTAGE_ERRORS_AFTER_DETECTION("outage-errors-after-detection", "errors after detection", Better.LOWER, Unit.COUNT,
       s -> s.zones().errorsAfterDetection()),
-  OUTAGE_SURVIVORS_CPU_MAX_OVER_MEAN("outage-survivors-cpu-max-over-mean", "survivors' cpu max/mean", Better.LOWER,
+  OUTAGE_SURVIVORS_CPU_MAX_OVER_MEAN("outage-survivors-cpu-max-over-mean", "survivors cpu max/mean", Better.LOWER,
       Unit.RATIO, s -> s.zones().survivorsCpuMaxOverMean()),
-  ZONE_RECOVERY_S("zone-recovery-s", "back to local", Better.LOWER, Unit.SECONDS, s -> s.zones().recoverySeconds());
+  ZONE_RECOVERY_S("zone-recovery-s", "back to local", Better.LOWER, Unit.SECONDS, s -> s.zones().recoverySeconds()),
+  OUTAGE_AFTER_RETURN_CPU_MAX_OVER_MEAN("outage-after-return-cpu-max-over-mean", "after return max/mean",
+      Better.LOWER, Unit.RATIO, s -> s.zones().afterReturnCpuMaxOverMean());
 
   /** Which way is better. */
   public enum Better { LOWER, HIGHER }

@@ -278,14 +278,18 @@ public final class RunResult {
    * @param recoverySeconds from the zone's return to the end of the first sample interval in which
    *     its clients sent at least their share of local attempts before the outage, less 5 points
    *     (infinite: never within the run)
+   * @param afterReturnCpuMaxOverMean CPU max/mean of every backend over the whole sample intervals
+   *     from a second after the zone's return to the end: how evenly the fleet took the zone back
    */
   public record ZoneOutcome(
       double crossZoneShare,
       double minimumCrossZoneShare,
       double errorsAfterDetection,
       double survivorsCpuMaxOverMean,
-      double recoverySeconds) {
-    static final ZoneOutcome NONE = new ZoneOutcome(Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN);
+      double recoverySeconds,
+      double afterReturnCpuMaxOverMean) {
+    static final ZoneOutcome NONE =
+        new ZoneOutcome(Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN);
 
     /** How far the cross-zone share is above the least that capacity forces, in share points. */
     public double crossZoneOverMinimum() {
@@ -299,7 +303,8 @@ public final class RunResult {
           runs.stream().mapToDouble(ZoneOutcome::minimumCrossZoneShare).sum() / n,
           runs.stream().mapToDouble(ZoneOutcome::errorsAfterDetection).sum(),
           runs.stream().mapToDouble(ZoneOutcome::survivorsCpuMaxOverMean).sum() / n,
-          runs.stream().mapToDouble(ZoneOutcome::recoverySeconds).sum() / n);
+          runs.stream().mapToDouble(ZoneOutcome::recoverySeconds).sum() / n,
+          runs.stream().mapToDouble(ZoneOutcome::afterReturnCpuMaxOverMean).sum() / n);
     }
   }
 
@@ -310,7 +315,7 @@ public final class RunResult {
     double cross = b.measuredZoneAttempts == 0 ? Double.NaN : (double) b.measuredCrossZone / b.measuredZoneAttempts;
     Scenario.Fault outage = b.outage();
     if (outage == null) {
-      return new ZoneOutcome(cross, b.minimumCrossZoneShare, Double.NaN, Double.NaN, Double.NaN);
+      return new ZoneOutcome(cross, b.minimumCrossZoneShare, Double.NaN, Double.NaN, Double.NaN, Double.NaN);
     }
     long at = outage.atNanos();
     long back = at + outage.forNanos();
@@ -344,7 +349,10 @@ public final class RunResult {
         break;
       }
     }
-    return new ZoneOutcome(cross, b.minimumCrossZoneShare, b.errorsAfterDetection, survivorsSpread, recovery);
+    double afterReturn =
+        RunMetrics.spread(meanUtilization(back + b.sampleInterval, scenario.durationNanos()), cores).maxOverMean();
+    return new ZoneOutcome(cross, b.minimumCrossZoneShare, b.errorsAfterDetection, survivorsSpread, recovery,
+        afterReturn);
   }
 
   /**

@@ -38,7 +38,7 @@ public final class ShippedSuite {
           "zone-outage");
 
   /** Built in but not in the suite: the 10,000-backend benchmark, and probing at high load (docs/simulation.md). */
-  public static final List<String> EXTRA = List.of("large-fleet", "probing-heterogeneous");
+  public static final List<String> EXTRA = List.of("large-fleet", "probing-heterogeneous", "zone-outage-cold");
 
   private ShippedSuite() {}
 
