@@ -7,6 +7,7 @@ import dev.ballast.health.SubsetHealth;
 import dev.ballast.probe.ProbeSender;
 import dev.ballast.time.NanoClock;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.SplittableRandom;
 import java.util.function.Consumer;
@@ -51,6 +52,8 @@ public interface Balancer {
     private NanoClock clock = NanoClock.cached();
     private RandomGenerator reproducibleFrom;
     private ProbeSender probes;
+    private ZoneConfig zoneRouting = ZoneConfig.defaults();
+    private String zone;
 
     private Builder(Policy policy) {
       this.policy = Objects.requireNonNull(policy, "policy");
@@ -101,10 +104,32 @@ public interface Balancer {
       return this;
     }
 
+    /**
+     * The client's own zone (a locality, a failure domain), for zone routing over backends whose
+     * zones {@link Balancer#updateSubset(List, Map)} gives; without it, or with zone routing off,
+     * the subset is one pool.
+     *
+     * @throws IllegalArgumentException for an empty zone
+     */
+    public Builder zone(String zone) {
+      Objects.requireNonNull(zone, "zone");
+      if (zone.isEmpty()) {
+        throw new IllegalArgumentException("zone: \"\" (expected: a zone name, or no zone set)");
+      }
+      this.zone = zone;
+      return this;
+    }
+
+    /** How the balancer routes by zone (see {@link ZoneConfig}; on by default, when zones are known). */
+    public Builder zoneRouting(ZoneConfig config) {
+      this.zoneRouting = Objects.requireNonNull(config, "zoneRouting");
+      return this;
+    }
+
     public Balancer build() {
       return reproducibleFrom == null
-          ? new SnapshotBalancer(policy, health, outliers, clock, new SplittableRandom(), false, probes)
-          : new SnapshotBalancer(policy, health, outliers, clock, reproducibleFrom, true, probes);
+          ? new SnapshotBalancer(policy, health, outliers, clock, new SplittableRandom(), false, probes, zoneRouting, zone)
+          : new SnapshotBalancer(policy, health, outliers, clock, reproducibleFrom, true, probes, zoneRouting, zone);
     }
   }
 
@@ -112,12 +137,33 @@ public interface Balancer {
 
   SubsetHealth health();
 
-  /** Makes the subset exactly {@code keys} (see {@link SubsetHealth#update}) and builds a new snapshot. */
+  /** Makes the subset exactly {@code keys} (see {@link SubsetHealth#update}) and builds a new snapshot, without zones. */
   void updateSubset(List<String> keys);
 
   /**
-   * The periodic control-plane work: idle detection, outlier ejection (when enabled), and the
-   * policy's recomputation (weights for weighted round robin, medians for fair share). Call it every {@link #refreshIntervalNanos()}.
+   * {@link #updateSubset(List)} with each backend's zone: {@code zoneOfKey} maps a key to its zone
+   * (a key it leaves out is in the zone {@code ""}). With the client's own {@linkplain
+   * Builder#zone zone} set and zone routing on, picks go to the client's zone first and spill to
+   * the others as {@link ZoneConfig} says; an empty map routes as {@link #updateSubset(List)} does.
+   */
+  void updateSubset(List<String> keys, Map<String, String> zoneOfKey);
+
+  /** The client's own zone, or null when it has none or routes without zones. */
+  String zone();
+
+  /** Picks that went to a backend of another zone than the client's, so far (0 without zone routing). */
+  long crossZonePicks();
+
+  /**
+   * The share of picks the current snapshot sends to other zones (when their backends take them),
+   * as the spill controller last set it: 1 while the client's own zone has no backend available.
+   * For metrics; 0 without zone routing.
+   */
+  double zoneSpillShare();
+
+  /**
+   * The periodic control-plane work: idle detection, outlier ejection (when enabled), zone
+   * routing's spill controller (with zones), and the policy's recomputation (weights for weighted round robin, medians for fair share). Call it every {@link #refreshIntervalNanos()}.
    */
   void refresh();
 

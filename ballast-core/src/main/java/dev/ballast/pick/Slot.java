@@ -18,6 +18,11 @@ abstract class Slot implements Pick {
   private final BadInputs badInputs;
   /** Whether the balancer ramps restarted backends in; without it, no pick reads the warm-up state. */
   private final boolean warmUp;
+  /**
+   * The utilization of the backend's last accepted load report (NaN before the first), whatever
+   * the policy keeps of it: zone routing reads it on the control plane to judge each zone's headroom.
+   */
+  volatile double reportedUtilization = Double.NaN;
 
   Slot(Backend backend, PolicyContext context) {
     this.backend = backend;
@@ -121,7 +126,9 @@ abstract class Slot implements Pick {
       return false;
     }
     // As in ORCA-based weighting: the application's own measure wins when it reports one.
-    accepted(applicationUtilization > 0 ? applicationUtilization : cpuUtilization, rps, eps, clock.nanoTime());
+    double utilization = applicationUtilization > 0 ? applicationUtilization : cpuUtilization;
+    reportedUtilization = utilization;
+    accepted(utilization, rps, eps, clock.nanoTime());
     return true;
   }
 

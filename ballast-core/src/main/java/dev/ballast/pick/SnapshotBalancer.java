@@ -28,13 +28,17 @@ final class SnapshotBalancer implements Balancer {
   private Slot[] slots = new Slot[0];
   private volatile Map<String, Slot> slotsByKey = Map.of();
   private volatile Picker picker;
+  /** Zone routing, or null when the client has no zone or routing by zone is off. */
+  private final ZoneRouter zones;
+  /** Whether the current subset has zones to route by: the client's own zone and some backend's. */
+  private volatile boolean routingByZone;
 
   SnapshotBalancer(Policy policy, HealthConfig healthConfig, NanoClock clock, RandomGenerator random, boolean reproducible) {
-    this(policy, healthConfig, OutlierConfig.defaults(), clock, random, reproducible, null);
+    this(policy, healthConfig, OutlierConfig.defaults(), clock, random, reproducible, null, ZoneConfig.defaults(), null);
   }
 
   SnapshotBalancer(Policy policy, HealthConfig healthConfig, OutlierConfig outliers, NanoClock clock,
-      RandomGenerator random, boolean reproducible, ProbeSender probes) {
+      RandomGenerator random, boolean reproducible, ProbeSender probes, ZoneConfig zoneConfig, String localZone) {
     this.policy = Objects.requireNonNull(policy, "policy");
     this.factory = (PickerFactory) policy;
     this.health = SubsetHealth.create(healthConfig, outliers, clock);
@@ -47,6 +51,9 @@ final class SnapshotBalancer implements Balancer {
             reproducible,
             probes);
     this.picker = factory.newPicker(slots, context);
+    this.zones = zoneConfig.enabled() && localZone != null
+        ? new ZoneRouter(zoneConfig, localZone, context.newPickRandom())
+        : null;
   }
 
   /** The balancer's clock, for tests in this package. */
@@ -65,7 +72,13 @@ final class SnapshotBalancer implements Balancer {
   }
 
   @Override
-  public synchronized void updateSubset(List<String> keys) {
+  public void updateSubset(List<String> keys) {
+    updateSubset(keys, Map.of());
+  }
+
+  @Override
+  public synchronized void updateSubset(List<String> keys, Map<String, String> zoneOfKey) {
+    Objects.requireNonNull(zoneOfKey, "zoneOfKey");
     List<Backend> backends = health.update(keys);
     Map<String, Slot> old = slotsByKey;
     int kept = 0;
@@ -87,7 +100,13 @@ final class SnapshotBalancer implements Balancer {
     }
     slots = nextSlots;
     slotsByKey = Map.copyOf(next);
-    picker = factory.newPicker(nextSlots.clone(), context);
+    routingByZone = zones != null && !zoneOfKey.isEmpty();
+    if (routingByZone) {
+      zones.regroup(nextSlots, zoneOfKey, factory, context);
+      picker = zones.refresh(context.clock().nanoTime());
+    } else {
+      picker = factory.newPicker(nextSlots.clone(), context);
+    }
     health.capacity().signal();
     subsetAdditions += nextSlots.length - kept;
     subsetRemovals += old.size() - kept;
@@ -138,12 +157,32 @@ final class SnapshotBalancer implements Balancer {
   public synchronized void refresh() {
     health.refreshIdle();
     health.refreshOutliers();
-    picker = factory.refresh(picker, slots.clone(), context);
+    if (routingByZone) {
+      zones.refreshPolicies(factory, context);
+      picker = zones.refresh(context.clock().nanoTime());
+    } else {
+      picker = factory.refresh(picker, slots.clone(), context);
+    }
   }
 
   @Override
   public long refreshIntervalNanos() {
-    return factory.refreshIntervalNanos();
+    return zones == null ? factory.refreshIntervalNanos() : Math.min(factory.refreshIntervalNanos(), zones.intervalNanos());
+  }
+
+  @Override
+  public String zone() {
+    return zones == null ? null : zones.localZone();
+  }
+
+  @Override
+  public long crossZonePicks() {
+    return zones == null ? 0 : zones.crossZonePicks();
+  }
+
+  @Override
+  public synchronized double zoneSpillShare() {
+    return routingByZone ? zones.spillShare() : 0;
   }
 
   @Override

@@ -10,6 +10,7 @@ import dev.ballast.overload.OverloadTable;
 import dev.ballast.overload.TokenBucketConfig;
 import dev.ballast.pick.Policy;
 import dev.ballast.pick.PolicyTable;
+import dev.ballast.pick.ZoneConfig;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -36,6 +37,7 @@ final class SettingTablesTest {
     all.addAll(OverloadTable.parts());
     all.add(HealthConfig.SETTINGS);
     all.add(OutlierConfig.SETTINGS);
+    all.add(ZoneConfig.SETTINGS);
     return all;
   }
 

@@ -26,6 +26,11 @@ import java.util.Set;
  * @param overload the client's adaptive throttle, retry budget and overload retry floor
  * @param probing the policy's settings when it is {@code prequal_probing}, else null: the balancer
  *     then sends probes, with the pool's maximum age for their deadline
+ * @param zone this client's own zone, or null: then it routes without zones (docs/zones.md)
+ * @param zones backend key to zone, from the config, for backends whose addresses carry no zone
+ * @param zoneRouting how the client routes by zone
+ * @param remoteSubsetSize with zones, how many backends of each other zone the subset holds
+ *     beside {@code subsetSize} of the client's own
  * @param source the JSON object it was parsed from: two configs whose sources agree but for
  *     {@link #SUBSET_SETTINGS} configure the same balancer
  */
@@ -39,6 +44,10 @@ record BallastConfig(
     String healthCheckServiceName,
     ClientOverload.Settings overload,
     PrequalProbingConfig probing,
+    String zone,
+    Map<String, String> zones,
+    dev.ballast.pick.ZoneConfig zoneRouting,
+    int remoteSubsetSize,
     Map<String, ?> source) {
 
   BallastConfig {
@@ -50,6 +59,8 @@ record BallastConfig(
     Objects.requireNonNull(healthCheckServiceName, "healthCheckServiceName");
     Objects.requireNonNull(overload, "overload");
     Objects.requireNonNull(source, "source");
+    zones = Map.copyOf(zones);
+    Objects.requireNonNull(zoneRouting, "zoneRouting");
   }
 
   /**
@@ -57,7 +68,8 @@ record BallastConfig(
    * to them alone recomputes the subset and keeps the balancer, its connections and statistics.
    */
   static final Set<String> SUBSET_SETTINGS =
-      Set.of("subsetAlgorithm", "subsetSize", "subsetSalt", "lotSize", "clientIndex", "clientCount", "healthCheckServiceName");
+      Set.of("subsetAlgorithm", "subsetSize", "subsetSalt", "lotSize", "clientIndex", "clientCount", "healthCheckServiceName",
+          "remoteSubsetSize");
 
   /**
    * Whether a balancer built for {@code other} picks exactly like one built for this: the same

@@ -14,11 +14,13 @@ import dev.ballast.pick.LeastLoadedConfig;
 import dev.ballast.pick.Policy;
 import dev.ballast.pick.PolicyTable;
 import dev.ballast.pick.PrequalProbingConfig;
+import dev.ballast.pick.ZoneConfig;
 import dev.ballast.settings.Setting;
 import dev.ballast.settings.SettingSource;
 import dev.ballast.settings.Settings;
 import dev.ballast.subset.ClientIdentity;
 import dev.ballast.subset.Subsetter;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -37,6 +39,8 @@ final class BallastConfigParser {
   static final String COUNT_PROPERTY = "ballast.client.count";
   static final String INDEX_ENV = "BALLAST_CLIENT_INDEX";
   static final String COUNT_ENV = "BALLAST_CLIENT_COUNT";
+  static final String ZONE_PROPERTY = "ballast.zone";
+  static final String ZONE_ENV = "BALLAST_ZONE";
 
   static final String DEFAULT_ALGORITHM = "orthogonal_lots";
   static final String IDENTITY_FREE_ALGORITHM = "rendezvous";
@@ -62,7 +66,11 @@ final class BallastConfigParser {
           "retryBudget",
           RetryPolicy.OVERLOAD_RETRY_FLOOR.name(),
           "rateLimit",
-          OutlierConfig.SETTINGS.name());
+          OutlierConfig.SETTINGS.name(),
+          "zone",
+          "zones",
+          "zoneRouting",
+          "remoteSubsetSize");
   static final Set<String> FIELDS = fields();
   /** The one key of the throttle's and the budget's objects that is this front end's, not a setting. */
   private static final String ENABLED = "enabled";
@@ -140,8 +148,48 @@ final class BallastConfigParser {
         policy.needsProbes() && read.config() instanceof PrequalProbingConfig config ? config : null;
     HealthConfig health = health(json);
     String serviceName = string(json, "healthCheckServiceName", "");
-    return new BallastConfig(
-        subsetter, subsetSize, identity, policy, health, outliers(json), serviceName, overload(json), probing, json);
+    String zone = zone(json);
+    Map<String, String> zones = zones(json);
+    Map<String, ?> routing = object(json, "zoneRouting");
+    ZoneConfig zoneRouting =
+        routing == null ? ZoneConfig.defaults() : ZoneConfig.SETTINGS.read(SettingSource.of(routing, "zoneRouting."));
+    int remoteSubsetSize = integer(json, "remoteSubsetSize", subsetSize, 0, MAX_SUBSET_SIZE);
+    return new BallastConfig(subsetter, subsetSize, identity, policy, health, outliers(json), serviceName, overload(json), probing, zone,
+        zones, zoneRouting, remoteSubsetSize, json);
+  }
+
+  /** The client's own zone: the config's, else the system property's, else the environment's, else none. */
+  private String zone(Map<String, ?> json) {
+    if (json.containsKey("zone")) {
+      String zone = string(json, "zone", "");
+      if (zone.isEmpty()) {
+        throw new IllegalArgumentException("zone: \"\" (expected: a zone name, or no zone field)");
+      }
+      return zone;
+    }
+    String property = systemProperties.apply(ZONE_PROPERTY);
+    if (property != null && !property.isBlank()) {
+      return property.strip();
+    }
+    String variable = environment.apply(ZONE_ENV);
+    return variable != null && !variable.isBlank() ? variable.strip() : null;
+  }
+
+  /** The {@code zones} map: backend key (as the balancer names backends) to zone. */
+  private static Map<String, String> zones(Map<String, ?> json) {
+    Map<String, ?> object = object(json, "zones");
+    if (object == null) {
+      return Map.of();
+    }
+    Map<String, String> zones = new HashMap<>();
+    for (Map.Entry<String, ?> entry : object.entrySet()) {
+      if (!(entry.getValue() instanceof String zone) || zone.isEmpty()) {
+        throw new IllegalArgumentException("zones." + entry.getKey() + ": " + format(entry.getValue())
+            + " (expected: a zone name)");
+      }
+      zones.put(entry.getKey(), zone);
+    }
+    return zones;
   }
 
   /** The client's throttle, retry budget and overload retry floor; each part on by default. */

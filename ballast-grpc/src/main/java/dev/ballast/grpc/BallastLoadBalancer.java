@@ -10,6 +10,7 @@ import dev.ballast.pick.Balancer;
 import dev.ballast.subset.BackendSet;
 import dev.ballast.subset.Replacements;
 import dev.ballast.time.NanoClock;
+import io.grpc.Attributes;
 import io.grpc.ChannelLogger.ChannelLogLevel;
 import io.grpc.ConnectivityState;
 import io.grpc.EquivalentAddressGroup;
@@ -65,6 +66,10 @@ final class BallastLoadBalancer extends LoadBalancer {
   // Read by tracers on any thread.
   private volatile ClientOverload overload = new ClientOverload(ClientOverload.Settings.defaults(), NanoClock.cached());
   private Map<String, EquivalentAddressGroup> addressesByKey = Map.of();
+  /** Each backend's zone, from its addresses or the config (docs/zones.md); empty without zones. */
+  private Map<String, String> zonesByKey = Map.of();
+  /** The zones the balancer was last given with its keys. */
+  private Map<String, String> balancerZones = Map.of();
   private BackendSet backends;
   private int[] subsetRanks = new int[0];
   /** The keys the balancer was last given, in order. */
@@ -116,9 +121,12 @@ final class BallastLoadBalancer extends LoadBalancer {
     config = next;
     BackendSet set;
     int[] ranks;
+    Map<String, String> zones = zonesOf(byKey, config);
     try {
       set = BackendSet.of(byKey.keySet());
-      ranks = config.subsetter().subsetRanks(set, config.identity(), Math.min(config.subsetSize(), set.size()));
+      ranks = zones.isEmpty()
+          ? config.subsetter().subsetRanks(set, config.identity(), Math.min(config.subsetSize(), set.size()))
+          : zonedSubsetRanks(set, zones, config);
     } catch (IllegalArgumentException e) {
       // Validation should have caught it; the channel gets the reason instead of an exception.
       Status error = Status.UNAVAILABLE.withDescription("ballast: cannot compute the subset: " + e.getMessage());
@@ -126,6 +134,7 @@ final class BallastLoadBalancer extends LoadBalancer {
       return error;
     }
     addressesByKey = byKey;
+    zonesByKey = zones;
     backends = set;
     subsetRanks = ranks;
     reconcile();
@@ -146,6 +155,90 @@ final class BallastLoadBalancer extends LoadBalancer {
       }
     }
     return out;
+  }
+
+  /**
+   * Each backend's zone when the client routes by zone (it has a zone of its own and routing is
+   * on): the resolver's {@link BallastLoadBalancerProvider#ZONE} attribute, else gRPC's locality
+   * name (the xDS resolver's; its {@code zone} part when it has one), else the config's {@code
+   * zones} map. Empty when the client does not route by zone or no backend has a zone.
+   */
+  static Map<String, String> zonesOf(Map<String, EquivalentAddressGroup> byKey, BallastConfig config) {
+    if (config.zone() == null || !config.zoneRouting().enabled()) {
+      return Map.of();
+    }
+    Map<String, String> zones = new HashMap<>();
+    for (Map.Entry<String, EquivalentAddressGroup> entry : byKey.entrySet()) {
+      String zone = zoneOf(entry.getValue());
+      if (zone == null) {
+        zone = config.zones().get(entry.getKey());
+      }
+      if (zone != null) {
+        zones.put(entry.getKey(), zone);
+      }
+    }
+    return Map.copyOf(zones);
+  }
+
+  private static String zoneOf(EquivalentAddressGroup group) {
+    String zone = group.getAttributes().get(BallastLoadBalancerProvider.ZONE);
+    if (zone != null && !zone.isEmpty()) {
+      return zone;
+    }
+    Attributes.Key<String> locality = Locality.KEY;
+    String name = locality == null ? null : group.getAttributes().get(locality);
+    return name == null || name.isEmpty() ? null : Locality.zone(name);
+  }
+
+  /**
+   * gRPC's locality attribute, where the gRPC version has it (read once, so that older versions
+   * without it still load this class), and the zone a locality name holds.
+   */
+  static final class Locality {
+    static final Attributes.Key<String> KEY = key();
+    private static final java.util.regex.Pattern ZONE_PART = java.util.regex.Pattern.compile("zone=\"([^\"]*)\"");
+
+    private Locality() {}
+
+    @SuppressWarnings("unchecked")
+    private static Attributes.Key<String> key() {
+      try {
+        return (Attributes.Key<String>) EquivalentAddressGroup.class.getField("ATTR_LOCALITY_NAME").get(null);
+      } catch (ReflectiveOperationException | ClassCastException e) {
+        return null;
+      }
+    }
+
+    /** The {@code zone} of an xDS locality name ({@code {region="r", zone="z", sub_zone="s"}}), else the name. */
+    static String zone(String name) {
+      java.util.regex.Matcher matcher = ZONE_PART.matcher(name);
+      return matcher.find() && !matcher.group(1).isEmpty() ? matcher.group(1) : name;
+    }
+  }
+
+  /**
+   * The subset with zones: the subsetter runs over each zone's backends on its own, taking {@code
+   * subsetSize} of the client's zone and {@code remoteSubsetSize} of each other zone, so that the
+   * client has backends to spill into and to fail over to. Backends without a zone are one zone.
+   */
+  static int[] zonedSubsetRanks(BackendSet set, Map<String, String> zones, BallastConfig config) {
+    Map<String, List<String>> byZone = new LinkedHashMap<>();
+    for (String key : set.keys()) {
+      byZone.computeIfAbsent(zones.getOrDefault(key, ""), z -> new ArrayList<>()).add(key);
+    }
+    List<Integer> ranks = new ArrayList<>();
+    for (Map.Entry<String, List<String>> zone : byZone.entrySet()) {
+      BackendSet members = BackendSet.of(zone.getValue());
+      int wanted = zone.getKey().equals(config.zone()) ? config.subsetSize() : config.remoteSubsetSize();
+      int size = Math.min(wanted, members.size());
+      if (size == 0) {
+        continue;
+      }
+      for (int rank : config.subsetter().subsetRanks(members, config.identity(), size)) {
+        ranks.add(set.rankOf(members.key(rank)));
+      }
+    }
+    return ranks.stream().mapToInt(Integer::intValue).toArray();
   }
 
   /** The resolver's stable name if it gave one, else the first address as {@code host:port}. */
@@ -178,13 +271,18 @@ final class BallastLoadBalancer extends LoadBalancer {
     Balancer.Builder builder = Balancer.builder(next.policy())
         .health(next.health())
         .outlierEjection(next.outliers())
-        .clock(balancerClock);
+        .clock(balancerClock)
+        .zoneRouting(next.zoneRouting());
+    if (next.zone() != null) {
+      builder.zone(next.zone());
+    }
     if (random != null) {
       builder.reproducibleFrom(random);
     }
     // Without a random source the production balancer: each thread that picks draws from its own.
     balancer = (probes == null ? builder : builder.probes(probes)).build();
     balancerKeys = List.of();
+    balancerZones = Map.of();
     // Throttle and budget belong to the target: they start over with its balancer.
     overload = new ClientOverload(next.overload(), balancerClock);
     if (client != null) {
@@ -254,11 +352,12 @@ final class BallastLoadBalancer extends LoadBalancer {
     }
     replacementsInUse = wanted.size() - subsetRanks.length;
     List<String> keys = List.copyOf(wanted);
-    if (!keys.equals(balancerKeys)) {
+    if (!keys.equals(balancerKeys) || !zonesByKey.equals(balancerZones)) {
       // Only a changed subset gets a new picker: one made at every health answer would start
       // round robin over, empty prequal_probing's pool and drop every other picker's own state.
-      balancer.updateSubset(keys);
+      balancer.updateSubset(keys, zonesByKey);
       balancerKeys = keys;
+      balancerZones = zonesByKey;
     }
     for (Endpoint endpoint : created) {
       endpoint.start(balancer.backend(endpoint.key));

@@ -38,6 +38,15 @@ public final class BallastLoadBalancerProvider extends LoadBalancerProvider {
   @EquivalentAddressGroup.Attr
   public static final Attributes.Key<String> BACKEND_KEY = Attributes.Key.create("dev.ballast.grpc.backendKey");
 
+  /**
+   * A backend's zone (locality, failure domain), set by a name resolver on an {@link
+   * EquivalentAddressGroup}'s attributes, for zone routing (docs/zones.md). Without it the
+   * balancer reads gRPC's locality attribute ({@code EquivalentAddressGroup.ATTR_LOCALITY_NAME},
+   * which the xDS resolver sets), then the service config's {@code zones} map.
+   */
+  @EquivalentAddressGroup.Attr
+  public static final Attributes.Key<String> ZONE = Attributes.Key.create("dev.ballast.grpc.zone");
+
   private static final Logger logger = Logger.getLogger(BallastLoadBalancerProvider.class.getName());
   // One warning per process: every channel and every resolution re-parses the config.
   private static final AtomicBoolean warnedAboutIdentity = new AtomicBoolean();

@@ -80,45 +80,6 @@ final class PrequalProbingGrpcTest {
     }
   }
 
-  /** Callers that each send their next call as soon as the last one is answered, up to a total. */
-  private static final class ClosedLoop {
-    private final FakeScheduler time;
-    private final CountedCalls calls;
-    private int total;
-    private int started;
-
-    ClosedLoop(ManagedChannel channel, FakeScheduler time, int callers, int total) {
-      this.time = time;
-      this.calls = new CountedCalls(channel, this::next);
-      this.total = total;
-      for (int i = 0; i < callers; i++) {
-        next();
-      }
-    }
-
-    boolean done() {
-      return calls.ended() == total;
-    }
-
-    int failed() {
-      return calls.failed;
-    }
-
-    /** Sends no more calls; those under way still end. */
-    void stop() {
-      total = started;
-    }
-
-    private void next() {
-      if (started == total) {
-        return;
-      }
-      started++;
-      // Queued, not called here: the answer that frees this caller is still being delivered.
-      time.execute(() -> calls.send("client"));
-    }
-  }
-
   private VirtualFleet fleet;
 
   @AfterEach
@@ -182,7 +143,7 @@ final class PrequalProbingGrpcTest {
     fleet.time.runUntil("every call answered", load::done, Duration.ofMinutes(10));
     long to = fleet.time.clock().nanoTime();
 
-    assertThat(load.failed()).as("seed %d, failed calls", seed).isZero();
+    assertThat(load.failed).as("seed %d, failed calls", seed).isZero();
     long total = fleet.backends.stream().mapToLong(TestBackend::requests).sum();
     assertThat(total).as("seed %d, calls the backends served", seed).isEqualTo(CALLS);
     long[] probes = new long[BACKENDS];

@@ -10,6 +10,7 @@ import dev.ballast.overload.RetryPolicy;
 import dev.ballast.overload.ThrottleConfig;
 import dev.ballast.overload.TokenBucketConfig;
 import dev.ballast.pick.PolicyTable;
+import dev.ballast.pick.ZoneConfig;
 import dev.ballast.settings.Setting;
 import dev.ballast.settings.SettingSource;
 import dev.ballast.settings.Settings;
@@ -96,6 +97,17 @@ final class ServiceConfigSettingsTest {
       }
     }
     return values;
+  }
+
+  @Test
+  void everyZoneRoutingSettingCanBeSetInTheServiceConfigsZoneRouting() {
+    for (Setting<?> setting : ZoneConfig.SETTINGS.settings()) {
+      String text = "{\"zoneRouting\": " + json(withRequired(ZoneConfig.SETTINGS, setting)) + "}";
+
+      ZoneConfig read = parser.parse(JsonTestParser.parse(text)).zoneRouting();
+
+      assertThat(ZoneConfig.SETTINGS.valueOf(read, setting)).as(text).isEqualTo(setting.example());
+    }
   }
 
   @Test

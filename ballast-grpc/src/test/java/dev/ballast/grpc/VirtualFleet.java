@@ -69,6 +69,38 @@ final class VirtualFleet implements AutoCloseable {
       BallastServer.Builder ballast)
       throws IOException {
     String key = "task-" + backends.size();
+    TestBackend backend = startAs(key, behaviour, customize, ballast);
+    backends.add(backend);
+    serverNamesByKey.put(key, prefix + "-" + key);
+    return backend;
+  }
+
+  /**
+   * Stops backend {@code index}'s server at once, as a machine or a zone dies: its calls in
+   * flight fail and its clients' connections break.
+   */
+  void stop(int index) {
+    backends.get(index).server.shutdownNow();
+  }
+
+  /** Starts backend {@code index} again, under its name and key, as {@link #start} does. */
+  TestBackend restart(
+      int index,
+      Function<String, EchoService.Behaviour> behaviour,
+      Consumer<ServerBuilder<?>> customize,
+      BallastServer.Builder ballast)
+      throws IOException {
+    TestBackend backend = startAs("task-" + index, behaviour, customize, ballast);
+    backends.set(index, backend);
+    return backend;
+  }
+
+  private TestBackend startAs(
+      String key,
+      Function<String, EchoService.Behaviour> behaviour,
+      Consumer<ServerBuilder<?>> customize,
+      BallastServer.Builder ballast)
+      throws IOException {
     String serverName = prefix + "-" + key;
     InProcessServerBuilder builder =
         InProcessServerBuilder.forName(serverName)
@@ -87,8 +119,6 @@ final class VirtualFleet implements AutoCloseable {
               b.intercept(network());
             },
             ballast == null ? null : ballast.clock(time.clock()));
-    backends.add(backend);
-    serverNamesByKey.put(key, serverName);
     return backend;
   }
 

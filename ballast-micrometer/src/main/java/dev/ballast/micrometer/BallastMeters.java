@@ -43,7 +43,9 @@ public final class BallastMeters {
   /**
    * A balancer's meters: picks, outcomes, in-flight requests, state, transitions and ejections per
    * backend (tagged {@code backend}), the policy's per-backend number, failed picks by reason, the
-   * subset's size and churn, rejected inputs, the backends ejected now and whether the subset panics. All tagged {@code policy} and with {@code tags}. Per-backend
+   * subset's size and churn, rejected inputs, the backends ejected now and whether the subset
+   * panics, and with zone routing the picks sent across zones and the share spilled. All tagged
+   * {@code policy} and with {@code tags}. Per-backend
    * meters follow the subset: they appear when a backend joins and leave when it leaves.
    */
   public static MeterBinding bind(Balancer balancer, MeterRegistry registry, Iterable<Tag> tags) {
@@ -70,6 +72,15 @@ public final class BallastMeters {
         "Backends outlier ejection holds out of rotation or on probation now", common);
     binding.gauge("outlier.panic", balancer, b -> b.health().panicking() ? 1 : 0,
         "1 while too few backends are available and in rotation, so that every ejection is lifted", common);
+    if (balancer.zone() != null) {
+      // Zone routing's (docs/zones.md): the share of picks sent across zones is this over picks.
+      Tags zoned = common.and("zone", balancer.zone());
+      binding.counter("picks.cross.zone", balancer, Balancer::crossZonePicks,
+          "Picks sent to a backend in another zone than the client's", zoned);
+      binding.gauge("zone.spill.share", balancer, Balancer::zoneSpillShare,
+          "The share of picks the spill controller sends to other zones now (1 while the client's zone has no backend available)",
+          zoned);
+    }
 
     BackendMeters perBackend = new BackendMeters(binding, balancer, common);
     // The balancer holds the listener; the binding holds both weakly, so neither keeps the other alive.

@@ -28,6 +28,7 @@ import java.lang.ref.Reference;
 import java.lang.ref.WeakReference;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
@@ -151,6 +152,30 @@ final class BallastMetersTest {
     keys.subList(1, 6).forEach(key -> balancer.backend(key).onHealthCheck(true));
     balancer.refresh();
     assertThat(value("ballast.outlier.panic", all)).isZero();
+  }
+
+  @Test
+  void aZonedBalancerCountsItsCrossZonePicksAndShowsItsSpill() {
+    Balancer balancer = Balancer.builder(Policy.roundRobin()).clock(clock).zone("a")
+        .reproducibleFrom(new SplittableRandom(2)).build();
+    Balancer plain = Balancer.builder(Policy.roundRobin()).clock(clock).reproducibleFrom(new SplittableRandom(2)).build();
+    BallastMeters.bind(balancer, registry, Tags.of("target", "zoned"));
+    BallastMeters.bind(plain, registry, Tags.of("target", "plain"));
+    balancer.updateSubset(List.of("a0", "b0"), Map.of("a0", "a", "b0", "b"));
+    balancer.backend("a0").onConnected();
+    balancer.backend("b0").onConnected();
+    picks(balancer, 10);
+    assertThat(value("ballast.picks.cross.zone", "target", "zoned", "zone", "a")).isZero();
+
+    balancer.backend("a0").onConnectFailed();
+    now[0] += 1_000_000_000L;
+    balancer.refresh();
+    picks(balancer, 7);
+    assertThat(value("ballast.picks.cross.zone", "target", "zoned", "zone", "a")).isEqualTo(7);
+    assertThat(value("ballast.zone.spill.share", "target", "zoned", "zone", "a")).isEqualTo(1.0);
+    assertThat(registry.find("ballast.picks.cross.zone").tag("target", "plain").meters()).isEmpty();
+    Reference.reachabilityFence(balancer);
+    Reference.reachabilityFence(plain);
   }
 
   @Test

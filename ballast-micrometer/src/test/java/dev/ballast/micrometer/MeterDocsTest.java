@@ -55,7 +55,9 @@ final class MeterDocsTest {
     // Held for the whole test: a bound object that becomes garbage takes its meters away.
     List<Object> bound = new ArrayList<>();
     for (Policy policy : List.of(Policy.weightedRoundRobin(), Policy.powerOfTwoChoices(), Policy.fairShare())) {
-      Balancer balancer = Balancer.builder(policy).clock(clock).reproducibleFrom(new SplittableRandom(1)).build();
+      // With a zone of its own, so that zone routing's meters are registered too.
+      Balancer balancer =
+          Balancer.builder(policy).clock(clock).zone("z").reproducibleFrom(new SplittableRandom(1)).build();
       balancer.updateSubset(List.of("a"));
       bound.add(balancer);
       BallastMeters.bind(balancer, registry, Tags.of("target", "t" + n++));

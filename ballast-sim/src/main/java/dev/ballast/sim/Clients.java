@@ -14,7 +14,9 @@ import dev.ballast.pick.Pick;
 import dev.ballast.subset.BackendSet;
 import dev.ballast.subset.Subsetter;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.SplittableRandom;
 
 /**
@@ -39,6 +41,10 @@ final class Clients {
 
   final int count;
   final Balancer[] balancers;
+  /** Zones (docs/zones.md): each client's and backend's, and each backend key's zone name; null without zones. */
+  private final int[] clientZone;
+  private final int[] backendZone;
+  private final Map<String, String> zoneOfKey;
   private final List<List<String>> subsetKeys = new ArrayList<>();
   final int[][] subscribers;
   final int[] connections;
@@ -82,9 +88,29 @@ final class Clients {
     // Subsets come from the core's subsetters: the connection counts are theirs.
     Scenario.ClientsSpec clientSettings = scenario.clients();
     count = clientSettings.count();
-    int[][] subsets =
-        Subsetter.byName(clientSettings.subsetting(), seed)
-            .assignAll(BackendSet.ofCount(fleet.count), count, clientSettings.subsetSize());
+    Scenario.ZonesSpec zones = scenario.zones();
+    int[][] subsets;
+    if (zones.enabled()) {
+      clientZone = new int[count];
+      for (int c = 0; c < count; c++) {
+        clientZone[c] = zones.zoneOfClient(c, count);
+      }
+      backendZone = new int[fleet.count];
+      Map<String, String> names = new HashMap<>();
+      for (int b = 0; b < fleet.count; b++) {
+        backendZone[b] = zones.zoneOfBackend(b, fleet.count);
+        names.put(fleet.keys[b], zoneName(backendZone[b]));
+      }
+      zoneOfKey = Map.copyOf(names);
+      subsets = zonedSubsets(clientSettings, zones, seed);
+    } else {
+      clientZone = null;
+      backendZone = null;
+      zoneOfKey = null;
+      subsets =
+          Subsetter.byName(clientSettings.subsetting(), seed)
+              .assignAll(BackendSet.ofCount(fleet.count), count, clientSettings.subsetSize());
+    }
     connections = new int[fleet.count];
     for (int[] subset : subsets) {
       for (int rank : subset) {
@@ -176,6 +202,82 @@ final class Clients {
     buildAlias(calmRate, rateSum, aliasProbability, alias);
     spike = load.spike();
     spikeFactor = spike.utilization() / load.utilization();
+    if (zones.enabled()) {
+      result.zones(zones.count(), clientZone, minimumCrossZoneShare(zones.count()));
+    }
+  }
+
+  static String zoneName(int zone) {
+    return "zone" + zone;
+  }
+
+  /**
+   * Each client's subset with zones: in every zone, the subsetter spreads the zone's own clients
+   * over its backends ({@code clients.subset-size} each) and, separately, the other zones' clients
+   * ({@code remote-subset-size} each), so both kinds of connections are balanced over the zone.
+   */
+  private int[][] zonedSubsets(Scenario.ClientsSpec clientSettings, Scenario.ZonesSpec zones, long seed) {
+    List<List<Integer>> chosen = new ArrayList<>();
+    for (int c = 0; c < count; c++) {
+      chosen.add(new ArrayList<>());
+    }
+    for (int z = 0; z < zones.count(); z++) {
+      List<Integer> members = new ArrayList<>();
+      for (int b = 0; b < fleet.count; b++) {
+        if (backendZone[b] == z) {
+          members.add(b);
+        }
+      }
+      for (boolean local : new boolean[] {true, false}) {
+        List<Integer> clientsHere = new ArrayList<>();
+        for (int c = 0; c < count; c++) {
+          if ((clientZone[c] == z) == local) {
+            clientsHere.add(c);
+          }
+        }
+        int size = Math.min(members.size(), local ? clientSettings.subsetSize() : zones.remoteSubsetSize());
+        if (clientsHere.isEmpty() || members.isEmpty() || size == 0) {
+          continue;
+        }
+        int[][] assigned = Subsetter.byName(clientSettings.subsetting(), seed + 31L * z + (local ? 0 : 17))
+            .assignAll(BackendSet.ofCount(members.size()), clientsHere.size(), size);
+        for (int i = 0; i < clientsHere.size(); i++) {
+          for (int rank : assigned[i]) {
+            chosen.get(clientsHere.get(i)).add(members.get(rank));
+          }
+        }
+      }
+    }
+    int[][] subsets = new int[count][];
+    for (int c = 0; c < count; c++) {
+      subsets[c] = chosen.get(c).stream().mapToInt(Integer::intValue).toArray();
+    }
+    return subsets;
+  }
+
+  /**
+   * The least share of requests that must cross zones for every backend to be equally loaded:
+   * with each zone's share d of the demand (its clients' rates) and c of the capacity (its cores
+   * times their speed), the sum over zones of max(0, d - c), as in Envoy's zone-aware routing.
+   */
+  private double minimumCrossZoneShare(int zones) {
+    double[] demand = new double[zones];
+    double[] capacity = new double[zones];
+    double demandSum = 0;
+    double capacitySum = 0;
+    for (int c = 0; c < count; c++) {
+      demand[clientZone[c]] += calmRate[c];
+      demandSum += calmRate[c];
+    }
+    for (int b = 0; b < fleet.count; b++) {
+      capacity[backendZone[b]] += fleet.cores[b] * fleet.speed[b];
+      capacitySum += fleet.cores[b] * fleet.speed[b];
+    }
+    double minimum = 0;
+    for (int z = 0; z < zones; z++) {
+      minimum += Math.max(0, demand[z] / demandSum - capacity[z] / capacitySum);
+    }
+    return minimum;
   }
 
   /** Walker's alias method (Vose's variant): O(1) draws of an index with probability weight / sum. */
@@ -221,9 +323,18 @@ final class Clients {
 
   /** A client's new balancer over its subset, told each backend's current state as a transport would. */
   Balancer connect(PolicyAdapter policy, int c) {
-    Balancer balancer = policy.newBalancer(health, outliers, clock, new SplittableRandom(random.nextLong()));
     List<String> subset = subsetKeys.get(c);
-    balancer.updateSubset(subset);
+    Balancer balancer;
+    if (zoneOfKey == null) {
+      balancer = policy.newBalancer(health, outliers, clock, new SplittableRandom(random.nextLong()));
+      balancer.updateSubset(subset);
+    } else {
+      balancer = policy.builder(health, outliers, clock, new SplittableRandom(random.nextLong()))
+          .zone(zoneName(clientZone[c]))
+          .zoneRouting(policy.zoneRouting(scenario.zones().routing()))
+          .build();
+      balancer.updateSubset(subset, zoneOfKey);
+    }
     for (String key : subset) {
       Backend backend = balancer.backend(key);
       int b = backendNumber(key);
@@ -382,6 +493,9 @@ final class Clients {
     // Counted by the request's own start, as its other outcomes are, so that a retry sent after the
     // warm-up of a request sent before it is not counted without its first attempt.
     result.attempt(q.firstStart);
+    if (clientZone != null) {
+      result.zoneAttempt(clientZone[q.client], backendZone[q.backend], q.firstStart, now);
+    }
     network.toBackend(r, now);
   }
 

@@ -421,10 +421,17 @@ final class Fleet {
               fault.lameDuck() ? Simulation.RESTART_LAME_DUCK : Simulation.RESTART_KILL, b);
         }
       }
+      case OUTAGE -> {
+        for (int b = from; b < to; b++) {
+          if (status[b] != DOWN) {
+            shutDown(b, now, false);
+          }
+        }
+      }
     }
   }
 
-  void faultEnd(Scenario.Fault fault) {
+  void faultEnd(Scenario.Fault fault, long now) {
     for (int b = fault.first(); b < fault.first() + fault.count(); b++) {
       switch (fault.type()) {
         case SINKHOLE -> {
@@ -438,6 +445,11 @@ final class Fleet {
         case FAILING -> {
           tasks[b].failingShare -= fault.share();
           tasks[b].retryableFailing -= fault.retryable() ? 1 : 0;
+        }
+        case OUTAGE -> {
+          if (status[b] == DOWN) {
+            reachable(b, now);
+          }
         }
         default -> {
           // Crashes and restarts end by themselves, after the restart's down time.
@@ -476,8 +488,16 @@ final class Fleet {
     }
   }
 
-  /** The task exits: whatever it still holds fails, and its clients see the connection break. */
+  /** The task exits and restarts after the restart's down time. */
   private void shutDown(int b, long now) {
+    shutDown(b, now, true);
+  }
+
+  /**
+   * The task exits: whatever it still holds fails, and its clients see the connection break. It
+   * comes back after the restart's down time if it {@code restarts}; an outage brings it back itself.
+   */
+  private void shutDown(int b, long now, boolean restarts) {
     Task task = tasks[b];
     task.accrue(now);
     task.epoch++;
@@ -498,13 +518,24 @@ final class Fleet {
       limiters[b] = newLimiter(b);
     }
     events.schedule(now + network.signalDelay(), Simulation.SIGNAL_DOWN, b);
-    events.schedule(now + scenario.restart().downNanos(), Simulation.BACKEND_UP, b);
+    if (restarts) {
+      events.schedule(now + scenario.restart().downNanos(), Simulation.BACKEND_UP, b);
+    }
   }
 
   void backendUp(int b, long now) {
+    reachable(b, now);
+    tasks[b].extraCpuUntil = now + scenario.restart().extraCpuForNanos();
+  }
+
+  /**
+   * The task takes connections again. After an outage it is the same process, cut off for a while
+   * (a zone's network, say): it lost its connections and the requests on them, not its warmth, so
+   * it needs no restart's extra CPU.
+   */
+  private void reachable(int b, long now) {
     tasks[b].accrue(now);
     status[b] = UP;
-    tasks[b].extraCpuUntil = now + scenario.restart().extraCpuForNanos();
     // A new connection takes a round trip before clients may use it.
     events.schedule(now + network.roundTrip(), Simulation.SIGNAL_UP, b);
   }

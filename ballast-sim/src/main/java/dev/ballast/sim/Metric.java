@@ -50,7 +50,19 @@ public enum Metric {
   /** Errors failing backends answered because of their fault, as a share of all requests. */
   FAULT_ERRORS("fault-errors", "fault errors", Better.LOWER, Unit.SHARE, s -> s.ejection().faultErrorShare()),
   /** The largest share of a client's subset outlier ejection held out at once. */
-  MAX_EJECTED_SHARE("max-ejected-share", "max ejected", Better.LOWER, Unit.SHARE, s -> s.ejection().maxEjectedShare());
+  MAX_EJECTED_SHARE("max-ejected-share", "max ejected", Better.LOWER, Unit.SHARE, s -> s.ejection().maxEjectedShare()),
+  CROSS_ZONE_SHARE("cross-zone-share", "cross-zone", Better.LOWER, Unit.SHARE, s -> s.zones().crossZoneShare()),
+  CROSS_ZONE_MINIMUM("cross-zone-minimum", "minimum", Better.LOWER, Unit.SHARE,
+      s -> s.zones().minimumCrossZoneShare()),
+  CROSS_ZONE_OVER_MINIMUM("cross-zone-over-minimum", "cross-zone over its minimum", Better.LOWER, Unit.SHARE,
+      s -> s.zones().crossZoneOverMinimum()),
+  OUTAGE_ERRORS_AFTER_DETECTION("outage-errors-after-detection", "errors after detection", Better.LOWER, Unit.COUNT,
+      s -> s.zones().errorsAfterDetection()),
+  OUTAGE_SURVIVORS_CPU_MAX_OVER_MEAN("outage-survivors-cpu-max-over-mean", "survivors cpu max/mean", Better.LOWER,
+      Unit.RATIO, s -> s.zones().survivorsCpuMaxOverMean()),
+  ZONE_RECOVERY_S("zone-recovery-s", "back to local", Better.LOWER, Unit.SECONDS, s -> s.zones().recoverySeconds()),
+  OUTAGE_AFTER_RETURN_CPU_MAX_OVER_MEAN("outage-after-return-cpu-max-over-mean", "after return max/mean",
+      Better.LOWER, Unit.RATIO, s -> s.zones().afterReturnCpuMaxOverMean());
 
   /** Which way is better. */
   public enum Better { LOWER, HIGHER }
@@ -124,9 +136,9 @@ public enum Metric {
       return String.format(Locale.ROOT, "%.0f%%", p);
     }
     int decimals = 1;
-    if (p < 1) {
+    if (Math.abs(p) < 1) {
       // One significant digit: 0.007%, not 0.01%.
-      decimals = (int) Math.min(4, Math.max(1, Math.ceil(-Math.log10(p))));
+      decimals = (int) Math.min(4, Math.max(1, Math.ceil(-Math.log10(Math.abs(p)))));
     }
     while (decimals < 4 && String.format(Locale.ROOT, "%." + decimals + "f", p).matches("100\\.0*")) {
       decimals++;

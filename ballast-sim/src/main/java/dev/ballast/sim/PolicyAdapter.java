@@ -4,6 +4,7 @@ import dev.ballast.health.HealthConfig;
 import dev.ballast.health.OutlierConfig;
 import dev.ballast.pick.Balancer;
 import dev.ballast.pick.Policy;
+import dev.ballast.pick.ZoneConfig;
 import dev.ballast.time.NanoClock;
 import java.util.random.RandomGenerator;
 
@@ -32,6 +33,16 @@ public interface PolicyAdapter {
 
   /** One client's balancer: the core's, over {@link #policy()}, in the run's virtual time. */
   default Balancer newBalancer(HealthConfig health, OutlierConfig outliers, NanoClock clock, RandomGenerator random) {
-    return Balancer.builder(policy()).health(health).outlierEjection(outliers).clock(clock).reproducibleFrom(random).build();
+    return builder(health, outliers, clock, random).build();
+  }
+
+  /** How {@link #newBalancer} makes a client's balancer, for a client that adds its zone to it. */
+  default Balancer.Builder builder(HealthConfig health, OutlierConfig outliers, NanoClock clock, RandomGenerator random) {
+    return Balancer.builder(policy()).health(health).outlierEjection(outliers).clock(clock).reproducibleFrom(random);
+  }
+
+  /** The zone routing this adapter's clients use, given the scenario's: the scenario's, unless a variant changes it. */
+  default ZoneConfig zoneRouting(ZoneConfig scenarios) {
+    return scenarios;
   }
 }

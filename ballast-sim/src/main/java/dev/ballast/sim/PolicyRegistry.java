@@ -51,6 +51,13 @@ public final class PolicyRegistry {
     FACTORIES.put(
         "prequal_probing",
         context -> new PrequalProbingAdapter(config(context, PrequalProbingConfig.SETTINGS), context.probes()));
+    // Zone routing's comparisons (docs/zones.md): the same policy without zones and strictly local.
+    for (String base : List.of("weighted_round_robin", "power_of_two_choices")) {
+      Factory factory = FACTORIES.get(base);
+      for (String suffix : List.of(ZoneVariantAdapter.ZONE_BLIND, ZoneVariantAdapter.LOCAL_ONLY)) {
+        FACTORIES.put(base + suffix, context -> new ZoneVariantAdapter(factory.create(context), suffix));
+      }
+    }
   }
 
   /** The scenario's config for the policy whose settings are {@code settings}. */

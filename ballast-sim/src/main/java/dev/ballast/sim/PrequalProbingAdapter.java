@@ -31,8 +31,8 @@ final class PrequalProbingAdapter implements PolicyAdapter {
   }
 
   @Override
-  public Balancer newBalancer(HealthConfig health, OutlierConfig outliers, NanoClock clock, RandomGenerator random) {
+  public Balancer.Builder builder(HealthConfig health, OutlierConfig outliers, NanoClock clock, RandomGenerator random) {
     return Balancer.builder(policy).health(health).outlierEjection(outliers).clock(clock).reproducibleFrom(random)
-        .probes(probes).build();
+        .probes(probes);
   }
 }

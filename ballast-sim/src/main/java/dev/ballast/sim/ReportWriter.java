@@ -228,6 +228,9 @@ public final class ReportWriter {
         .append(", ").append(seconds(scenario.durationNanos())).append(" simulated with a ")
         .append(seconds(scenario.warmupNanos())).append(" warm-up</small></p>\n");
     html.append(compactTable(List.of(result), List.of(verdict), false));
+    if (scenario.zones().enabled()) {
+      html.append("<pre>").append(escape(SummaryTable.zoneRows(result))).append("</pre>\n");
+    }
 
     double interval = scenario.sampleIntervalNanos() / 1e9;
     String every = intervalText(interval);

@@ -56,6 +56,18 @@ final class RunRecorder {
    * to notice (the targets of docs/outlier-ejection.md: "within 10 s of starting to fail").
    */
   static final long FAULT_SETTLE_NANOS = 10_000_000_000L;
+  // Zones (docs/zones.md): null without them.
+  int[] clientZone;
+  double minimumCrossZoneShare = Double.NaN;
+  /** Attempts sent, and those sent to another zone, by the client's zone and sample interval (by the time sent). */
+  long[][] zoneAttemptsPerSample;
+  long[][] crossZonePerSample;
+  long measuredZoneAttempts;
+  long measuredCrossZone;
+  /** The first outage fault's window, and the errors of requests that started in it after its detection. */
+  private final Scenario.Fault outage;
+  private final long outageDetectedAt;
+  long errorsAfterDetection;
 
   RunRecorder(Scenario scenario, String policy, long seed, double[] speeds) {
     this.scenario = scenario;
@@ -79,6 +91,9 @@ final class RunRecorder {
       }
     }
     this.faultTraffic = traffic.toArray(new FaultTraffic[0]);
+    this.outage = scenario.faults().stream().filter(f -> f.type() == Scenario.FaultType.OUTAGE).findFirst().orElse(null);
+    // Clients learn of a death when the connection breaks, half a round trip after it (Network).
+    this.outageDetectedAt = outage == null ? Long.MAX_VALUE : outage.atNanos() + scenario.rttNanos() / 2;
   }
 
   /** An attempt reached backend {@code b}. */
@@ -104,6 +119,40 @@ final class RunRecorder {
   void ejected(int ejected, int subsetSize, long now) {
     if (measured(now) && subsetSize > 0) {
       maxEjectedShare = Math.max(maxEjectedShare, (double) ejected / subsetSize);
+    }
+  }
+
+  /** The run has zones: each client's zone, and the least cross-zone share that capacity forces. */
+  void zones(int count, int[] clientZone, double minimumCrossZoneShare) {
+    this.clientZone = clientZone;
+    this.minimumCrossZoneShare = minimumCrossZoneShare;
+    this.zoneAttemptsPerSample = new long[count][answeredPerSample.length];
+    this.crossZonePerSample = new long[count][answeredPerSample.length];
+  }
+
+  /** An attempt of a request that started at {@code start}, sent now from a client in one zone to a backend in another or the same. */
+  void zoneAttempt(int clientZone, int backendZone, long start, long now) {
+    int i = interval(now);
+    zoneAttemptsPerSample[clientZone][i]++;
+    boolean cross = clientZone != backendZone;
+    if (cross) {
+      crossZonePerSample[clientZone][i]++;
+    }
+    if (measured(start)) {
+      measuredZoneAttempts++;
+      measuredCrossZone += cross ? 1 : 0;
+    }
+  }
+
+  /** The first outage fault of the scenario, or null. */
+  Scenario.Fault outage() {
+    return outage;
+  }
+
+  /** A request that started at {@code start} ended in an error: counted if it started in an outage after its detection. */
+  private void outageError(long start) {
+    if (start >= outageDetectedAt && start < outage.atNanos() + outage.forNanos()) {
+      errorsAfterDetection++;
     }
   }
 
@@ -134,6 +183,9 @@ final class RunRecorder {
     if (measured(now)) {
       throttled++;
       count(now, true, false);
+    }
+    if (outage != null) {
+      outageError(now);
     }
   }
 
@@ -219,6 +271,9 @@ final class RunRecorder {
       failures++;
       count(start, true, false);
     }
+    if (outage != null) {
+      outageError(start);
+    }
   }
 
   void rejected(long now, long warmup) {
@@ -227,6 +282,9 @@ final class RunRecorder {
     if (now >= warmup) {
       rejected++;
       count(now, true, false);
+    }
+    if (outage != null) {
+      outageError(now);
     }
   }
 

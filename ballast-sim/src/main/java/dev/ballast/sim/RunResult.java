@@ -39,6 +39,7 @@ public final class RunResult {
   private final long requestsIssued;
   private final long cpuNanos;
   private final Ejection ejection;
+  private final ZoneOutcome zones;
 
   RunResult(RunRecorder b, long cpuNanos) {
     this.scenario = b.scenario;
@@ -69,6 +70,7 @@ public final class RunResult {
     this.overload = overloadOutcome(b);
     this.cpuNanos = cpuNanos;
     this.ejection = ejection(b, measuredRequests);
+    this.zones = zoneOutcome(b);
   }
 
   public Scenario scenario() {
@@ -193,7 +195,8 @@ public final class RunResult {
         beforeSwitch,
         afterSwitch,
         overload,
-        ejection);
+        ejection,
+        zones);
   }
 
   /**
@@ -315,6 +318,97 @@ public final class RunResult {
   }
 
   /**
+   * What zones did over the measured time (docs/zones.md); NaN where the scenario has no zones or
+   * no outage.
+   *
+   * @param crossZoneShare the share of attempts sent to a backend in another zone than the client's
+   * @param minimumCrossZoneShare the least share capacity forces: the sum over zones of max(0,
+   *     demand share - capacity share)
+   * @param errorsAfterDetection errors (failed, not picked, throttled) of requests that started
+   *     during the outage after the clients could have seen it (half a round trip after the death)
+   * @param survivorsCpuMaxOverMean CPU max/mean of the backends outside the outage, over the
+   *     whole sample intervals inside it
+   * @param recoverySeconds from the zone's return to the end of the first sample interval in which
+   *     its clients sent at least their share of local attempts before the outage, less 5 points
+   *     (infinite: never within the run)
+   * @param afterReturnCpuMaxOverMean CPU max/mean of every backend over the whole sample intervals
+   *     from a second after the zone's return to the end: how evenly the fleet took the zone back
+   */
+  public record ZoneOutcome(
+      double crossZoneShare,
+      double minimumCrossZoneShare,
+      double errorsAfterDetection,
+      double survivorsCpuMaxOverMean,
+      double recoverySeconds,
+      double afterReturnCpuMaxOverMean) {
+    static final ZoneOutcome NONE =
+        new ZoneOutcome(Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN);
+
+    /** How far the cross-zone share is above the least that capacity forces, in share points. */
+    public double crossZoneOverMinimum() {
+      return crossZoneShare - minimumCrossZoneShare;
+    }
+
+    static ZoneOutcome mean(List<ZoneOutcome> runs) {
+      int n = runs.size();
+      return new ZoneOutcome(
+          runs.stream().mapToDouble(ZoneOutcome::crossZoneShare).sum() / n,
+          runs.stream().mapToDouble(ZoneOutcome::minimumCrossZoneShare).sum() / n,
+          runs.stream().mapToDouble(ZoneOutcome::errorsAfterDetection).sum(),
+          runs.stream().mapToDouble(ZoneOutcome::survivorsCpuMaxOverMean).sum() / n,
+          runs.stream().mapToDouble(ZoneOutcome::recoverySeconds).sum() / n,
+          runs.stream().mapToDouble(ZoneOutcome::afterReturnCpuMaxOverMean).sum() / n);
+    }
+  }
+
+  private ZoneOutcome zoneOutcome(RunRecorder b) {
+    if (b.clientZone == null) {
+      return ZoneOutcome.NONE;
+    }
+    double cross = b.measuredZoneAttempts == 0 ? Double.NaN : (double) b.measuredCrossZone / b.measuredZoneAttempts;
+    Scenario.Fault outage = b.outage();
+    if (outage == null) {
+      return new ZoneOutcome(cross, b.minimumCrossZoneShare, Double.NaN, Double.NaN, Double.NaN, Double.NaN);
+    }
+    long at = outage.atNanos();
+    long back = at + outage.forNanos();
+    double[] during = meanUtilization(at + b.sampleInterval, back);
+    double[] survivors = new double[during.length - outage.count()];
+    int[] survivorCores = new int[survivors.length];
+    for (int i = 0, k = 0; i < during.length; i++) {
+      if (i < outage.first() || i >= outage.first() + outage.count()) {
+        survivorCores[k] = cores[i];
+        survivors[k++] = during[i];
+      }
+    }
+    double survivorsSpread = RunMetrics.spread(survivors, survivorCores).maxOverMean();
+    int zone = scenario.zones().zoneOfBackend(outage.first(), speeds.length);
+    long[] attempts = b.zoneAttemptsPerSample[zone];
+    long[] crossing = b.crossZonePerSample[zone];
+    long interval = b.sampleInterval;
+    long before = 0;
+    long beforeCross = 0;
+    for (int i = 0; i < attempts.length && (i + 1) * interval <= at; i++) {
+      if (i * interval >= scenario.warmupNanos()) {
+        before += attempts[i];
+        beforeCross += crossing[i];
+      }
+    }
+    double localBefore = before == 0 ? Double.NaN : 1 - (double) beforeCross / before;
+    double recovery = Double.POSITIVE_INFINITY;
+    for (int i = (int) ((back + interval - 1) / interval); i < samples.size(); i++) {
+      if (attempts[i] > 0 && 1 - (double) crossing[i] / attempts[i] >= localBefore - 0.05) {
+        recovery = ((i + 1) * interval - back) / 1e9;
+        break;
+      }
+    }
+    double afterReturn =
+        RunMetrics.spread(meanUtilization(back + b.sampleInterval, scenario.durationNanos()), cores).maxOverMean();
+    return new ZoneOutcome(cross, b.minimumCrossZoneShare, b.errorsAfterDetection, survivorsSpread, recovery,
+        afterReturn);
+  }
+
+  /**
    * Outcomes of the requests sent in one window of a policy switch: before it, or a warm-up's
    * time after it, so that each policy's row shows its own requests.
    */
@@ -362,7 +456,8 @@ public final class RunResult {
       SwitchWindow beforeSwitch,
       SwitchWindow afterSwitch,
       OverloadOutcome overload,
-      Ejection ejection) {
+      Ejection ejection,
+      ZoneOutcome zones) {
 
     public static Summary mean(List<Summary> runs) {
       if (runs.size() == 1) {
@@ -392,7 +487,8 @@ public final class RunResult {
           first.beforeSwitch == null ? null : SwitchWindow.mean(runs.stream().map(Summary::beforeSwitch).toList()),
           first.afterSwitch == null ? null : SwitchWindow.mean(runs.stream().map(Summary::afterSwitch).toList()),
           OverloadOutcome.mean(runs.stream().map(Summary::overload).toList()),
-          Ejection.mean(runs.stream().map(Summary::ejection).toList()));
+          Ejection.mean(runs.stream().map(Summary::ejection).toList()),
+          ZoneOutcome.mean(runs.stream().map(Summary::zones).toList()));
     }
 
     private static Spread meanSpread(List<Spread> spreads) {

@@ -36,7 +36,8 @@ public record Scenario(
     PolicySettings policySettings,
     OverloadSpec overload,
     OutlierConfig outliers,
-    List<Variant> variants) {
+    List<Variant> variants,
+    ZonesSpec zones) {
 
   public Scenario {
     policies = List.copyOf(policies);
@@ -72,7 +73,7 @@ public record Scenario(
     return new Scenario(name, source, title, claim, seed, seeds, durationNanos, warmupNanos, sampleIntervalNanos,
         names, clients, fleet, load, cost, rttNanos, deadlineNanos, health, reports, restart, faults,
         policySwitch, policySettings, overload, outliers,
-        variants.stream().map(v -> new Variant(v.name(), v.scenario().withPolicies(names))).toList());
+        variants.stream().map(v -> new Variant(v.name(), v.scenario().withPolicies(names))).toList(), zones);
   }
 
   /** The same scenario with another seed count. */
@@ -80,7 +81,7 @@ public record Scenario(
     return new Scenario(name, source, title, claim, seed, count, durationNanos, warmupNanos, sampleIntervalNanos,
         policies, clients, fleet, load, cost, rttNanos, deadlineNanos, health, reports, restart, faults,
         policySwitch, policySettings, overload, outliers,
-        variants.stream().map(v -> new Variant(v.name(), v.scenario().withSeeds(count))).toList());
+        variants.stream().map(v -> new Variant(v.name(), v.scenario().withSeeds(count))).toList(), zones);
   }
 
   /**
@@ -188,6 +189,49 @@ public record Scenario(
 
   public record Cost(long meanNanos, long maxNanos, double ratio) {}
 
+  /**
+   * Zones (docs/zones.md): with {@code count} of 2 or more, backend b is in zone {@code b x count /
+   * backends} and the clients are split into zones by {@code clientShares} (evenly when empty);
+   * each client connects to {@code clients.subset-size} backends of its own zone and {@code
+   * remoteSubsetSize} of each other zone, and routes by ballast-core's {@code routing}.
+   */
+  public record ZonesSpec(int count, List<Double> clientShares, int remoteSubsetSize, dev.ballast.pick.ZoneConfig routing) {
+    public ZonesSpec {
+      clientShares = List.copyOf(clientShares);
+    }
+
+    public boolean enabled() {
+      return count > 1;
+    }
+
+    /** The zone of backend {@code b} of {@code backends}. */
+    public int zoneOfBackend(int b, int backends) {
+      return enabled() ? (int) ((long) b * count / backends) : 0;
+    }
+
+    /** The zone of client {@code c} of {@code clients}: the shares cut the clients into consecutive runs. */
+    public int zoneOfClient(int c, int clients) {
+      if (!enabled()) {
+        return 0;
+      }
+      if (clientShares.isEmpty()) {
+        return (int) ((long) c * count / clients);
+      }
+      double sum = 0;
+      for (double share : clientShares) {
+        sum += share;
+      }
+      double cumulative = 0;
+      for (int z = 0; z < count; z++) {
+        cumulative += clientShares.get(z) / sum;
+        if (c < Math.round(cumulative * clients)) {
+          return z;
+        }
+      }
+      return count - 1;
+    }
+  }
+
   public record Reports(long periodNanos, long delayNanos) {}
 
   public record Restart(
@@ -207,7 +251,9 @@ public record Scenario(
      * The backends serve every request as usual but answer {@code share} of them with an error (a
      * gray failure: health checks still pass).
      */
-    FAILING
+    FAILING,
+    /** The backends die abruptly at once (a zone's outage) and come back when the fault ends. */
+    OUTAGE
   }
 
   /**

@@ -13,6 +13,7 @@ import com.typesafe.config.ConfigValue;
 import com.typesafe.config.ConfigValueType;
 import dev.ballast.health.HealthConfig;
 import dev.ballast.health.OutlierConfig;
+import dev.ballast.pick.ZoneConfig;
 import dev.ballast.internal.Ranges;
 import dev.ballast.overload.Backoff;
 import dev.ballast.overload.Criticality;
@@ -47,9 +48,10 @@ import java.util.TreeSet;
 /**
  * Reads scenario files (HOCON) on top of the defaults in {@code ballast-sim.conf}. The core
  * policies' settings ({@code policy-settings.<policy>}), the overload parts' ({@link
- * #OVERLOAD_SECTIONS}), outlier ejection's ({@link #OUTLIER_EJECTION}) and the health settings the
- * simulator models ({@link #HEALTH_SETTINGS}) are read through their declarations in ballast-core,
- * in kebab-case, so they
+ * #OVERLOAD_SECTIONS}), outlier ejection's ({@link #OUTLIER_EJECTION}), zone routing's ({@code
+ * zones}, beside the simulator's own keys there) and the health settings the simulator models
+ * ({@link #HEALTH_SETTINGS}) are read through their declarations in ballast-core, in kebab-case,
+ * so they
  * take what the gRPC service config takes, with the library's defaults, and a bad value reads as
  * it does there; {@code ballast-sim.conf} sets only those the simulator deliberately sets
  * otherwise. Every error names the file, the key and what was expected: a scenario that runs is a
@@ -112,6 +114,9 @@ public final class ScenarioReader {
       "figures", "goodput-curve", "policies", "seed", "seeds", "duration", "warmup", "sample-interval", "switch");
   /** The simulator's own keys within sections that ballast-core's settings are read from. */
   private static final Set<String> ENABLED = Set.of("enabled");
+  private static final String ZONES = "zones";
+  /** The simulator's own keys of the {@code zones} section, beside ballast-core's zone routing settings. */
+  private static final Set<String> ZONE_KEYS = Set.of("count", "client-shares", "remote-subset-size");
   private static final String PROBE_COST = "probe-cost";
   // Keys whose values are lists of objects, checked element by element instead of against the defaults.
   // A fault's keys besides its type, at their defaults: the simulator's own, not a scenario's.
@@ -374,6 +379,9 @@ public final class ScenarioReader {
         return true;
       }
     }
+    if (path.startsWith(ZONES + ".")) {
+      return true;
+    }
     return path.equals(HEALTH) || path.startsWith(HEALTH + ".")
         || path.equals(OUTLIER_EJECTION) || path.startsWith(OUTLIER_EJECTION + ".");
   }
@@ -504,7 +512,37 @@ public final class ScenarioReader {
         settings,
         overload(),
         core(OUTLIER_EJECTION, OutlierConfig.SETTINGS, Set.of()),
-        variants);
+        variants,
+        zones());
+  }
+
+  /**
+   * The {@code zones} section: the simulator's own keys (how many zones, the clients' shares, the
+   * subset size in each other zone) and ballast-core's zone routing, read through {@link
+   * ZoneConfig#SETTINGS}.
+   */
+  private Scenario.ZonesSpec zones() {
+    ZoneConfig routing = core(ZONES, ZoneConfig.SETTINGS, ZONE_KEYS);
+    int count = integer(ZONES + ".count", 0, 1000);
+    List<Double> shares = new ArrayList<>();
+    String sharesKey = ZONES + ".client-shares";
+    List<? extends Number> numbers;
+    try {
+      numbers = config.getNumberList(sharesKey);
+    } catch (ConfigException.WrongType e) {
+      throw fail(sharesKey, render(sharesKey), "a list of positive numbers, one per zone, or [] for even shares");
+    }
+    for (Number number : numbers) {
+      if (!(number.doubleValue() > 0 && number.doubleValue() < 1e9)) {
+        throw fail(sharesKey, render(sharesKey), "a list of positive numbers, one per zone, or [] for even shares");
+      }
+      shares.add(number.doubleValue());
+    }
+    if (!shares.isEmpty() && shares.size() != count) {
+      throw fail(sharesKey, render(sharesKey), "one share per zone (zones.count = " + count + "), or [] for even shares");
+    }
+    int remote = integer(ZONES + ".remote-subset-size", 0, 1_000_000);
+    return new Scenario.ZonesSpec(count, shares, remote, routing);
   }
 
   /** The claim and how it is judged; checks may name any policy, so that --policy leaves them readable. */
@@ -601,6 +639,10 @@ public final class ScenarioReader {
       throw conflict("restart.max-drain", "at least " + shown("restart.min-drain"));
     }
     checkFaults(s);
+    if (s.zones().count() > Math.min(s.fleet().backends(), s.clients().count())) {
+      throw conflict("zones.count", "0 to " + shown("backends.count") + " and to " + shown("clients.count")
+          + ", so that every zone has a backend and a client");
+    }
     if (s.policySwitch().enabled()) {
       // Before the switch, [warmup, at), and a warm-up after it, [at + warmup, duration), each
       // need a whole sample interval, or their spreads would be empty.
@@ -822,7 +864,7 @@ public final class ScenarioReader {
       String at = "faults[" + i + "]";
       Config c = element(at, list.get(i), keys).config;
       if (!c.hasPath("type")) {
-        throw fail(at + ".type", "missing", "sinkhole, slow, crash, rolling_restart or failing");
+        throw fail(at + ".type", "missing", "sinkhole, slow, crash, rolling_restart, failing or outage");
       }
       ConfigValue typeValue = c.getValue("type");
       String typeName = typeValue.valueType() == ConfigValueType.STRING
@@ -832,7 +874,7 @@ public final class ScenarioReader {
       try {
         type = Scenario.FaultType.valueOf(typeName.toUpperCase(Locale.ROOT));
       } catch (IllegalArgumentException e) {
-        throw fail(at + ".type", typeName, "sinkhole, slow, crash, rolling_restart or failing");
+        throw fail(at + ".type", typeName, "sinkhole, slow, crash, rolling_restart, failing or outage");
       }
       Config withDefaults = c.withFallback(defaults);
       ScenarioReader element = new ScenarioReader(file, withDefaults, c);

@@ -4,7 +4,8 @@ import java.util.List;
 
 /**
  * The shipped scenarios that reproduce the chapter's figures and claims, then the overload suite
- * (docs/overload.md), then outlier ejection's (docs/outlier-ejection.md), in report order.
+ * (docs/overload.md), then outlier ejection's (docs/outlier-ejection.md), then the zone scenarios
+ * (docs/zones.md), in report order.
  */
 public final class ShippedSuite {
   /** Built-in scenario names, each a file {@code scenarios/NAME.conf} in this jar. */
@@ -35,10 +36,12 @@ public final class ShippedSuite {
           "overload-all-failing",
           "overload-all-failing-unprotected",
           "gray-failure",
-          "ejection-storm");
+          "ejection-storm",
+          "zone-imbalance",
+          "zone-outage");
 
   /** Built in but not in the suite: the 10,000-backend benchmark, and probing at high load (docs/simulation.md). */
-  public static final List<String> EXTRA = List.of("large-fleet", "probing-heterogeneous");
+  public static final List<String> EXTRA = List.of("large-fleet", "probing-heterogeneous", "zone-outage-cold");
 
   private ShippedSuite() {}
 

@@ -169,7 +169,7 @@ final class Simulation {
         }
         case ANTAGONISTS -> fleet.antagonists(now);
         case FAULT_START -> fleet.faultStart(faults.get(argument), now);
-        case FAULT_END -> fleet.faultEnd(faults.get(argument));
+        case FAULT_END -> fleet.faultEnd(faults.get(argument), now);
         case RESTART_KILL -> fleet.kill(argument, now);
         case RESTART_LAME_DUCK -> fleet.enterLameDuck(argument, now);
         case SIGNAL_LAME_DUCK, SIGNAL_DOWN, SIGNAL_UP -> clients.signal(argument, events.type());

@@ -108,9 +108,41 @@ public final class SummaryTable {
         }
       }
       out.append(aligned(rows, 1, "  "));
+      if (sc.zones().enabled()) {
+        out.append(zoneRows(scenario));
+      }
       out.append('\n');
     }
     return out.append(claimsLine(results)).toString();
+  }
+
+  /**
+   * A scenario with zones: per policy, the cross-zone share beside the least that capacity forces,
+   * and with an outage, the errors after its detection, the survivors' spread and the return.
+   */
+  static String zoneRows(SuiteRunner.ScenarioResult scenario) {
+    boolean outage = scenario.scenario().faults().stream().anyMatch(f -> f.type() == Scenario.FaultType.OUTAGE);
+    String rows = zoneTable(scenario, "zones", List.of(Metric.CROSS_ZONE_SHARE, Metric.CROSS_ZONE_MINIMUM));
+    // A second table, so that each stays within the width.
+    return outage
+        ? rows + zoneTable(scenario, "outage", List.of(Metric.OUTAGE_ERRORS_AFTER_DETECTION,
+            Metric.OUTAGE_SURVIVORS_CPU_MAX_OVER_MEAN, Metric.ZONE_RECOVERY_S, Metric.OUTAGE_AFTER_RETURN_CPU_MAX_OVER_MEAN))
+        : rows;
+  }
+
+  private static String zoneTable(SuiteRunner.ScenarioResult scenario, String title, List<Metric> metrics) {
+    List<List<String>> rows = new ArrayList<>();
+    List<String> header = new ArrayList<>(List.of(title));
+    metrics.forEach(m -> header.add(m.label()));
+    header.add("");
+    rows.add(header);
+    for (SuiteRunner.PolicyResult policy : scenario.policies()) {
+      List<String> row = new ArrayList<>(List.of(policy.policy()));
+      metrics.forEach(m -> row.add(m.format(m.of(policy.summary()))));
+      row.add("");
+      rows.add(row);
+    }
+    return aligned(rows, 1, "  ");
   }
 
   /** How the scenarios' claims came out, in one line. */

@@ -93,7 +93,7 @@ final class ScenarioReaderTest {
         "overload.retry.overload-retry-floor = urgent | bad.conf: overload.retry.overload-retry-floor: 'urgent' (expected: critical_plus, critical, sheddable_plus or sheddable)",
         "policies = [best] | bad.conf: policies: best (expected: one of round_robin, least_loaded_round_robin,",
         "clients.subsetting = magic | bad.conf: clients.subsetting: magic (expected: one of random, deterministic",
-        "faults = [{type = meteor}] | bad.conf: faults[0].type: meteor (expected: sinkhole, slow, crash, rolling_restart or failing)",
+        "faults = [{type = meteor}] | bad.conf: faults[0].type: meteor (expected: sinkhole, slow, crash, rolling_restart, failing or outage)",
         "faults = [{type = slow, when = 3s}] | bad.conf: faults[0].when: 3s (expected: one of the keys at, count,",
         "faults = [{type = slow, count = 1.5}] | bad.conf: faults[0].count: 1.5 (expected: a whole number 1..1000000)",
         "backends.machines = [{share = 1, speed = 0}] | bad.conf: backends.machines[0].speed: 0 (expected: a number 0.001..1000)",
@@ -114,7 +114,7 @@ final class ScenarioReaderTest {
         "duration = null | bad.conf: duration: null (expected: a value; the default is 120s)",
         "nmae = null | bad.conf: nmae: unknown key (expected: a key of ballast-sim.conf)",
         "backends.machines = [{share = 1}] | bad.conf: backends.machines[0].speed: missing (expected: a number; every machine sets share and speed)",
-        "faults = [{type = [slow]}] | bad.conf: faults[0].type: [\"slow\"] (expected: sinkhole, slow, crash, rolling_restart or failing)",
+        "faults = [{type = [slow]}] | bad.conf: faults[0].type: [\"slow\"] (expected: sinkhole, slow, crash, rolling_restart, failing or outage)",
         "seed = ${HOME} | bad.conf: contains a substitution such as ${...} (expected: literal values only)",
         "seed = ${?NOT_SET_ANYWHERE} | bad.conf: contains a substitution such as ${...} (expected: literal values only)",
         "clients.count = ${backends.count} | bad.conf: contains a substitution such as ${...} (expected: literal values only)",
@@ -131,6 +131,11 @@ final class ScenarioReaderTest {
         "variants.off.backends.cuont = 3 | bad.conf, variants.off: backends.cuont: unknown key (expected: a key of ballast-sim.conf)",
         "variants.off.outlier-ejection.enabled = maybe | bad.conf, variants.off: outlier-ejection.enabled: 'maybe' (expected: true or false)",
         "checks = [\"round_robin error-rate <= 1 x round_robin@of\"], variants.off {} | bad.conf: checks[0]: 'round_robin error-rate <= 1 x round_robin@of': policy 'round_robin@of' (expected: one of round_robin,",
+        "zones.deadband = 0.9 | bad.conf: zones.deadband: 0.9 (expected: a number in 0..0.5)",
+        "zones.max-spil-share = 0 | bad.conf: zones.max-spil-share: unknown key",
+        "zones { count = 3, client-shares = [1, 2] } | bad.conf: zones.client-shares: [1,2] (expected: one share per zone (zones.count = 3), or [] for even shares)",
+        "zones { count = 2, client-shares = [1, 0] } | bad.conf: zones.client-shares: [1,0] (expected: a list of positive numbers, one per zone, or [] for even shares)",
+        "zones.count = 200 | bad.conf: zones.count: 200 (expected: 0 to backends.count",
       })
   void badScenarioNamesTheFileTheKeyAndWhatWasExpected(String text, String message) {
     assertRejected(text).hasMessageStartingWith(message);

@@ -14,6 +14,7 @@ import dev.ballast.overload.RetryBudgetConfig;
 import dev.ballast.overload.RetryPolicy;
 import dev.ballast.overload.ThrottleConfig;
 import dev.ballast.pick.PolicyTable;
+import dev.ballast.pick.ZoneConfig;
 import dev.ballast.settings.Setting;
 import dev.ballast.settings.Settings;
 import java.time.Duration;
@@ -65,6 +66,12 @@ final class ScenarioSettingsTest {
       String section = ScenarioReader.POLICY_SETTINGS + "." + Setting.kebab(entry.name());
       assertEverySetting(section, entry.settings(), s -> s.policySettings().config(entry.settings()));
     }
+  }
+
+  @Test
+  void everyZoneRoutingSettingCanBeSetInAScenario() {
+    assertEverySetting("zones", ZoneConfig.SETTINGS, s -> s.zones().routing());
+    assertThat(ScenarioReader.defaults().zones().routing()).isEqualTo(ZoneConfig.defaults());
   }
 
   @Test
@@ -129,6 +136,8 @@ final class ScenarioSettingsTest {
     }
     differing += assertDiffers(defaults, "health", HealthConfig.SETTINGS, own);
     differing += assertDiffers(defaults, ScenarioReader.OUTLIER_EJECTION, OutlierConfig.SETTINGS, own);
+    Set<String> zoneKeys = Set.of("count", "client-shares", "remote-subset-size");
+    differing += assertDiffers(defaults, "zones", ZoneConfig.SETTINGS, zoneKeys);
     // The chapter's least-loaded round robin compares the whole subset (see ballast-sim.conf).
     assertThat(differing).isEqualTo(1);
   }
