@@ -241,6 +241,12 @@ final class TrackedBackend extends BackendRequestFields implements Backend {
     LongAdder end = outcome == RequestOutcome.SUCCESS ? null : endCounter(outcome);
     if (end != null) {
       end.increment();
+      if ((outcome == RequestOutcome.BACKEND_FAILURE || outcome == RequestOutcome.NETWORK_FAILURE)
+          && admitLimit == ON_PROBATION) {
+        // A failure on probation settles it (the next refresh ejects again): the probes left would
+        // only fail too, against a backend that fails every request.
+        probesLeft = 0;
+      }
     }
     long before = (long) FLOW.getAndAdd(this, -1L);
     long active = before & ACTIVE_MASK;

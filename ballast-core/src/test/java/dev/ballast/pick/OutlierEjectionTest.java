@@ -215,6 +215,27 @@ final class OutlierEjectionTest {
   }
 
   @Test
+  void aFailedProbeStopsTheProbesLeftBeforeTheNextRefresh() {
+    Fleet fleet = new Fleet(Policy.roundRobin(), OutlierConfig.defaults(), 10, MS, oneInTenFails(3));
+    fleet.run(Duration.ofSeconds(40));
+    assertThat(fleet.backend(3).acceptsNewRequests()).as("on probation at 40 s").isTrue();
+    fleet.behaviour = (pick, index, nth) -> {
+      if (index == 3) {
+        pick.onFailure(FailureKind.BACKEND, MS);
+      } else {
+        pick.onSuccess(MS);
+      }
+    };
+    long before = fleet.served[3];
+    // Within the second before the next refresh, round robin offers it a request every 10 ms.
+    fleet.run(Duration.ofMillis(900));
+    assertThat(fleet.served[3] - before).as("probes started after the first failed").isEqualTo(1);
+    assertThat(fleet.backend(3).acceptsNewRequests()).isFalse();
+    fleet.run(Duration.ofMillis(200));
+    assertThat(fleet.backend(3).ejections()).as("ejected again at the refresh").isEqualTo(2);
+  }
+
+  @Test
   void ejectionTimeGrowsWithRepeatOffencesUpToTheMaximum() {
     OutlierConfig config = OutlierConfig.builder().enabled(true).maxEjectionTime(Duration.ofSeconds(90)).build();
     Fleet fleet = new Fleet(Policy.roundRobin(), config, 10, MS, oneInTenFails(3));
