@@ -80,6 +80,7 @@ final class BallastConfigParser {
 
   private final Function<String, String> systemProperties;
   private final Function<String, String> environment;
+  private final Function<String, String> bootstrapNodeMetadata;
   private final long anonymousSeed;
   private final Consumer<String> warning;
 
@@ -94,8 +95,22 @@ final class BallastConfigParser {
       Function<String, String> environment,
       long anonymousSeed,
       Consumer<String> warning) {
+    this(systemProperties, environment, key -> null, anonymousSeed, warning);
+  }
+
+  /**
+   * @param bootstrapNodeMetadata the xDS bootstrap's {@code node.metadata} values as text (see
+   *     {@link XdsBootstrapMetadata}), looked up after the environment
+   */
+  BallastConfigParser(
+      Function<String, String> systemProperties,
+      Function<String, String> environment,
+      Function<String, String> bootstrapNodeMetadata,
+      long anonymousSeed,
+      Consumer<String> warning) {
     this.systemProperties = systemProperties;
     this.environment = environment;
+    this.bootstrapNodeMetadata = bootstrapNodeMetadata;
     this.anonymousSeed = anonymousSeed;
     this.warning = warning;
   }
@@ -133,8 +148,9 @@ final class BallastConfigParser {
     } else {
       warning.accept(
           "ballast: no client index (set clientIndex and clientCount in the service config, the system properties "
-              + INDEX_PROPERTY + " and " + COUNT_PROPERTY + ", or the environment variables " + INDEX_ENV + " and "
-              + COUNT_ENV + "); subsetting with " + IDENTITY_FREE_ALGORITHM + " and an anonymous seed instead of "
+              + INDEX_PROPERTY + " and " + COUNT_PROPERTY + ", the environment variables " + INDEX_ENV + " and "
+              + COUNT_ENV + ", or the keys " + INDEX_ENV + " and " + COUNT_ENV + " of the xDS bootstrap's node.metadata)"
+              + "; subsetting with " + IDENTITY_FREE_ALGORITHM + " and an anonymous seed instead of "
               + algorithm + ", so backends get unequal numbers of clients");
       subsetter = Subsetter.byName(IDENTITY_FREE_ALGORITHM, salt);
     }
@@ -256,6 +272,13 @@ final class BallastConfigParser {
         countSource = "environment variable " + COUNT_ENV;
         index = external(indexSource, environment.apply(INDEX_ENV), 0);
         count = external(countSource, environment.apply(COUNT_ENV), 1);
+      }
+      if (index == null) {
+        // A control plane's per-client identity: the Cluster's config is the same for every client.
+        indexSource = "xDS bootstrap node.metadata " + INDEX_ENV;
+        countSource = "xDS bootstrap node.metadata " + COUNT_ENV;
+        index = external(indexSource, bootstrapNodeMetadata.apply(INDEX_ENV), 0);
+        count = external(countSource, bootstrapNodeMetadata.apply(COUNT_ENV), 1);
       }
     }
     if (index == null) {

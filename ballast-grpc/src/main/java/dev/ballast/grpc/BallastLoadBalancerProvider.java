@@ -65,12 +65,22 @@ public final class BallastLoadBalancerProvider extends LoadBalancerProvider {
         new BallastConfigParser(
             System::getProperty,
             System::getenv,
+            key -> BootstrapHolder.METADATA.value(key),
             anonymousSeed,
             message -> {
               if (warnedAboutIdentity.compareAndSet(false, true)) {
-                logger.log(Level.WARNING, message);
+                String problem = BootstrapHolder.METADATA.problem();
+                logger.log(Level.WARNING, problem == null ? message : message + "; the xDS bootstrap: " + problem);
               }
             });
+  }
+
+  /**
+   * The xDS bootstrap's node metadata, read once per process on first use, as gRPC reads its
+   * bootstrap once.
+   */
+  private static final class BootstrapHolder {
+    static final XdsBootstrapMetadata METADATA = XdsBootstrapMetadata.read(System::getProperty, System::getenv);
   }
 
   @Override

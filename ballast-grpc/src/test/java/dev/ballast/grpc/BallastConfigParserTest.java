@@ -36,6 +36,17 @@ final class BallastConfigParserTest {
     assertThat(provider).isInstanceOf(BallastLoadBalancerProvider.class);
   }
 
+  /** gRFC A52: the name a control plane writes as the last path component of a TypedStruct's type_url. */
+  @Test
+  void grpcFindsThePolicyByItsQualifiedNameWithTheSameParser() {
+    LoadBalancerProvider provider =
+        LoadBalancerRegistry.getDefaultRegistry().getProvider(QualifiedBallastLoadBalancerProvider.POLICY_NAME);
+
+    assertThat(provider).isInstanceOf(QualifiedBallastLoadBalancerProvider.class);
+    assertThat(provider.parseLoadBalancingPolicyConfig(json("subsetSize", 0)).getError().getDescription())
+        .isEqualTo("ballast config: subsetSize: 0 (expected: an integer in 1..10000)");
+  }
+
   @Test
   void anEmptyConfigUsesTheDocumentedDefaults() {
     BallastConfig config = parse(json("clientIndex", 3));
@@ -118,6 +129,41 @@ final class BallastConfigParserTest {
     assertThat(parser(properties, environment).parse(json()).identity()).isEqualTo(ClientIdentity.of(5, 8));
     assertThat(parser(Map.of(), environment).parse(json()).identity()).isEqualTo(ClientIdentity.of(6, 9));
     assertThat(warnings).isEmpty();
+  }
+
+  /** The Cluster a control plane pushes is the same for every client; the bootstrap's node metadata is not. */
+  @Test
+  void afterTheEnvironmentTheIdentityComesFromTheXdsBootstrapNodeMetadata() {
+    XdsBootstrapMetadata bootstrap =
+        XdsBootstrapMetadata.parse(
+            "test", "{\"node\": {\"metadata\": {\"BALLAST_CLIENT_INDEX\": \"2\", \"BALLAST_CLIENT_COUNT\": 7}}}");
+    Map<String, String> environment = Map.of("BALLAST_CLIENT_INDEX", "6", "BALLAST_CLIENT_COUNT", "9");
+
+    assertThat(bootstrapParser(Map.of(), bootstrap).parse(json()).identity()).isEqualTo(ClientIdentity.of(2, 7));
+    assertThat(bootstrapParser(environment, bootstrap).parse(json()).identity()).isEqualTo(ClientIdentity.of(6, 9));
+    assertThat(warnings).isEmpty();
+  }
+
+  @Test
+  void aBadIdentityInTheXdsBootstrapNamesTheMetadataKey() {
+    XdsBootstrapMetadata bootstrap =
+        XdsBootstrapMetadata.parse("test", "{\"node\": {\"metadata\": {\"BALLAST_CLIENT_INDEX\": 1.5}}}");
+
+    assertThatThrownBy(() -> bootstrapParser(Map.of(), bootstrap).parse(json()))
+        .hasMessage(
+            "xDS bootstrap node.metadata BALLAST_CLIENT_INDEX: '1.5' (expected: an integer in 0..2147483647)");
+  }
+
+  @Test
+  void aClientWithoutAnIdentityIsToldOfTheBootstrapKeysToo() {
+    XdsBootstrapMetadata bootstrap = XdsBootstrapMetadata.parse("test", "{\"node\": {\"id\": \"client\"}}");
+
+    assertThat(bootstrapParser(Map.of(), bootstrap).parse(json()).identity()).isEqualTo(ClientIdentity.anonymous(42));
+    assertThat(warnings).singleElement().asString().contains("BALLAST_CLIENT_INDEX", "xDS bootstrap's node.metadata");
+  }
+
+  private BallastConfigParser bootstrapParser(Map<String, String> environment, XdsBootstrapMetadata bootstrap) {
+    return new BallastConfigParser(k -> null, environment::get, bootstrap::value, 42, warnings::add);
   }
 
   @Test
