@@ -41,15 +41,17 @@ final class BalancerWatch implements AutoCloseable {
             });
   }
 
-  private synchronized void subsetChanged(BallastClients.Client client, List<Backend> subset) {
-    if (client != current()) {
-      return;
-    }
+  private void subsetChanged(BallastClients.Client client, List<Backend> subset) {
     List<String> keys = new ArrayList<>();
     for (Backend backend : subset) {
       keys.add(backend.key());
     }
-    subsets.add(List.copyOf(keys));
+    synchronized (this) {
+      if (client != current()) {
+        return;
+      }
+      subsets.add(List.copyOf(keys));
+    }
     Await.signal();
   }
 

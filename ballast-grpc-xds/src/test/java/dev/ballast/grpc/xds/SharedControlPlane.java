@@ -1,5 +1,6 @@
 package dev.ballast.grpc.xds;
 
+import dev.ballast.grpc.xds.testing.ManagementServer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;

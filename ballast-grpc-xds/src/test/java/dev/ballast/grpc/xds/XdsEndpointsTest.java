@@ -2,6 +2,8 @@ package dev.ballast.grpc.xds;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ballast.grpc.xds.testing.ManagementServer;
+import dev.ballast.grpc.xds.testing.XdsResources;
 import dev.ballast.subset.BackendSet;
 import dev.ballast.subset.ClientIdentity;
 import dev.ballast.subset.Subsetter;

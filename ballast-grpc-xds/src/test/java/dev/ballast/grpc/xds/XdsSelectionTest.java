@@ -3,6 +3,8 @@ package dev.ballast.grpc.xds;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ballast.grpc.BallastClients;
+import dev.ballast.grpc.xds.testing.ManagementServer;
+import dev.ballast.grpc.xds.testing.XdsResources;
 import io.envoyproxy.envoy.config.cluster.v3.Cluster;
 import io.grpc.Grpc;
 import io.grpc.InsecureChannelCredentials;

@@ -1,4 +1,4 @@
-package dev.ballast.grpc.xds;
+package dev.ballast.grpc.xds.testing;
 
 import com.github.xds.type.v3.TypedStruct;
 import com.google.protobuf.Any;
@@ -40,7 +40,7 @@ import java.util.List;
  * routes from RDS, a RouteConfiguration sending everything to one Cluster, the Cluster (EDS, and
  * its {@code load_balancing_policy}), and the ClusterLoadAssignment with the endpoints.
  */
-final class XdsResources {
+public final class XdsResources {
   private static final ConfigSource ADS =
       ConfigSource.newBuilder()
           .setAds(AggregatedConfigSource.getDefaultInstance())
@@ -50,17 +50,17 @@ final class XdsResources {
   private XdsResources() {}
 
   /** One endpoint of the assignment: a loopback port, its EDS health status and weight (0: unset). */
-  record EndpointSpec(int port, HealthStatus health, int weight) {
-    static EndpointSpec healthy(int port) {
+  public record EndpointSpec(int port, HealthStatus health, int weight) {
+    public static EndpointSpec healthy(int port) {
       return new EndpointSpec(port, HealthStatus.HEALTHY, 0);
     }
 
-    EndpointSpec withHealth(HealthStatus status) {
+    public EndpointSpec withHealth(HealthStatus status) {
       return new EndpointSpec(port, status, weight);
     }
   }
 
-  static Listener listener(String service) {
+  public static Listener listener(String service) {
     HttpConnectionManager manager =
         HttpConnectionManager.newBuilder()
             .setRds(Rds.newBuilder().setConfigSource(ADS).setRouteConfigName(routeName(service)))
@@ -75,7 +75,7 @@ final class XdsResources {
         .build();
   }
 
-  static RouteConfiguration route(String service) {
+  public static RouteConfiguration route(String service) {
     return RouteConfiguration.newBuilder()
         .setName(routeName(service))
         .addVirtualHosts(
@@ -93,12 +93,12 @@ final class XdsResources {
    * The service's Cluster, whose one load-balancing policy is the TypedStruct {@code typeUrl} with
    * {@code configJson} for its value: the A52 custom policy.
    */
-  static Cluster cluster(String service, String typeUrl, String configJson) {
+  public static Cluster cluster(String service, String typeUrl, String configJson) {
     return cluster(service, LoadBalancingPolicy.newBuilder().addPolicies(policy(typeUrl, configJson)).build());
   }
 
   /** The Cluster with the custom policy as the endpoint-picking child of {@code wrr_locality}. */
-  static Cluster clusterUnderWrrLocality(String service, String typeUrl, String configJson) {
+  public static Cluster clusterUnderWrrLocality(String service, String typeUrl, String configJson) {
     WrrLocality wrrLocality =
         WrrLocality.newBuilder()
             .setEndpointPickingPolicy(LoadBalancingPolicy.newBuilder().addPolicies(policy(typeUrl, configJson)))
@@ -131,7 +131,7 @@ final class XdsResources {
   }
 
   /** A protobuf Struct from JSON, as a control plane holds a policy's config. */
-  static Struct struct(String json) {
+  public static Struct struct(String json) {
     Struct.Builder out = Struct.newBuilder();
     try {
       JsonFormat.parser().merge(json, out);
@@ -142,7 +142,7 @@ final class XdsResources {
   }
 
   /** The service's endpoints, all in one locality of weight 1. */
-  static ClusterLoadAssignment endpoints(String service, List<EndpointSpec> endpoints) {
+  public static ClusterLoadAssignment endpoints(String service, List<EndpointSpec> endpoints) {
     LocalityLbEndpoints.Builder locality =
         LocalityLbEndpoints.newBuilder()
             .setLocality(Locality.newBuilder().setRegion("test").setZone("test-a"))
@@ -165,7 +165,7 @@ final class XdsResources {
     return ClusterLoadAssignment.newBuilder().setClusterName(clusterName(service)).addEndpoints(locality).build();
   }
 
-  static String clusterName(String service) {
+  public static String clusterName(String service) {
     return service + "-cluster";
   }
 

@@ -1,4 +1,4 @@
-package dev.ballast.grpc.xds;
+package dev.ballast.grpc.xds.testing;
 
 import io.envoyproxy.controlplane.cache.v3.SimpleCache;
 import io.envoyproxy.controlplane.cache.v3.Snapshot;
@@ -29,17 +29,20 @@ import java.util.function.Predicate;
  * new snapshot version. It records every request a client sends, so that a test sees the ACKs and
  * the NACKs (a request with an {@code error_detail}).
  */
-final class ManagementServer implements AutoCloseable {
-  static final String GROUP = "all-clients";
+public final class ManagementServer implements AutoCloseable {
+  private static final String GROUP = "all-clients";
 
   /** One request from a client: what it acknowledges or rejects, and why. */
-  record Request(String typeUrl, String versionInfo, String responseNonce, String errorDetail) {
-    boolean isNack() {
+  public record Request(String typeUrl, String versionInfo, String responseNonce, String errorDetail) {
+    public boolean isNack() {
       return !errorDetail.isEmpty();
     }
   }
 
   private record Service(Listener listener, RouteConfiguration route, Cluster cluster, ClusterLoadAssignment endpoints) {}
+
+  /** Only turns a hang into a failure: a client on a busy machine may take seconds to answer. */
+  private static final long GUARD_SECONDS = 60;
 
   private final SimpleCache<String> cache = new SimpleCache<>(node -> GROUP);
   private final Server server;
@@ -47,7 +50,8 @@ final class ManagementServer implements AutoCloseable {
   private final List<Request> requests = new ArrayList<>();
   private long version;
 
-  ManagementServer() throws IOException {
+  /** Starts the server on a free port of 127.0.0.1. */
+  public ManagementServer() throws IOException {
     V3DiscoveryServer discovery = new V3DiscoveryServer(new Recorder(), cache);
     server =
         NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
@@ -56,38 +60,38 @@ final class ManagementServer implements AutoCloseable {
             .start();
   }
 
-  int port() {
+  public int port() {
     return server.getPort();
   }
 
   /** A gRPC xDS bootstrap pointing at this server, for node {@code nodeId} with {@code metadataJson}. */
-  String bootstrap(String nodeId, String metadataJson) {
+  public String bootstrap(String nodeId, String metadataJson) {
     return "{\"xds_servers\": [{\"server_uri\": \"127.0.0.1:" + port() + "\","
         + " \"channel_creds\": [{\"type\": \"insecure\"}], \"server_features\": [\"xds_v3\"]}],"
         + " \"node\": {\"id\": \"" + nodeId + "\", \"metadata\": " + metadataJson + "}}";
   }
 
   /** Serves {@code cluster} and {@code endpoints} for {@code service}, with its Listener and route. */
-  synchronized void publish(String service, Cluster cluster, ClusterLoadAssignment endpoints) {
+  public synchronized void publish(String service, Cluster cluster, ClusterLoadAssignment endpoints) {
     services.put(
         service, new Service(XdsResources.listener(service), XdsResources.route(service), cluster, endpoints));
     push();
   }
 
   /** Replaces the service's Cluster alone. */
-  synchronized void publish(String service, Cluster cluster) {
+  public synchronized void publish(String service, Cluster cluster) {
     Service old = services.get(service);
     publish(service, cluster, old.endpoints());
   }
 
   /** Replaces the service's endpoints alone. */
-  synchronized void publish(String service, ClusterLoadAssignment endpoints) {
+  public synchronized void publish(String service, ClusterLoadAssignment endpoints) {
     Service old = services.get(service);
     publish(service, old.cluster(), endpoints);
   }
 
   /** The version the next push will carry. */
-  synchronized String nextVersion() {
+  public synchronized String nextVersion() {
     return Long.toString(version + 1);
   }
 
@@ -108,7 +112,7 @@ final class ManagementServer implements AutoCloseable {
   }
 
   /** Every request clients have sent so far, oldest first. */
-  synchronized List<Request> requests() {
+  public synchronized List<Request> requests() {
     return List.copyOf(requests);
   }
 
@@ -116,9 +120,9 @@ final class ManagementServer implements AutoCloseable {
    * Waits until a client's request satisfies {@code condition}; returns the first that does. The
    * bound only turns a hang into a failure.
    */
-  synchronized Request awaitRequest(String what, Predicate<Request> condition)
+  public synchronized Request awaitRequest(String what, Predicate<Request> condition)
       throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(Await.GUARD_SECONDS);
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(GUARD_SECONDS);
     while (true) {
       for (Request request : requests) {
         if (condition.test(request)) {
