@@ -52,9 +52,14 @@ public final class ManagementServer implements AutoCloseable {
 
   /** Starts the server on a free port of 127.0.0.1. */
   public ManagementServer() throws IOException {
+    this(0);
+  }
+
+  /** Starts the server on {@code port} of 127.0.0.1 (0: a free one). */
+  public ManagementServer(int port) throws IOException {
     V3DiscoveryServer discovery = new V3DiscoveryServer(new Recorder(), cache);
     server =
-        NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
+        NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", port))
             .addService(discovery.getAggregatedDiscoveryServiceImpl())
             .build()
             .start();
