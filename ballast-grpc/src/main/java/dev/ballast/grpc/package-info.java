@@ -3,8 +3,10 @@
  * side for servers. The package is flat; its files fall in three groups.
  *
  * <p><b>Client side</b>, the {@code ballast} policy: {@link
- * dev.ballast.grpc.BallastLoadBalancerProvider} (what gRPC finds and registers), {@code
- * BallastConfig} and {@code BallastConfigParser} (the service config's JSON), {@code
+ * dev.ballast.grpc.BallastLoadBalancerProvider} (what gRPC finds and registers) and {@link
+ * dev.ballast.grpc.QualifiedBallastLoadBalancerProvider} (the same policy under the name xDS
+ * control planes use), {@code BallastConfig} and {@code BallastConfigParser} (the service config's
+ * JSON), {@code XdsBootstrapMetadata} (the client's identity from the xDS bootstrap), {@code
  * BallastLoadBalancer} (one channel's balancer), {@code Endpoint} (one backend's subchannel and
  * health checks), {@code BallastPicker} (the per-RPC picker over the core snapshot), {@code
  * CallTracer} (one call's outcome back to the core), {@code ClientOverload} (throttle and retry
