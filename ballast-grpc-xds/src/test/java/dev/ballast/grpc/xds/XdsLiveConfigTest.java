@@ -127,12 +127,24 @@ final class XdsLiveConfigTest {
     ManagementServer.Request unknownKey =
         controlPlane.awaitRequest(
             "a NACK naming subsetSise", r -> r.typeUrl().equals(CDS) && r.errorDetail().contains("subsetSise"));
+    String badSetting = controlPlane.nextVersion();
+    controlPlane.publish(
+        service,
+        XdsResources.cluster(
+            service, BallastXds.TYPE_URL, "{\"policy\": {\"prequal_probing\": {\"poolSize\": 0}}}"));
+    ManagementServer.Request policySetting =
+        controlPlane.awaitRequest(
+            "a NACK naming policy.prequal_probing.poolSize",
+            r -> r.typeUrl().equals(CDS) && r.errorDetail().contains("poolSize"));
     System.out.println("NACK of version " + badValue + ": " + nack);
     System.out.println("NACK of version " + badKey + ": " + unknownKey);
+    System.out.println("NACK of version " + badSetting + ": " + policySetting);
 
     assertThat(nack.errorDetail()).contains("ballast config: subsetSize: 0 (expected: an integer in 1..10000)");
     assertThat(nack.versionInfo()).as("the version the client still runs").isNotEqualTo(badValue);
     assertThat(unknownKey.errorDetail()).contains("ballast config: subsetSise: unknown key (expected: one of");
+    assertThat(policySetting.errorDetail())
+        .contains("ballast config: policy.prequal_probing.poolSize: 0 (expected: a whole number in 1..64)");
     for (int i = 0; i < 30; i++) {
       CallLoad.call(channel);
     }
