@@ -2,20 +2,15 @@ package dev.ballast.grpc.xds;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.ballast.grpc.xds.testing.ManagementServer;
 import dev.ballast.grpc.xds.testing.XdsResources;
 import dev.ballast.subset.BackendSet;
 import dev.ballast.subset.ClientIdentity;
 import dev.ballast.subset.Subsetter;
 import io.envoyproxy.envoy.config.core.v3.HealthStatus;
-import io.grpc.Grpc;
-import io.grpc.InsecureChannelCredentials;
-import io.grpc.ManagedChannel;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -28,53 +23,19 @@ import org.junit.jupiter.params.provider.ValueSource;
  * bootstrap's node metadata.
  */
 final class XdsEndpointsTest {
-  private final ManagementServer controlPlane = SharedControlPlane.get();
-  private final List<XdsBackend> backends = new ArrayList<>();
-  private final List<XdsResources.EndpointSpec> endpoints = new ArrayList<>();
-  private ManagedChannel channel;
-  private BalancerWatch watch;
+  private final XdsClientFixture xds = new XdsClientFixture();
 
   @AfterEach
   void tearDown() throws InterruptedException {
-    if (watch != null) {
-      watch.close();
-    }
-    if (channel != null) {
-      channel.shutdownNow();
-      channel.awaitTermination(10, TimeUnit.SECONDS);
-    }
-    for (XdsBackend backend : backends) {
-      backend.close();
-    }
-  }
-
-  private void start(String service, int backendCount, String config) throws Exception {
-    for (int i = 0; i < backendCount; i++) {
-      XdsBackend backend = XdsBackend.start();
-      backends.add(backend);
-      endpoints.add(XdsResources.EndpointSpec.healthy(backend.port));
-    }
-    controlPlane.publish(
-        service, XdsResources.cluster(service, BallastXds.TYPE_URL, config), XdsResources.endpoints(service, endpoints));
-    watch = new BalancerWatch(service);
-    channel = Grpc.newChannelBuilder("xds:///" + service, InsecureChannelCredentials.create()).build();
-  }
-
-  private XdsBackend backend(String key) {
-    for (XdsBackend backend : backends) {
-      if (key.equals("127.0.0.1:" + backend.port)) {
-        return backend;
-      }
-    }
-    throw new AssertionError("no backend " + key);
+    xds.close();
   }
 
   private int opened() {
-    return backends.stream().mapToInt(XdsBackend::connectionsOpened).sum();
+    return xds.backends.stream().mapToInt(XdsBackend::connectionsOpened).sum();
   }
 
   private int closed() {
-    return backends.stream().mapToInt(XdsBackend::connectionsClosed).sum();
+    return xds.backends.stream().mapToInt(XdsBackend::connectionsClosed).sum();
   }
 
   /** Waits until exactly the subset's backends hold one open connection each. */
@@ -82,9 +43,9 @@ final class XdsEndpointsTest {
     Await.until(
         what + ": one connection to each subset member and none elsewhere",
         () -> {
-          List<String> subset = watch.subset();
-          for (XdsBackend backend : backends) {
-            int expected = subset.contains("127.0.0.1:" + backend.port) ? 1 : 0;
+          List<String> subset = xds.watch.subset();
+          for (XdsBackend backend : xds.backends) {
+            int expected = subset.contains(XdsClientFixture.key(backend)) ? 1 : 0;
             if (backend.openConnections() != expected) {
               return false;
             }
@@ -102,36 +63,33 @@ final class XdsEndpointsTest {
   @ValueSource(strings = {"rendezvous", "orthogonal_lots"})
   void oneOfThirtyEndpointsLeavingAndComingBackChurnsOnlyWhatTheSubsetChanges(String algorithm) throws Exception {
     String service = "eds-churn-" + algorithm.replace('_', '-');
-    start(service, 30, "{\"subsetAlgorithm\": \"" + algorithm + "\", \"subsetSize\": 10, \"policy\": \"round_robin\"}");
-    CallLoad load = new CallLoad(channel, 2, 1_000_000);
+    xds.start(service, 30, "{\"subsetAlgorithm\": \"" + algorithm + "\", \"subsetSize\": 10, \"policy\": \"round_robin\"}");
+    CallLoad load = new CallLoad(xds.channel, 2, 1_000_000);
     try {
       load.awaitMoreAnswers("load", 200);
-      watch.awaitBalancer("round_robin", 10);
+      xds.watch.awaitBalancer("round_robin", 10);
       awaitConnectionsToSubset("start");
-      List<String> keys = new ArrayList<>();
-      for (XdsBackend backend : backends) {
-        keys.add("127.0.0.1:" + backend.port);
-      }
-      Set<String> before = Set.copyOf(watch.subset());
+      List<String> keys = xds.keys();
+      Set<String> before = Set.copyOf(xds.watch.subset());
       assertThat(before).as("the subset the core computes").isEqualTo(expectedSubset(algorithm, keys));
       int openedBefore = opened();
       int closedBefore = closed();
-      String leaving = watch.subset().get(0);
+      String leaving = xds.watch.subset().get(0);
       List<String> remaining = new ArrayList<>(keys);
       remaining.remove(leaving);
       Set<String> after = expectedSubset(algorithm, remaining);
 
-      List<XdsResources.EndpointSpec> without = new ArrayList<>(endpoints);
+      List<XdsResources.EndpointSpec> without = new ArrayList<>(xds.endpoints);
       without.remove(keys.indexOf(leaving));
-      controlPlane.publish(service, XdsResources.endpoints(service, without));
-      Await.until("the subset without " + leaving, () -> Set.copyOf(watch.subset()).equals(after));
+      xds.controlPlane.publish(service, XdsResources.endpoints(service, without));
+      Await.until("the subset without " + leaving, () -> Set.copyOf(xds.watch.subset()).equals(after));
       awaitConnectionsToSubset("after the removal");
       int openedOnRemoval = opened() - openedBefore;
       int closedOnRemoval = closed() - closedBefore;
       load.awaitMoreAnswers("load without " + leaving, 200);
 
-      controlPlane.publish(service, XdsResources.endpoints(service, endpoints));
-      Await.until("the subset as before", () -> Set.copyOf(watch.subset()).equals(before));
+      xds.controlPlane.publish(service, XdsResources.endpoints(service, xds.endpoints));
+      Await.until("the subset as before", () -> Set.copyOf(xds.watch.subset()).equals(before));
       awaitConnectionsToSubset("after the return");
       load.awaitMoreAnswers("load with " + leaving + " back", 200);
       load.stop();
@@ -176,21 +134,21 @@ final class XdsEndpointsTest {
   @Test
   void drainingAndUnhealthyEndpointsLeaveTheSubsetWithoutAFailedCall() throws Exception {
     String service = "eds-health";
-    start(service, 6, "{\"subsetAlgorithm\": \"rendezvous\", \"subsetSize\": 3, \"policy\": \"round_robin\"}");
+    xds.start(service, 6, "{\"subsetAlgorithm\": \"rendezvous\", \"subsetSize\": 3, \"policy\": \"round_robin\"}");
     int threads = 2;
-    CallLoad load = new CallLoad(channel, threads, 1_000_000);
+    CallLoad load = new CallLoad(xds.channel, threads, 1_000_000);
     try {
       load.awaitMoreAnswers("load", 200);
-      watch.awaitBalancer("round_robin", 3);
+      xds.watch.awaitBalancer("round_robin", 3);
       for (HealthStatus status : List.of(HealthStatus.DRAINING, HealthStatus.UNHEALTHY)) {
-        String member = watch.subset().get(0);
-        XdsBackend target = backend(member);
-        int index = endpoints.indexOf(XdsResources.EndpointSpec.healthy(target.port));
-        List<XdsResources.EndpointSpec> marked = new ArrayList<>(endpoints);
-        marked.set(index, endpoints.get(index).withHealth(status));
+        String member = xds.watch.subset().get(0);
+        XdsBackend target = xds.backend(member);
+        int index = xds.endpoints.indexOf(XdsResources.EndpointSpec.healthy(target.port));
+        List<XdsResources.EndpointSpec> marked = new ArrayList<>(xds.endpoints);
+        marked.set(index, xds.endpoints.get(index).withHealth(status));
 
-        controlPlane.publish(service, XdsResources.endpoints(service, marked));
-        Await.until(member + " out of the subset when " + status, () -> !watch.subset().contains(member));
+        xds.controlPlane.publish(service, XdsResources.endpoints(service, marked));
+        Await.until(member + " out of the subset when " + status, () -> !xds.watch.subset().contains(member));
         long callsWhenOut = target.calls();
         load.awaitMoreAnswers("load with " + member + " " + status, 300);
         assertThat(target.calls() - callsWhenOut)
@@ -198,8 +156,8 @@ final class XdsEndpointsTest {
             .isLessThanOrEqualTo(threads);
         Await.until(member + "'s connection closed", () -> target.openConnections() == 0);
 
-        controlPlane.publish(service, XdsResources.endpoints(service, endpoints));
-        Await.until(member + " back in the subset", () -> watch.subset().contains(member));
+        xds.controlPlane.publish(service, XdsResources.endpoints(service, xds.endpoints));
+        Await.until(member + " back in the subset", () -> xds.watch.subset().contains(member));
         long callsWhenBack = target.calls();
         Await.until(member + " serving again", () -> target.calls() > callsWhenBack);
       }
@@ -214,14 +172,11 @@ final class XdsEndpointsTest {
   @Test
   void theClientIndexComesFromTheBootstrapNodeMetadata() throws Exception {
     String service = "identity";
-    start(service, 8, "{\"subsetAlgorithm\": \"orthogonal_lots\", \"subsetSize\": 3, \"policy\": \"round_robin\"}");
-    CallLoad.call(channel);
-    watch.awaitBalancer("round_robin", 3);
+    xds.start(service, 8, "{\"subsetAlgorithm\": \"orthogonal_lots\", \"subsetSize\": 3, \"policy\": \"round_robin\"}");
+    CallLoad.call(xds.channel);
+    xds.watch.awaitBalancer("round_robin", 3);
 
-    List<String> keys = new ArrayList<>();
-    for (XdsBackend backend : backends) {
-      keys.add("127.0.0.1:" + backend.port);
-    }
+    List<String> keys = xds.keys();
     BackendSet set = BackendSet.of(keys);
     Subsetter subsetter = Subsetter.byName("orthogonal_lots", 0);
     Set<Set<String>> subsetsOfEachIndex = new HashSet<>();
@@ -233,6 +188,6 @@ final class XdsEndpointsTest {
             subsetter.subset(set, ClientIdentity.of(SharedControlPlane.CLIENT_INDEX, SharedControlPlane.CLIENT_COUNT), 3));
 
     assertThat(subsetsOfEachIndex).as("the clients' subsets differ, so the index shows").hasSizeGreaterThan(1);
-    assertThat(Set.copyOf(watch.subset())).isEqualTo(expected);
+    assertThat(Set.copyOf(xds.watch.subset())).isEqualTo(expected);
   }
 }

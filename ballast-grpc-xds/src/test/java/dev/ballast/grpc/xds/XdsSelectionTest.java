@@ -3,15 +3,11 @@ package dev.ballast.grpc.xds;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ballast.grpc.BallastClients;
-import dev.ballast.grpc.xds.testing.ManagementServer;
 import dev.ballast.grpc.xds.testing.XdsResources;
 import io.envoyproxy.envoy.config.cluster.v3.Cluster;
-import io.grpc.Grpc;
-import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -28,53 +24,35 @@ final class XdsSelectionTest {
           + " \"policy\": {\"prequal_probing\": {\"poolSize\": 4}},"
           + " \"activeRequestLimit\": 7, \"throttle\": {\"k\": 3}}";
 
-  private final ManagementServer controlPlane = SharedControlPlane.get();
-  private final List<XdsBackend> backends = new ArrayList<>();
-  private ManagedChannel channel;
-  private BalancerWatch watch;
+  private final XdsClientFixture xds = new XdsClientFixture();
 
   @AfterEach
   void tearDown() throws InterruptedException {
-    if (watch != null) {
-      watch.close();
-    }
-    if (channel != null) {
-      channel.shutdownNow();
-      channel.awaitTermination(10, TimeUnit.SECONDS);
-    }
-    for (XdsBackend backend : backends) {
-      backend.close();
-    }
+    xds.close();
   }
 
   @Test
   void theClusterSelectsBallastByItsQualifiedNameWithTheStructsSettings() throws Exception {
     String service = "select-qualified";
-    assertRunsConfiguredBallast(service, XdsResources.cluster(service, BallastXds.TYPE_URL, CONFIG));
+    assertRunsConfiguredBallast(service, s -> XdsResources.cluster(s, BallastXds.TYPE_URL, CONFIG));
   }
 
   @Test
   void theClusterSelectsBallastByItsShortName() throws Exception {
     String service = "select-short";
-    assertRunsConfiguredBallast(service, XdsResources.cluster(service, BallastXds.SHORT_TYPE_URL, CONFIG));
+    assertRunsConfiguredBallast(service, s -> XdsResources.cluster(s, BallastXds.SHORT_TYPE_URL, CONFIG));
   }
 
   @Test
   void ballastRunsAsTheEndpointPickingChildOfWrrLocality() throws Exception {
     String service = "select-wrr-locality";
-    assertRunsConfiguredBallast(service, XdsResources.clusterUnderWrrLocality(service, BallastXds.TYPE_URL, CONFIG));
+    assertRunsConfiguredBallast(service, s -> XdsResources.clusterUnderWrrLocality(s, BallastXds.TYPE_URL, CONFIG));
   }
 
-  private void assertRunsConfiguredBallast(String service, Cluster cluster) throws Exception {
-    List<XdsResources.EndpointSpec> endpoints = new ArrayList<>();
-    for (int i = 0; i < 3; i++) {
-      XdsBackend backend = XdsBackend.start();
-      backends.add(backend);
-      endpoints.add(XdsResources.EndpointSpec.healthy(backend.port));
-    }
-    controlPlane.publish(service, cluster, XdsResources.endpoints(service, endpoints));
-    watch = new BalancerWatch(service);
-    channel = Grpc.newChannelBuilder("xds:///" + service, InsecureChannelCredentials.create()).build();
+  private void assertRunsConfiguredBallast(String service, Function<String, Cluster> cluster) throws Exception {
+    xds.start(service, 3, cluster);
+    ManagedChannel channel = xds.channel;
+    BalancerWatch watch = xds.watch;
 
     int calls = 60;
     for (int i = 0; i < calls; i++) {
@@ -88,7 +66,7 @@ final class XdsSelectionTest {
     List<String> subset = watch.subset();
     long answeredBySubset = 0;
     long probesAnswered = 0;
-    for (XdsBackend backend : backends) {
+    for (XdsBackend backend : xds.backends) {
       boolean inSubset = subset.contains("127.0.0.1:" + backend.port);
       if (inSubset) {
         answeredBySubset += backend.calls();
@@ -99,7 +77,7 @@ final class XdsSelectionTest {
     }
     assertThat(answeredBySubset).isEqualTo(calls);
     assertThat(probesAnswered).as("prequal_probing's probes").isPositive();
-    assertThat(controlPlane.requests())
+    assertThat(xds.controlPlane.requests())
         .as("the client's NACKs of this service's resources")
         .noneMatch(r -> r.isNack() && r.errorDetail().contains(service));
   }
