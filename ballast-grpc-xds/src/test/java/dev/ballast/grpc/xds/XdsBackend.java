@@ -106,8 +106,12 @@ final class XdsBackend implements AutoCloseable {
   }
 
   @Override
-  public void close() throws InterruptedException {
+  public void close() {
     ballast.server().shutdownNow();
-    ballast.server().awaitTermination(10, TimeUnit.SECONDS);
+    try {
+      ballast.server().awaitTermination(10, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 }

@@ -64,13 +64,17 @@ final class XdsClientFixture implements AutoCloseable {
   }
 
   @Override
-  public void close() throws InterruptedException {
+  public void close() {
     if (watch != null) {
       watch.close();
     }
     if (channel != null) {
       channel.shutdownNow();
-      channel.awaitTermination(10, TimeUnit.SECONDS);
+      try {
+        channel.awaitTermination(10, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
     }
     for (XdsBackend backend : backends) {
       backend.close();

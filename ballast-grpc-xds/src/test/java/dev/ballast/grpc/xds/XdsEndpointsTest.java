@@ -26,7 +26,7 @@ final class XdsEndpointsTest {
   private final XdsClientFixture xds = new XdsClientFixture();
 
   @AfterEach
-  void tearDown() throws InterruptedException {
+  void tearDown() {
     xds.close();
   }
 

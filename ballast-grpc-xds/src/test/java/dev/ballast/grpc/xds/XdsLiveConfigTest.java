@@ -27,7 +27,7 @@ final class XdsLiveConfigTest {
   private final XdsClientFixture xds = new XdsClientFixture();
 
   @AfterEach
-  void tearDown() throws InterruptedException {
+  void tearDown() {
     xds.close();
   }
 

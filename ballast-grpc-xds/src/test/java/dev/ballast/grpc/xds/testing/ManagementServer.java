@@ -153,9 +153,13 @@ public final class ManagementServer implements AutoCloseable {
   }
 
   @Override
-  public void close() throws InterruptedException {
+  public void close() {
     server.shutdownNow();
-    server.awaitTermination(10, TimeUnit.SECONDS);
+    try {
+      server.awaitTermination(10, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   private final class Recorder implements DiscoveryServerCallbacks {
