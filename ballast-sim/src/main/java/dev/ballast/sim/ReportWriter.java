@@ -11,6 +11,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.stream.IntStream;
 import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYChartBuilder;
@@ -65,9 +66,19 @@ public final class ReportWriter {
           .append("has every column (also printed by <code>ballast sim --wide</code>), <a href=\"verdicts.csv\">verdicts.csv</a> every check.</p>\n");
       html.append(compactTable(results, verdicts, true));
       glossary(html);
-      for (int i = 0; i < results.size(); i++) {
-        writeScenario(dir, results.get(i), verdicts.get(i), curves, html);
-      }
+      // Each scenario's section, charts and CSV files are its own: written side by side on the
+      // cores (a fifth of the default suite's wall time when written one after the other), and
+      // put on the page in suite order.
+      List<String> sections = IntStream.range(0, results.size()).parallel().mapToObj(i -> {
+        StringBuilder section = new StringBuilder();
+        try {
+          writeScenario(dir, results.get(i), verdicts.get(i), curves, section);
+        } catch (IOException e) {
+          throw new UncheckedIOException(dir + ": cannot write the report", e);
+        }
+        return section.toString();
+      }).toList();
+      sections.forEach(html::append);
       html.append("</body></html>\n");
       Files.writeString(dir.resolve("index.html"), html.toString(), StandardCharsets.UTF_8);
     } catch (IOException e) {
