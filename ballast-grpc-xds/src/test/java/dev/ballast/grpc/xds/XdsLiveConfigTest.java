@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.ballast.grpc.BallastClients;
 import dev.ballast.grpc.xds.testing.ManagementServer;
 import dev.ballast.grpc.xds.testing.XdsResources;
+import dev.ballast.health.Backend;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
@@ -31,11 +32,14 @@ final class XdsLiveConfigTest {
     xds.close();
   }
 
+  /** Callers sending one call at a time each, so at most this many calls are in flight. */
+  private static final int CALLERS = 4;
+
   @Test
   void aPushedClusterSwitchesPolicySubsetSizeAndLimitUnderLoadWithoutAFailedOrLostCall() throws Exception {
     String service = "live-switch";
     xds.start(service, 12, WEIGHTED);
-    CallLoad load = new CallLoad(xds.channel, 4, 1_000_000);
+    CallLoad load = new CallLoad(xds.channel, CALLERS, 1_000_000);
     try {
       load.awaitMoreAnswers("load on weighted_round_robin", 400);
       BallastClients.Client weighted = xds.watch.awaitBalancer("weighted_round_robin", 10);
@@ -45,6 +49,10 @@ final class XdsLiveConfigTest {
       BallastClients.Client probing = xds.watch.awaitBalancer("prequal_probing", 5);
       assertThat(probing.balancer().health().config().activeRequestLimit()).isEqualTo(50);
       List<String> newSubset = xds.watch.subset();
+      // The new balancer has its subset a moment before the channel takes its picker: once it has
+      // picked, every pick goes through it, and only the calls the old picker picked before that,
+      // one a caller at most, can still be answered outside the new subset.
+      Await.until("the first pick of the prequal_probing balancer", () -> picks(probing) > 0);
       Map<Integer, Long> atSwitch = load.answersByPort();
       load.awaitMoreAnswers("load on prequal_probing", 400);
 
@@ -67,7 +75,8 @@ final class XdsLiveConfigTest {
           outsideNewSubset += entry.getValue() - atSwitch.getOrDefault(entry.getKey(), 0L);
         }
       }
-      assertThat(outsideNewSubset).as("calls answered outside the new subset after the switch").isLessThanOrEqualTo(4);
+      assertThat(outsideNewSubset).as("calls answered outside the new subset after the switch")
+          .isLessThanOrEqualTo(CALLERS);
     } finally {
       load.close();
     }
@@ -113,5 +122,13 @@ final class XdsLiveConfigTest {
                 && r.errorDetail().contains(key));
     System.out.println("NACK of version " + version + ": " + nack);
     return nack;
+  }
+
+  private static long picks(BallastClients.Client client) {
+    long picks = 0;
+    for (Backend backend : client.balancer().health().backends()) {
+      picks += backend.requestsStarted();
+    }
+    return picks;
   }
 }
