@@ -129,7 +129,7 @@ final class SimCommand implements Callable<Integer> {
     List<Scenario> toRun = new ArrayList<>();
     try {
       if (scenarios.isEmpty()) {
-        toRun.addAll(full ? ShippedSuite.load() : ShippedSuite.load().stream().map(scenario -> scenario.withSeeds(1)).toList());
+        toRun.addAll(full ? ShippedSuite.load() : ShippedSuite.loadDefault());
       } else {
         for (String scenario : scenarios) {
           Scenario loaded = load(scenario);

@@ -44,7 +44,7 @@ final class SimCommandTest {
 
   @Test
   void theDefaultSuiteStartsWithoutALongRunWarningAndAMillionBackendsSayHowLongAtLeast() {
-    List<Scenario> suite = ShippedSuite.load().stream().map(scenario -> scenario.withSeeds(1)).toList();
+    List<Scenario> suite = ShippedSuite.loadDefault();
     assertThat(SimCommand.Estimate.of(suite, 2).seconds()).isLessThan(SimCommand.LONG_RUN_SECONDS);
 
     Scenario largeFleet = ScenarioReader.readBuiltIn("large-fleet");

@@ -37,7 +37,8 @@ public record Scenario(
     OverloadSpec overload,
     OutlierConfig outliers,
     List<Variant> variants,
-    ZonesSpec zones) {
+    ZonesSpec zones,
+    Scenario defaultSuiteRun) {
 
   public Scenario {
     policies = List.copyOf(policies);
@@ -52,6 +53,15 @@ public record Scenario(
    * power_of_two_choices@no-ejection"}).
    */
   public record Variant(String name, Scenario scenario) {}
+
+  /**
+   * What the default {@code ballast sim} (the suite, one seed each) runs of this scenario: the
+   * scenario itself, or the shorter run its {@code default-suite} section sets, so that the default
+   * suite finishes in a minute while {@code --full} and {@code --scenario} run the scenario as written.
+   */
+  public Scenario forDefaultSuite() {
+    return defaultSuiteRun == null ? this : defaultSuiteRun;
+  }
 
   /** One policy run in this scenario or in one of its variants, as reports and checks name it. */
   public record LabelledRun(String label, String policy, Scenario scenario) {}
@@ -73,7 +83,8 @@ public record Scenario(
     return new Scenario(name, source, title, claim, seed, seeds, durationNanos, warmupNanos, sampleIntervalNanos,
         names, clients, fleet, load, cost, rttNanos, deadlineNanos, health, reports, restart, faults,
         policySwitch, policySettings, overload, outliers,
-        variants.stream().map(v -> new Variant(v.name(), v.scenario().withPolicies(names))).toList(), zones);
+        variants.stream().map(v -> new Variant(v.name(), v.scenario().withPolicies(names))).toList(), zones,
+        defaultSuiteRun == null ? null : defaultSuiteRun.withPolicies(names));
   }
 
   /** The same scenario with another seed count. */
@@ -81,7 +92,8 @@ public record Scenario(
     return new Scenario(name, source, title, claim, seed, count, durationNanos, warmupNanos, sampleIntervalNanos,
         policies, clients, fleet, load, cost, rttNanos, deadlineNanos, health, reports, restart, faults,
         policySwitch, policySettings, overload, outliers,
-        variants.stream().map(v -> new Variant(v.name(), v.scenario().withSeeds(count))).toList(), zones);
+        variants.stream().map(v -> new Variant(v.name(), v.scenario().withSeeds(count))).toList(), zones,
+        defaultSuiteRun == null ? null : defaultSuiteRun.withSeeds(count));
   }
 
   /**

@@ -107,11 +107,18 @@ public final class ScenarioReader {
   /** Variants of a scenario, each a set of its keys set otherwise, run beside it for every policy. */
   static final String VARIANTS = "variants";
   /**
+   * The shorter duration and warm-up a scenario runs in the default suite (one seed each), where its
+   * claim is settled well within them; {@code --full} and {@code --scenario} run it as written.
+   */
+  static final String DEFAULT_SUITE = "default-suite";
+  private static final List<String> DEFAULT_SUITE_KEYS = List.of("duration", "warmup");
+  /**
    * Keys a variant may not set: they say what the scenario is and how its runs line up in time,
    * so that a policy's runs in the scenario and in its variants compare figure by figure.
    */
   private static final List<String> SCENARIO_WIDE_KEYS = List.of("name", "title", "claim", "source", "checks", "best-by",
-      "figures", "goodput-curve", "policies", "seed", "seeds", "duration", "warmup", "sample-interval", "switch");
+      "figures", "goodput-curve", "policies", "seed", "seeds", "duration", "warmup", "sample-interval", "switch",
+      DEFAULT_SUITE);
   /** The simulator's own keys within sections that ballast-core's settings are read from. */
   private static final Set<String> ENABLED = Set.of("enabled");
   private static final String ZONES = "zones";
@@ -132,6 +139,8 @@ public final class ScenarioReader {
   private ScenarioException coreRejection;
   /** The scenario's variants, once read; their names make the labels its checks may use. */
   private List<Scenario.Variant> variants = List.of();
+  /** The shorter run of the default suite, once read; null when the scenario sets none. */
+  private Scenario defaultSuiteRun;
   private List<String> variantNames = List.of();
 
   private ScenarioReader(String file, Config config, Config setInFile) {
@@ -142,7 +151,7 @@ public final class ScenarioReader {
 
   /** The defaults alone. */
   public static Scenario defaults() {
-    return build(DEFAULTS, ConfigFactory.empty(), loadDefaults(), List.of(), List.of());
+    return build(DEFAULTS, ConfigFactory.empty(), loadDefaults(), List.of(), List.of(), null);
   }
 
   public static Scenario read(Path path) {
@@ -216,22 +225,58 @@ public final class ScenarioReader {
       throw new ScenarioException(file + ": contains a substitution such as ${...} (expected: literal values only)");
     }
     Map<String, Config> overrides = variantOverrides(file, scenario);
-    Config base = scenario.withoutPath(VARIANTS);
+    Config shorter = defaultSuiteKeys(file, scenario);
+    Config base = scenario.withoutPath(VARIANTS).withoutPath(DEFAULT_SUITE);
     checkKeys(file, base, defaults);
+    Scenario defaultSuiteRun = null;
+    if (shorter != null) {
+      // The scenario as written is checked first, so that its own errors are reported under its own keys.
+      withVariants(file, base, defaults, overrides, null);
+      defaultSuiteRun = withVariants(file + ", " + DEFAULT_SUITE, shorter.withFallback(base), defaults, overrides, null);
+    }
+    return withVariants(file, base, defaults, overrides, defaultSuiteRun);
+  }
+
+  private static Scenario withVariants(
+      String file, Config base, Config defaults, Map<String, Config> overrides, Scenario defaultSuiteRun) {
     List<String> names = List.copyOf(overrides.keySet());
     if (overrides.isEmpty()) {
-      return build(file, base, defaults, List.of(), names);
+      return build(file, base, defaults, List.of(), names, defaultSuiteRun);
     }
     // The scenario's own errors first, under its own name, then each variant's.
-    build(file, base, defaults, List.of(), names);
+    build(file, base, defaults, List.of(), names, null);
     List<Scenario.Variant> variants = new ArrayList<>();
     for (Map.Entry<String, Config> variant : overrides.entrySet()) {
       String variantFile = file + ", " + VARIANTS + "." + variant.getKey();
       Config merged = variant.getValue().withFallback(base);
       checkKeys(variantFile, merged, defaults);
-      variants.add(new Scenario.Variant(variant.getKey(), build(variantFile, merged, defaults, List.of(), names)));
+      variants.add(new Scenario.Variant(variant.getKey(), build(variantFile, merged, defaults, List.of(), names, null)));
     }
-    return build(file, base, defaults, variants, names);
+    return build(file, base, defaults, variants, names, defaultSuiteRun);
+  }
+
+  /**
+   * The {@code default-suite} section: the shorter {@code duration} and {@code warmup} the default
+   * suite runs (one seed each) instead of the scenario's own, or null when the scenario has none.
+   */
+  private static Config defaultSuiteKeys(String file, Config scenario) {
+    if (!scenario.hasPathOrNull(DEFAULT_SUITE)) {
+      return null;
+    }
+    ConfigValue value = scenario.getValue(DEFAULT_SUITE);
+    if (value.valueType() != ConfigValueType.OBJECT) {
+      throw new ScenarioException(file + ": " + DEFAULT_SUITE + ": " + asWritten(value)
+          + " (expected: an object of the shorter run's keys, e.g. {duration = 20s, warmup = 5s})");
+    }
+    ConfigObject object = (ConfigObject) value;
+    for (String key : new TreeSet<>(object.keySet())) {
+      if (!DEFAULT_SUITE_KEYS.contains(key)) {
+        throw new ScenarioException(file + ": " + DEFAULT_SUITE + "." + key + ": " + asWritten(object.get(key))
+            + " (expected: only " + String.join(" and ", DEFAULT_SUITE_KEYS) + " in " + DEFAULT_SUITE
+            + ": the default suite runs the scenario shorter, never otherwise)");
+      }
+    }
+    return object.toConfig();
   }
 
   private static void checkKeys(String file, Config scenario, Config defaults) {
@@ -293,7 +338,8 @@ public final class ScenarioReader {
   }
 
   private static Scenario build(
-      String file, Config scenario, Config defaults, List<Scenario.Variant> variants, List<String> variantNames) {
+      String file, Config scenario, Config defaults, List<Scenario.Variant> variants, List<String> variantNames,
+      Scenario defaultSuiteRun) {
     Config merged;
     try {
       merged = scenario.withFallback(defaults).resolve();
@@ -304,6 +350,7 @@ public final class ScenarioReader {
       ScenarioReader reader = new ScenarioReader(file, merged, scenario);
       reader.variants = variants;
       reader.variantNames = variantNames;
+      reader.defaultSuiteRun = defaultSuiteRun;
       return reader.scenario();
     } catch (ConfigException e) {
       // The checks above and the typed reads below should leave nothing for this; if something
@@ -513,7 +560,8 @@ public final class ScenarioReader {
         overload(),
         core(OUTLIER_EJECTION, OutlierConfig.SETTINGS, Set.of()),
         variants,
-        zones());
+        zones(),
+        defaultSuiteRun);
   }
 
   /**

@@ -45,7 +45,16 @@ public final class ShippedSuite {
 
   private ShippedSuite() {}
 
+  /** The suite as written: every scenario's own seeds and durations ({@code ballast sim --full}). */
   public static List<Scenario> load() {
     return NAMES.stream().map(ScenarioReader::readBuiltIn).toList();
+  }
+
+  /**
+   * The default suite ({@code ballast sim}): one seed of each scenario, in the shorter run its
+   * {@code default-suite} section sets where it has one.
+   */
+  public static List<Scenario> loadDefault() {
+    return load().stream().map(scenario -> scenario.forDefaultSuite().withSeeds(1)).toList();
   }
 }

@@ -103,7 +103,7 @@ final class CheckTest {
     Scenario s = new Scenario(base.name(), base.source(), base.title(), claim, base.seed(), base.seeds(), base.durationNanos(),
         base.warmupNanos(), base.sampleIntervalNanos(), base.policies(), base.clients(), base.fleet(), base.load(), base.cost(),
         base.rttNanos(), base.deadlineNanos(), base.health(), base.reports(), base.restart(), base.faults(),
-        base.policySwitch(), base.policySettings(), base.overload(), base.outliers(), base.variants(), base.zones());
+        base.policySwitch(), base.policySettings(), base.overload(), base.outliers(), base.variants(), base.zones(), null);
     return new SuiteRunner.ScenarioResult(s, run.policies());
   }
 

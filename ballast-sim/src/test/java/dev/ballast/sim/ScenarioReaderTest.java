@@ -171,6 +171,47 @@ final class ScenarioReaderTest {
         .containsExactly("fair_share", "fair_share@no-ejection", "fair_share@fault-free");
   }
 
+  @Test
+  void theDefaultSuiteRunsTheShorterRunAndEverythingElseTheScenarioAsWritten() {
+    Scenario scenario = ScenarioReader.parse("d.conf", String.join("\n",
+        "name = d",
+        "seeds = 3",
+        "duration = 60s",
+        "warmup = 20s",
+        "default-suite { duration = 20s, warmup = 5s }",
+        "variants { fault-free { faults = [] } }"));
+
+    assertThat(scenario.durationNanos()).isEqualTo(60_000_000_000L);
+    assertThat(scenario.warmupNanos()).isEqualTo(20_000_000_000L);
+    Scenario shorter = scenario.forDefaultSuite();
+    assertThat(shorter.durationNanos()).isEqualTo(20_000_000_000L);
+    assertThat(shorter.warmupNanos()).isEqualTo(5_000_000_000L);
+    assertThat(shorter.variants().get(0).scenario().durationNanos()).isEqualTo(20_000_000_000L);
+    assertThat(shorter.seeds()).isEqualTo(3);
+    assertThat(scenario.withSeeds(1).forDefaultSuite().seeds()).isEqualTo(1);
+    assertThat(shorter.forDefaultSuite()).isSameAs(shorter);
+    Scenario plain = ScenarioReader.parse("p.conf", "name = p");
+    assertThat(plain.forDefaultSuite()).isSameAs(plain);
+
+    assertThat(ShippedSuite.loadDefault()).allSatisfy(s -> assertThat(s.seeds()).isEqualTo(1));
+    Scenario tenfold = ShippedSuite.loadDefault().stream().filter(s -> s.name().equals("overload-10x")).findFirst().orElseThrow();
+    assertThat(tenfold.durationNanos()).isEqualTo(20_000_000_000L);
+    assertThat(ScenarioReader.readBuiltIn("overload-10x").durationNanos()).isEqualTo(60_000_000_000L);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "default-suite { seeds = 1 } | bad.conf: default-suite.seeds: 1 (expected: only duration and warmup in default-suite: the default suite runs the scenario shorter, never otherwise)",
+        "default-suite = 20s | bad.conf: default-suite: 20s (expected: an object of the shorter run's keys, e.g. {duration = 20s, warmup = 5s})",
+        "duration = 60s, default-suite { duration = 10s } | bad.conf, default-suite: warmup: 30s (the default) (expected: 0s to 9s, so that a whole sample-interval: 1s (the default) follows it within duration: 10s)",
+        "variants { v { default-suite { duration = 10s } } } | bad.conf: variants.v.default-suite: ",
+      })
+  void aBadDefaultSuiteSectionNamesItsKey(String text, String message) {
+    assertRejected(text).hasMessageStartingWith(message);
+  }
+
   @ParameterizedTest(name = "{0}")
   @CsvSource(
       delimiter = '|',
