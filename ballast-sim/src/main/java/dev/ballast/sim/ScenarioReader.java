@@ -255,6 +255,15 @@ public final class ScenarioReader {
     return build(file, base, defaults, variants, names, defaultSuiteRun);
   }
 
+  /** The object at a top-level key, or an error naming the key, its value and what the object holds. */
+  private static ConfigObject section(String file, Config scenario, String key, String holds) {
+    ConfigValue value = scenario.getValue(key);
+    if (value.valueType() != ConfigValueType.OBJECT) {
+      throw new ScenarioException(file + ": " + key + ": " + asWritten(value) + " (expected: an object of " + holds + ")");
+    }
+    return (ConfigObject) value;
+  }
+
   /**
    * The {@code default-suite} section: the shorter {@code duration} and {@code warmup} the default
    * suite runs (one seed each) instead of the scenario's own, or null when the scenario has none.
@@ -263,12 +272,7 @@ public final class ScenarioReader {
     if (!scenario.hasPathOrNull(DEFAULT_SUITE)) {
       return null;
     }
-    ConfigValue value = scenario.getValue(DEFAULT_SUITE);
-    if (value.valueType() != ConfigValueType.OBJECT) {
-      throw new ScenarioException(file + ": " + DEFAULT_SUITE + ": " + asWritten(value)
-          + " (expected: an object of the shorter run's keys, e.g. {duration = 20s, warmup = 5s})");
-    }
-    ConfigObject object = (ConfigObject) value;
+    ConfigObject object = section(file, scenario, DEFAULT_SUITE, "the shorter run's keys, e.g. {duration = 20s, warmup = 5s}");
     for (String key : new TreeSet<>(object.keySet())) {
       if (!DEFAULT_SUITE_KEYS.contains(key)) {
         throw new ScenarioException(file + ": " + DEFAULT_SUITE + "." + key + ": " + asWritten(object.get(key))
@@ -301,12 +305,7 @@ public final class ScenarioReader {
     if (!scenario.hasPathOrNull(VARIANTS)) {
       return overrides;
     }
-    ConfigValue value = scenario.getValue(VARIANTS);
-    if (value.valueType() != ConfigValueType.OBJECT) {
-      throw new ScenarioException(file + ": " + VARIANTS + ": " + asWritten(value)
-          + " (expected: an object of variants, e.g. {no-ejection {outlier-ejection.enabled = false}})");
-    }
-    ConfigObject object = (ConfigObject) value;
+    ConfigObject object = section(file, scenario, VARIANTS, "variants, e.g. {no-ejection {outlier-ejection.enabled = false}}");
     List<String> names = new ArrayList<>(object.keySet());
     // HOCON keeps no order for an object's keys; the file's order of variants is their line order.
     names.sort(java.util.Comparator.comparingInt(n -> object.get(n).origin().lineNumber()));

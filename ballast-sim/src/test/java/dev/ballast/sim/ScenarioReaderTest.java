@@ -207,15 +207,6 @@ final class ScenarioReaderTest {
         "default-suite = 20s | bad.conf: default-suite: 20s (expected: an object of the shorter run's keys, e.g. {duration = 20s, warmup = 5s})",
         "duration = 60s, default-suite { duration = 10s } | bad.conf, default-suite: warmup: 30s (the default) (expected: 0s to 9s, so that a whole sample-interval: 1s (the default) follows it within duration: 10s)",
         "variants { v { default-suite { duration = 10s } } } | bad.conf: variants.v.default-suite: ",
-      })
-  void aBadDefaultSuiteSectionNamesItsKey(String text, String message) {
-    assertRejected(text).hasMessageStartingWith(message);
-  }
-
-  @ParameterizedTest(name = "{0}")
-  @CsvSource(
-      delimiter = '|',
-      value = {
         "duration = 10s | bad.conf: warmup: 30s (the default) (expected: 0s to 9s, so that a whole sample-interval: 1s (the default) follows it within duration: 10s)",
         "duration = 10s, warmup = 9500ms | bad.conf: warmup: 9500ms (expected: 0s to 9s, so that a whole sample-interval: 1s (the default) follows it within duration: 10s)",
         "duration = 10s, warmup = 5s, sample-interval = 4s | bad.conf: warmup: 5s (expected: 0s to 4s, so that a whole sample-interval: 4s follows it within duration: 10s)",
