@@ -27,6 +27,15 @@ import java.time.Duration;
  * others at once, in proportion to their available backends. A pick that finds no backend that can
  * take it in the zone it drew tries its own zone, then the others.
  *
+ * <p>Where the load reports are missing (backends that send none, such as plain gRPC servers), the
+ * controller judges the zones by what the client sees instead: the share of its requests to each
+ * zone that ended in an overload answer over the last interval. While its own zone sheds more
+ * than {@link #targetShedShare()}, it spills {@link #gain()} times the excess, shared among the
+ * other zones that shed no more than that in proportion to their available backends; a zone that
+ * sheds more gets less; and while its own zone sheds less, the spill ebbs by the gain times the
+ * shortfall. After a failover, the traffic comes back {@link #maxStep()} an interval for as long as
+ * the client's zone sheds no more than the target.
+ *
  * @param enabled whether the client routes by zone when it and its backends have zones (default
  *     on; off, or with no zones known, every backend of the subset is one pool)
  * @param interval how often the spill controller adjusts (default 1 s; 10 ms..1 h)
@@ -41,10 +50,13 @@ import java.time.Duration;
  * @param maxSpillShare the largest share of its picks a client spills while its own zone has an
  *     available backend (default 1.0; 0.0 routes strictly locally, failing over only when the
  *     zone has no backend available or all are at their limit)
+ * @param targetShedShare without load reports, the share of a client's requests to its own zone
+ *     that may end in an overload answer before it spills (default 0.01; 0.001..0.5): the zone is
+ *     held near the edge of its capacity, where its backends begin to shed
  */
 public record ZoneConfig(
     boolean enabled, Duration interval, double deadband, double gain, double maxStep, double maxGrowth,
-    double maxSpillShare) {
+    double maxSpillShare, double targetShedShare) {
 
   /** On: zones matter only when the client and its backends have them. */
   public static final boolean DEFAULT_ENABLED = true;
@@ -60,6 +72,8 @@ public record ZoneConfig(
   public static final double DEFAULT_MAX_GROWTH = 0.025;
   /** No limit: {@value}. */
   public static final double DEFAULT_MAX_SPILL_SHARE = 1.0;
+  /** One request in a hundred: {@value}. */
+  public static final double DEFAULT_TARGET_SHED_SHARE = 0.01;
 
   public static final Setting<Boolean> ENABLED =
       Setting.flag("enabled", DEFAULT_ENABLED, "whether the client routes by zone when zones are known");
@@ -81,6 +95,9 @@ public record ZoneConfig(
   public static final Setting<Double> MAX_SPILL_SHARE =
       Setting.number("maxSpillShare", DEFAULT_MAX_SPILL_SHARE, 0.0, 1.0,
           "the largest share of picks spilled while the client's zone has a backend available; 0 routes locally");
+  public static final Setting<Double> TARGET_SHED_SHARE =
+      Setting.number("targetShedShare", DEFAULT_TARGET_SHED_SHARE, 0.001, 0.5,
+          "without load reports, the share of requests to the client's zone answered 'overloaded' above which it spills");
 
   /** The declared settings, and how each reaches the builder. */
   public static final Settings<ZoneConfig> SETTINGS =
@@ -92,6 +109,7 @@ public record ZoneConfig(
           .with(MAX_STEP, Builder::maxStep, ZoneConfig::maxStep)
           .with(MAX_GROWTH, Builder::maxGrowth, ZoneConfig::maxGrowth)
           .with(MAX_SPILL_SHARE, Builder::maxSpillShare, ZoneConfig::maxSpillShare)
+          .with(TARGET_SHED_SHARE, Builder::targetShedShare, ZoneConfig::targetShedShare)
           .done();
 
   public ZoneConfig {
@@ -101,6 +119,7 @@ public record ZoneConfig(
     MAX_STEP.check(maxStep);
     MAX_GROWTH.check(maxGrowth);
     MAX_SPILL_SHARE.check(maxSpillShare);
+    TARGET_SHED_SHARE.check(targetShedShare);
   }
 
   /** Every setting at its default: on. */
@@ -120,7 +139,7 @@ public record ZoneConfig(
   /** A builder starting from this config. */
   public Builder toBuilder() {
     return builder().enabled(enabled).interval(interval).deadband(deadband).gain(gain).maxStep(maxStep)
-        .maxGrowth(maxGrowth).maxSpillShare(maxSpillShare);
+        .maxGrowth(maxGrowth).maxSpillShare(maxSpillShare).targetShedShare(targetShedShare);
   }
 
   /** Settings start at their defaults; each setter validates on {@link #build()}. */
@@ -132,6 +151,7 @@ public record ZoneConfig(
     private double maxStep = DEFAULT_MAX_STEP;
     private double maxGrowth = DEFAULT_MAX_GROWTH;
     private double maxSpillShare = DEFAULT_MAX_SPILL_SHARE;
+    private double targetShedShare = DEFAULT_TARGET_SHED_SHARE;
 
     private Builder() {}
 
@@ -170,8 +190,13 @@ public record ZoneConfig(
       return this;
     }
 
+    public Builder targetShedShare(double share) {
+      this.targetShedShare = share;
+      return this;
+    }
+
     public ZoneConfig build() {
-      return new ZoneConfig(enabled, interval, deadband, gain, maxStep, maxGrowth, maxSpillShare);
+      return new ZoneConfig(enabled, interval, deadband, gain, maxStep, maxGrowth, maxSpillShare, targetShedShare);
     }
   }
 }

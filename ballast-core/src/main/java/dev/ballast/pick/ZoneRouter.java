@@ -1,7 +1,10 @@
 package dev.ballast.pick;
 
+import dev.ballast.health.Backend;
+import dev.ballast.health.RequestOutcome;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -21,6 +24,18 @@ final class ZoneRouter {
   private long lastAdjustNanos = Long.MIN_VALUE;
   /** The share of picks each other zone gets, by zone name: kept through subset changes. */
   private final Map<String, Double> shares = new HashMap<>();
+  /**
+   * Each backend's requests ended (overload answers, then every end but a cancellation) at the last
+   * adjustment: the interval's are the difference. Kept here, not in the backend, because only
+   * the controller reads them, once an interval.
+   */
+  private final Map<Backend, long[]> endsSeen = new IdentityHashMap<>();
+  /**
+   * Whether the shares are what a failover left: without load reports, they then come back a
+   * {@code maxStep} an interval while the client's zone sheds no more than the target, as they
+   * would with reports showing it idle.
+   */
+  private boolean returningFromFailover;
 
   /** Zone names, the client's own first; its slots; and the policy's picker over them. */
   private String[] zones = new String[0];
@@ -65,6 +80,11 @@ final class ZoneRouter {
       pickers[i] = factory.newPicker(groups[i].clone(), context);
     }
     shares.keySet().retainAll(byZone.keySet());
+    Map<Backend, Boolean> current = new IdentityHashMap<>();
+    for (Slot slot : slots) {
+      current.put(slot.backend, Boolean.TRUE);
+    }
+    endsSeen.keySet().retainAll(current.keySet());
   }
 
   /** The policy's periodic recomputation, zone by zone. */
@@ -121,6 +141,7 @@ final class ZoneRouter {
       }
       utilization[i] = known == 0 ? Double.NaN : sum / known;
     }
+    double[] shed = shedShares();
     int elsewhere = 0;
     for (int i = 1; i < n; i++) {
       elsewhere += available[i];
@@ -130,6 +151,7 @@ final class ZoneRouter {
       for (int i = 1; i < n; i++) {
         shares.put(zones[i], elsewhere == 0 ? 0.0 : (double) available[i] / elsewhere);
       }
+      returningFromFailover = elsewhere > 0;
       return;
     }
     double weighted = 0;
@@ -143,13 +165,30 @@ final class ZoneRouter {
     double mean = counted == 0 ? Double.NaN : weighted / counted;
     double local = utilization[0];
     double deadband = config.deadband();
+    // The zones judged by what the client sees: the share they hold, and the backends of those
+    // that shed no more than the target (they take the spill, in proportion to those backends).
+    double target = config.targetShedShare();
+    double seenSpill = 0;
+    int seenRoom = 0;
+    for (int i = 1; i < n; i++) {
+      if (available[i] > 0 && !reported(local, mean, utilization[i])) {
+        seenSpill += shares.getOrDefault(zones[i], 0.0);
+        seenRoom += Double.isNaN(shed[i]) || shed[i] <= target ? available[i] : 0;
+      }
+    }
+    double localShed = Double.isNaN(shed[0]) ? 0 : shed[0];
+    if (localShed > target || seenSpill == 0) {
+      returningFromFailover = false;
+    }
     double total = 0;
     for (int i = 1; i < n; i++) {
       double share = shares.getOrDefault(zones[i], 0.0);
       if (available[i] == 0) {
         share = 0;
-      } else {
+      } else if (reported(local, mean, utilization[i])) {
         share += step(local, mean, utilization[i], deadband);
+      } else {
+        share += seenStep(localShed, shed[i], share, seenSpill, (double) available[i] / Math.max(1, seenRoom));
       }
       // Steps of 0.1 from 0.5 leave a rounding residue, not a share to spill.
       share = share < 1e-9 ? 0 : Math.min(1, share);
@@ -164,22 +203,81 @@ final class ZoneRouter {
     }
   }
 
+  private static boolean reported(double local, double mean, double remote) {
+    return !Double.isNaN(local) && !Double.isNaN(mean) && !Double.isNaN(remote);
+  }
+
+  /**
+   * Each zone's share of this client's requests, ended since the last adjustment, that its backends
+   * answered "overloaded" (cancellations left out: the caller gave up); NaN for a zone that ended
+   * none. Records the counts for the next adjustment.
+   */
+  private double[] shedShares() {
+    double[] shed = new double[zones.length];
+    for (int i = 0; i < zones.length; i++) {
+      long overloaded = 0;
+      long ended = 0;
+      for (Slot slot : groups[i]) {
+        Backend backend = slot.backend;
+        long nowOverloaded = backend.requestsEnded(RequestOutcome.OVERLOADED);
+        long nowEnded = nowOverloaded + backend.requestsEnded(RequestOutcome.SUCCESS)
+            + backend.requestsEnded(RequestOutcome.BACKEND_FAILURE)
+            + backend.requestsEnded(RequestOutcome.NETWORK_FAILURE);
+        long[] seen = endsSeen.computeIfAbsent(backend, b -> new long[2]);
+        overloaded += nowOverloaded - seen[0];
+        ended += nowEnded - seen[1];
+        seen[0] = nowOverloaded;
+        seen[1] = nowEnded;
+      }
+      shed[i] = ended <= 0 ? Double.NaN : Math.max(0, (double) overloaded / ended);
+    }
+    return shed;
+  }
+
+  /**
+   * How the share {@code share} of one other zone moves when the load reports to judge it by are
+   * missing, from the shares of the client's requests shed over the last interval by its own zone
+   * ({@code localShed}, 0 when it ended none) and by the other zone ({@code remoteShed}, NaN when
+   * none ended there). A zone that sheds more than the target gets less, in proportion to its
+   * share and its excess. While the own zone sheds more than the target, the excess times the gain
+   * is spilled into the zones that do not, this one getting {@code room}, its part of their
+   * available backends. While it sheds less, the zones judged so ({@code seenSpill} in all) give
+   * back the shortfall times the gain, each in proportion to its share; right after a failover,
+   * {@code maxStep} each, the ramp a zone that reports itself idle gets.
+   *
+   * <p>The moves are linear in the shed shares on both sides of the target, so that the noise of a
+   * few requests an interval averages out: the zone settles where it sheds the target on average,
+   * with no cycle of spilling and taking back.
+   */
+  private double seenStep(double localShed, double remoteShed, double share, double seenSpill, double room) {
+    double gain = config.gain();
+    double target = config.targetShedShare();
+    double delta;
+    if (remoteShed > target) {
+      delta = -gain * (remoteShed - target) * share;
+    } else if (localShed > target) {
+      delta = gain * (localShed - target) * room;
+    } else if (returningFromFailover) {
+      delta = -config.maxStep();
+    } else {
+      delta = seenSpill == 0 ? 0 : -gain * (target - localShed) * share / seenSpill;
+    }
+    return Math.max(-config.maxStep(), Math.min(config.maxGrowth(), delta));
+  }
+
   /**
    * How the share of one other zone, at utilization {@code remote}, moves: a local zone cooler
    * than the mean takes its traffic back; a zone hotter than the mean gets less; a local zone
    * hotter than the mean spills into zones cooler than the mean, in proportion to their headroom
    * below it; and a local zone within the deadband of the mean lets its spill ebb, so that it
    * spills only what it cannot carry (without that, two zones could trade traffic forever, each
-   * balanced by the other's). Without the utilizations to judge by (backends that send no load
-   * reports), the share ebbs a step an interval: the client stays local first, and fails over only
-   * when its zone cannot take a request.
+   * balanced by the other's). Without the utilizations to judge by, {@link #seenStep} judges by
+   * the overload answers the client sees.
    */
   private double step(double local, double mean, double remote, double deadband) {
     double gain = config.gain();
     double delta;
-    if (Double.isNaN(local) || Double.isNaN(mean) || Double.isNaN(remote)) {
-      delta = -config.maxStep();
-    } else if (local < mean - deadband) {
+    if (local < mean - deadband) {
       delta = -gain * (mean - local);
     } else if (mean - remote < -deadband) {
       delta = gain * (mean - remote);

@@ -244,7 +244,8 @@ public record Scenario(
     }
   }
 
-  public record Reports(long periodNanos, long delayNanos) {}
+  /** The backends' load reports; {@code enabled} false: they send none, as plain gRPC servers. */
+  public record Reports(long periodNanos, long delayNanos, boolean enabled) {}
 
   public record Restart(
       long downNanos, double extraCpu, long extraCpuForNanos, long minDrainNanos, long maxDrainNanos) {}

@@ -517,7 +517,8 @@ public final class ScenarioReader {
     var reports =
         new Scenario.Reports(
             duration(config, "reports.period", "reports.period", 1_000_000, DAY),
-            duration(config, "reports.delay", "reports.delay", 0, DAY));
+            duration(config, "reports.delay", "reports.delay", 0, DAY),
+            flag("reports.enabled"));
     var restart =
         new Scenario.Restart(
             duration(config, "restart.down", "restart.down", 0, DAY),

@@ -112,7 +112,10 @@ final class Simulation {
     long reportPeriod = scenario.reports().periodNanos();
     for (int b = 0; b < fleet.count; b++) {
       // Backends report out of phase with each other, as independent processes do.
-      events.schedule(1 + (long) (random.nextDouble() * reportPeriod), REPORT, b);
+      long firstReport = 1 + (long) (random.nextDouble() * reportPeriod);
+      if (scenario.reports().enabled()) {
+        events.schedule(firstReport, REPORT, b);
+      }
     }
     events.schedule(sampleInterval, SAMPLE, 0);
     events.schedule(PROGRESS_INTERVAL_NANOS, PROGRESS, 0);
