@@ -48,6 +48,20 @@ final class ZoneSimulationTest {
   }
 
   @Test
+  void withoutLoadReportsAnOverloadedZoneSpillsWhatItSheds() {
+    // Zone 0's clients ask 0.6 x 0.7 x 3 = 1.26 times its capacity; its backends send no reports.
+    Scenario uneven = ScenarioReader.parse("zones.conf", "name = uneven, " + FLEET
+        + ", zones.client-shares = [0.6, 0.3, 0.1], load.utilization = 0.7, reports.enabled = false");
+    RunResult.Summary aware = SuiteRunner.run(uneven, "weighted_round_robin", 1).summary();
+    RunResult.Summary local = SuiteRunner.run(uneven, "weighted_round_robin_local_only", 1).summary();
+    assertThat(local.errorRate()).isGreaterThan(0.05);
+    assertThat(aware.errorRate()).isLessThan(local.errorRate() / 10);
+    // At least the 0.26 / 1.26 of zone 0's clients' requests that its capacity cannot carry.
+    assertThat(aware.zones().crossZoneShare()).isGreaterThan(0.6 * 0.26 / 1.26)
+        .isLessThan(aware.zones().minimumCrossZoneShare() + 0.05);
+  }
+
+  @Test
   void withoutZonesNothingIsMeasuredAndTheSubsetsAreAsBefore() {
     Scenario plain = ScenarioReader.parse("plain.conf",
         "name = plain, duration = 5s, warmup = 1s, backends.count = 6, clients { count = 3, subset-size = 4 }");
