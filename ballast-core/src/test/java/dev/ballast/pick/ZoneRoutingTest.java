@@ -30,7 +30,7 @@ final class ZoneRoutingTest {
   }
 
   /** Backends a0..a3, b0..b3, c0..c3, connected; the client is in zone a. */
-  private static Balancer zoned(Policy policy, ZoneConfig config, FakeClock clock, long seed) {
+  static Balancer zoned(Policy policy, ZoneConfig config, FakeClock clock, long seed) {
     Balancer balancer = Balancer.builder(policy).clock(clock).reproducibleFrom(new SplittableRandom(seed))
         .zone("a").zoneRouting(config).build();
     List<String> keys = new ArrayList<>();

@@ -7,10 +7,8 @@ import static org.assertj.core.api.Assertions.within;
 import dev.ballast.settings.SettingSource;
 import dev.ballast.testing.FakeClock;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -19,8 +17,8 @@ import org.junit.jupiter.api.Test;
  * each zone carries a fixed number of requests an interval and sheds the rest.
  */
 final class ZoneRoutingWithoutReportsTest {
-  private static final String[] ZONES = {"a", "b", "c"};
-  private static final int PER_ZONE = 4;
+  /** Zones a, b and c of ZoneRoutingTest's fleet. */
+  private static final int ZONES = 3;
   /** The client's requests an interval. */
   private static final int DEMAND = 1_000;
   private static final long LATENCY_NANOS = 1_000_000;
@@ -29,27 +27,14 @@ final class ZoneRoutingWithoutReportsTest {
   private static final class ShedFleet {
     final FakeClock clock = new FakeClock();
     final Balancer balancer;
-    final int[] capacity = new int[ZONES.length];
+    final int[] capacity = new int[ZONES];
     /** Per interval: the spill share after its refresh, and the picks each zone got and shed. */
     final List<Double> spill = new ArrayList<>();
     final List<int[]> picks = new ArrayList<>();
     final List<int[]> shed = new ArrayList<>();
 
     ShedFleet(ZoneConfig config, long seed, int a, int b, int c) {
-      balancer = Balancer.builder(Policy.roundRobin()).clock(clock).reproducibleFrom(new SplittableRandom(seed))
-          .zone("a").zoneRouting(config).build();
-      List<String> keys = new ArrayList<>();
-      Map<String, String> zoneOf = new HashMap<>();
-      for (String zone : ZONES) {
-        for (int i = 0; i < PER_ZONE; i++) {
-          keys.add(zone + i);
-          zoneOf.put(zone + i, zone);
-        }
-      }
-      balancer.updateSubset(keys, zoneOf);
-      for (String key : keys) {
-        balancer.backend(key).onConnected();
-      }
+      balancer = ZoneRoutingTest.zoned(Policy.roundRobin(), config, clock, seed);
       capacity(a, b, c);
       balancer.refresh();
     }
@@ -63,8 +48,8 @@ final class ZoneRoutingWithoutReportsTest {
     /** {@code count} intervals of {@link #DEMAND} picks, each zone shedding what it cannot carry, then a refresh. */
     void run(int count) {
       for (int interval = 0; interval < count; interval++) {
-        int[] got = new int[ZONES.length];
-        int[] dropped = new int[ZONES.length];
+        int[] got = new int[ZONES];
+        int[] dropped = new int[ZONES];
         for (int i = 0; i < DEMAND; i++) {
           Pick pick = balancer.pick();
           assertThat(pick.isPicked()).isTrue();
