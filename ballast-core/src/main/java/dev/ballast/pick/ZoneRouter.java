@@ -3,11 +3,13 @@ package dev.ballast.pick;
 import dev.ballast.health.Backend;
 import dev.ballast.health.RequestOutcome;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -80,11 +82,11 @@ final class ZoneRouter {
       pickers[i] = factory.newPicker(groups[i].clone(), context);
     }
     shares.keySet().retainAll(byZone.keySet());
-    Map<Backend, Boolean> current = new IdentityHashMap<>();
+    Set<Backend> current = Collections.newSetFromMap(new IdentityHashMap<>());
     for (Slot slot : slots) {
-      current.put(slot.backend, Boolean.TRUE);
+      current.add(slot.backend);
     }
-    endsSeen.keySet().retainAll(current.keySet());
+    endsSeen.keySet().retainAll(current);
   }
 
   /** The policy's periodic recomputation, zone by zone. */
