@@ -2,11 +2,12 @@ package dev.ballast.health;
 
 /**
  * The fields of a {@link TrackedBackend} that a request reads or writes (a pick: the state, the
- * flow word and the limit; an end: the flow word, the limit and the gate; the caller: the key), in
+ * flow word and the limit; an end: the flow word, the limit, the gate and, with outlier ejection,
+ * the latency sums; the caller: the key), in
  * a class of their own so that they come first in the object. HotSpot lays out a superclass's
  * fields before its subclass's, and within one class puts every reference after every primitive
  * field: among TrackedBackend's own fields, the state and the gate sat some 90 bytes after the
- * flow word, always on another cache line. Here all of them fit in the first 48 bytes, one line or
+ * flow word, always on another cache line. Here all of them fit in the first 68 bytes, one line or
  * two. A client touches one backend object for each request it starts and ends, and with subsets
  * of hundreds of backends that object is rarely in cache.
  */
@@ -22,6 +23,11 @@ abstract class BackendRequestFields {
   // another outcome.
   volatile long flow;
   volatile long predictedEndNanos = Long.MIN_VALUE;
+  // Outlier ejection's latency sums, added to at each success's end when the client ejects
+  // outliers: here, beside the flow word that the end writes anyway, rather than in the ejection
+  // record, which was one more object and cache line for every request's end.
+  volatile long latencySumNanos;
+  volatile long latencySamples;
   volatile BackendState state = BackendState.CONNECTING;
   /**
    * How many requests in flight a new request may find: {@link #limit} in rotation, 0 while outlier
@@ -30,12 +36,15 @@ abstract class BackendRequestFields {
    * limit itself stays final, as ending a request compares against it.
    */
   volatile int admitLimit;
+  /** Whether a success's end adds its latency to the sums above (the client ejects outliers). */
+  final boolean recordsLatency;
 
   /** {@link #admitLimit} on probation: each new request first takes one of the probes left. */
   static final int ON_PROBATION = -1;
 
-  BackendRequestFields(String key, CapacityGate gate, int limit) {
+  BackendRequestFields(String key, CapacityGate gate, int limit, boolean recordsLatency) {
     this.key = key;
+    this.recordsLatency = recordsLatency;
     this.gate = gate;
     this.limit = limit;
     this.admitLimit = limit;

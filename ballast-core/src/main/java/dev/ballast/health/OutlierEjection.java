@@ -105,8 +105,8 @@ final class OutlierEjection {
       EjectionRecord book = backend.ejection;
       long s = backend.successes();
       long f = backend.failures();
-      long latencySamples = book.latencySamples();
-      long latencySum = book.latencySumNanos();
+      long latencySamples = backend.latencySamples();
+      long latencySum = backend.latencySumNanos();
       if (book.standing == Standing.IN_ROTATION) {
         successes[i] = s - book.seenSuccesses;
         failures[i] = f - book.seenFailures;
@@ -270,7 +270,7 @@ final class OutlierEjection {
     EjectionRecord book = backend.ejection;
     book.seenSuccesses = backend.successes();
     book.seenFailures = backend.failures();
-    book.seenLatencySamples = book.latencySamples();
-    book.seenLatencySum = book.latencySumNanos();
+    book.seenLatencySamples = backend.latencySamples();
+    book.seenLatencySum = backend.latencySumNanos();
   }
 }

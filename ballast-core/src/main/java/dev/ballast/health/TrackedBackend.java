@@ -27,6 +27,8 @@ final class TrackedBackend extends BackendRequestFields implements Backend {
   private static final VarHandle ENDS = VarHandles.field(MethodHandles.lookup(), "ends", LongAdder[].class);
   private static final VarHandle ENTRIES = VarHandles.field(MethodHandles.lookup(), "entries", AtomicLongArray.class);
   private static final VarHandle UNMATCHED_ENDS = VarHandles.field(MethodHandles.lookup(), "unmatchedEnds", long.class);
+  private static final VarHandle LATENCY_SUM = VarHandles.field(MethodHandles.lookup(), "latencySumNanos", long.class);
+  private static final VarHandle LATENCY_SAMPLES = VarHandles.field(MethodHandles.lookup(), "latencySamples", long.class);
   private static final VarHandle PROBES_LEFT = VarHandles.field(MethodHandles.lookup(), "probesLeft", int.class);
 
   private static final int ACTIVE_BITS = 20;
@@ -63,7 +65,7 @@ final class TrackedBackend extends BackendRequestFields implements Backend {
   private volatile long quietSinceNanos;
 
   TrackedBackend(String key, HealthConfig config, boolean ejectsOutliers, NanoClock clock, CapacityGate gate) {
-    super(key, gate, config.activeRequestLimit());
+    super(key, gate, config.activeRequestLimit(), ejectsOutliers);
     this.ejection = ejectsOutliers ? new EjectionRecord() : null;
     this.config = config;
     this.clock = clock;
@@ -224,9 +226,9 @@ final class TrackedBackend extends BackendRequestFields implements Backend {
 
   @Override
   public void release(RequestOutcome outcome, long latencyNanos) {
-    EjectionRecord book = ejection;
-    if (book != null && outcome == RequestOutcome.SUCCESS) {
-      book.recordLatency(latencyNanos);
+    if (recordsLatency && outcome == RequestOutcome.SUCCESS) {
+      LATENCY_SUM.getAndAdd(this, latencyNanos);
+      LATENCY_SAMPLES.getAndAdd(this, 1L);
     }
     release(outcome);
   }
@@ -467,6 +469,16 @@ final class TrackedBackend extends BackendRequestFields implements Backend {
       admitLimit = limit;
       gate.signal();
     }
+  }
+
+  /** The latencies of the successes ended with a latency, summed for outlier ejection (0 when it is off). */
+  long latencySumNanos() {
+    return latencySumNanos;
+  }
+
+  /** How many latencies {@link #latencySumNanos()} sums. */
+  long latencySamples() {
+    return latencySamples;
   }
 
   /** Failures as outlier ejection counts them: the backend's and the network's, never overload or cancellation. */
