@@ -417,17 +417,20 @@ final class BackendStateTransitionsTest {
   }
 
   /**
-   * What a request reads and writes in its backend (state, flow word, predicted end, limit, gate,
-   * key) lies within the first 48 bytes of the object, header included: one cache line or two,
-   * where the state and the gate used to sit a line apart from the flow word. Fails if a field
+   * What a request reads and writes in its backend (state, flow word, predicted end, limit, admit
+   * limit, gate, key, and outlier ejection's latency sums) lies within the first 72 bytes of the
+   * object, header included: two cache lines at most, where the state and the gate used to sit a
+   * line apart from the flow word and the latency sums in an object of their own. Fails if a field
    * moves out of BackendRequestFields or the subclass's fields are laid out first.
    */
   @Test
   void whatARequestTouchesComesFirstInTheObject() throws ReflectiveOperationException {
     long last = 0;
-    for (String name : new String[] {"key", "gate", "limit", "flow", "predictedEndNanos", "state"}) {
+    for (String name : new String[] {
+        "key", "gate", "limit", "admitLimit", "flow", "predictedEndNanos", "state",
+        "latencySumNanos", "latencySamples", "recordsLatency"}) {
       long offset = fieldOffset(TrackedBackend.class, name);
-      assertThat(offset).as(name).isLessThan(48);
+      assertThat(offset).as(name).isLessThan(72);
       last = Math.max(last, offset);
     }
     for (java.lang.reflect.Field own : TrackedBackend.class.getDeclaredFields()) {
