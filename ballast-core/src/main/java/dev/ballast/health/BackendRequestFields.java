@@ -36,15 +36,18 @@ abstract class BackendRequestFields {
    * limit itself stays final, as ending a request compares against it.
    */
   volatile int admitLimit;
-  /** Whether a success's end adds its latency to the sums above (the client ejects outliers). */
-  final boolean recordsLatency;
+  /**
+   * Outlier ejection's book on this backend; null when the client does not eject outliers. Here
+   * rather than in TrackedBackend: a success's end asks whether to add to the latency sums.
+   */
+  final EjectionRecord ejection;
 
   /** {@link #admitLimit} on probation: each new request first takes one of the probes left. */
   static final int ON_PROBATION = -1;
 
-  BackendRequestFields(String key, CapacityGate gate, int limit, boolean recordsLatency) {
+  BackendRequestFields(String key, CapacityGate gate, int limit, EjectionRecord ejection) {
     this.key = key;
-    this.recordsLatency = recordsLatency;
+    this.ejection = ejection;
     this.gate = gate;
     this.limit = limit;
     this.admitLimit = limit;

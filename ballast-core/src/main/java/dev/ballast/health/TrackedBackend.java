@@ -57,16 +57,13 @@ final class TrackedBackend extends BackendRequestFields implements Backend {
   private volatile long unmatchedEnds;
   /** On probation (admitLimit is ON_PROBATION): the probe requests that may still start. */
   private volatile int probesLeft;
-  /** Outlier ejection's book on this backend; null when the client does not eject outliers. */
-  final EjectionRecord ejection;
 
   // Idle detection runs on the control plane only (refreshIdle is serialized).
   private long startedAtLastCheck = -1;
   private volatile long quietSinceNanos;
 
   TrackedBackend(String key, HealthConfig config, boolean ejectsOutliers, NanoClock clock, CapacityGate gate) {
-    super(key, gate, config.activeRequestLimit(), ejectsOutliers);
-    this.ejection = ejectsOutliers ? new EjectionRecord() : null;
+    super(key, gate, config.activeRequestLimit(), ejectsOutliers ? new EjectionRecord() : null);
     this.config = config;
     this.clock = clock;
     this.warmUpWindowNanos = config.warmUpWindow().toNanos();
@@ -226,7 +223,7 @@ final class TrackedBackend extends BackendRequestFields implements Backend {
 
   @Override
   public void release(RequestOutcome outcome, long latencyNanos) {
-    if (recordsLatency && outcome == RequestOutcome.SUCCESS) {
+    if (ejection != null && outcome == RequestOutcome.SUCCESS) {
       LATENCY_SUM.getAndAdd(this, latencyNanos);
       LATENCY_SAMPLES.getAndAdd(this, 1L);
     }

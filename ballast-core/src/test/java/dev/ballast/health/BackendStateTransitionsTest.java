@@ -418,7 +418,7 @@ final class BackendStateTransitionsTest {
 
   /**
    * What a request reads and writes in its backend (state, flow word, predicted end, limit, admit
-   * limit, gate, key, and outlier ejection's latency sums) lies within the first 72 bytes of the
+   * limit, gate, key, and outlier ejection's record and latency sums) lies within the first 72 bytes of the
    * object, header included: two cache lines at most, where the state and the gate used to sit a
    * line apart from the flow word and the latency sums in an object of their own. Fails if a field
    * moves out of BackendRequestFields or the subclass's fields are laid out first.
@@ -428,7 +428,7 @@ final class BackendStateTransitionsTest {
     long last = 0;
     for (String name : new String[] {
         "key", "gate", "limit", "admitLimit", "flow", "predictedEndNanos", "state",
-        "latencySumNanos", "latencySamples", "recordsLatency"}) {
+        "latencySumNanos", "latencySamples", "ejection"}) {
       long offset = fieldOffset(TrackedBackend.class, name);
       assertThat(offset).as(name).isLessThan(72);
       last = Math.max(last, offset);
