@@ -5,10 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
-import com.sun.management.ThreadMXBean;
+import dev.ballast.testing.Allocations;
 import dev.ballast.testing.FakeClock;
 import dev.ballast.testing.RandomInputs;
-import java.lang.management.ManagementFactory;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -159,13 +158,11 @@ final class TokenBucketTest {
   void admittingAndRefusingAllocateNothing() {
     FakeClock clock = new FakeClock();
     TokenBucket bucket = TokenBucket.create(3, 10, clock);
-    ThreadMXBean threads = (ThreadMXBean) ManagementFactory.getThreadMXBean();
-    long thread = Thread.currentThread().getId();
     long admitted = requests(bucket, clock, 200_000);
 
-    long before = threads.getThreadAllocatedBytes(thread);
+    long before = Allocations.byThisThread();
     admitted += requests(bucket, clock, 100_000);
-    long allocated = threads.getThreadAllocatedBytes(thread) - before;
+    long allocated = Allocations.byThisThread() - before;
 
     assertThat(admitted).isBetween(1L, 299_999L); // both paths taken
     // Reading the counter itself may cost a few bytes; an allocating request would cost megabytes.

@@ -5,13 +5,12 @@ import static dev.ballast.testing.PropertyCheck.forAll;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.sun.management.ThreadMXBean;
 import dev.ballast.health.Backend;
 import dev.ballast.health.BackendState;
 import dev.ballast.health.HealthConfig;
 import dev.ballast.health.RequestOutcome;
+import dev.ballast.testing.Allocations;
 import dev.ballast.testing.FakeClock;
-import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -420,13 +419,11 @@ final class AllPoliciesTest {
   void pickOutcomeAndLoadReportAllocateNothing(Policy policy, boolean reproducible) {
     FakeClock clock = new FakeClock();
     Balancer balancer = balancer(policy, HealthConfig.defaults(), clock, 5, 100, reproducible);
-    ThreadMXBean threads = (ThreadMXBean) ManagementFactory.getThreadMXBean();
-    long thread = Thread.currentThread().getId();
     runRequests(balancer, clock, 200_000);
 
-    long before = threads.getThreadAllocatedBytes(thread);
+    long before = Allocations.byThisThread();
     runRequests(balancer, clock, 100_000);
-    long allocated = threads.getThreadAllocatedBytes(thread) - before;
+    long allocated = Allocations.byThisThread() - before;
 
     // Reading the counter itself may cost a few bytes; a single allocating pick would cost megabytes.
     assertThat(allocated).isLessThan(1_000);

@@ -3,13 +3,12 @@ package dev.ballast.pick;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.sun.management.ThreadMXBean;
 import dev.ballast.health.Backend;
 import dev.ballast.health.OutlierConfig;
 import dev.ballast.settings.SettingSource;
+import dev.ballast.testing.Allocations;
 import dev.ballast.testing.FakeClock;
 import dev.ballast.testing.PropertyCheck;
-import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -441,19 +440,17 @@ final class OutlierEjectionTest {
     Fleet fleet = new Fleet(Policy.roundRobin(), OutlierConfig.defaults(), 20, MS, oneInTenFails(4));
     fleet.run(Duration.ofSeconds(11));
     assertThat(fleet.backend(4).isEjected()).isTrue();
-    ThreadMXBean threads = (ThreadMXBean) ManagementFactory.getThreadMXBean();
-    long thread = Thread.currentThread().getId();
     requests(fleet, 100_000);
-    long before = threads.getThreadAllocatedBytes(thread);
+    long before = Allocations.byThisThread();
     requests(fleet, 100_000);
-    long ejectedAllocated = threads.getThreadAllocatedBytes(thread) - before;
+    long ejectedAllocated = Allocations.byThisThread() - before;
 
     fleet.clock.advance(Duration.ofSeconds(30));
     fleet.balancer.refresh();
     assertThat(fleet.backend(4).acceptsNewRequests()).as("on probation").isTrue();
-    before = threads.getThreadAllocatedBytes(thread);
+    before = Allocations.byThisThread();
     requests(fleet, 100_000);
-    long probationAllocated = threads.getThreadAllocatedBytes(thread) - before;
+    long probationAllocated = Allocations.byThisThread() - before;
 
     // Reading the counter itself may cost a few bytes; a single allocating pick would cost megabytes.
     assertThat(ejectedAllocated).isLessThan(1_000);

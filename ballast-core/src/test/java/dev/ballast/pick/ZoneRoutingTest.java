@@ -5,10 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
-import com.sun.management.ThreadMXBean;
 import dev.ballast.settings.SettingSource;
+import dev.ballast.testing.Allocations;
 import dev.ballast.testing.FakeClock;
-import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -220,12 +219,10 @@ final class ZoneRoutingTest {
     reportZones(balancer, 0.9, 0.2, 0.2);
     refreshes(balancer, clock, 3);
     assertThat(balancer.zoneSpillShare()).isPositive();
-    ThreadMXBean threads = (ThreadMXBean) ManagementFactory.getThreadMXBean();
-    long thread = Thread.currentThread().getId();
     run(balancer, clock, 100_000);
-    long before = threads.getThreadAllocatedBytes(thread);
+    long before = Allocations.byThisThread();
     run(balancer, clock, 100_000);
-    long allocated = threads.getThreadAllocatedBytes(thread) - before;
+    long allocated = Allocations.byThisThread() - before;
     assertThat(balancer.crossZonePicks()).isPositive();
     assertThat(allocated).isLessThan(1_000);
   }
