@@ -9,6 +9,7 @@ import dev.ballast.quota.zookeeper.ZooKeeperQuotaReplica;
 import dev.ballast.time.NanoClock;
 import java.time.Duration;
 import java.util.List;
+import java.util.function.Predicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.curator.framework.CuratorFramework;
@@ -23,10 +24,11 @@ record QuotaReplication(String zookeeper, String advertise, int replica, int rep
   /**
    * The replication the flags ask for, each checked; null without {@code --zookeeper}.
    *
+   * @param given whether the user gave a flag, so that an error marks the values that are defaults
    * @throws IllegalArgumentException in one line naming the flag and its value
    */
   static QuotaReplication of(String zookeeper, String advertise, String replica, String path, String sessionTimeout,
-      QuotaServerMain.Options options) {
+      QuotaServerMain.Options options, Predicate<String> given) {
     if (zookeeper == null) {
       if (advertise != null || replica != null) {
         throw new IllegalArgumentException((advertise != null ? "--advertise" : "--replica")
@@ -54,8 +56,10 @@ record QuotaReplication(String zookeeper, String advertise, int replica, int rep
     Duration session = QuotaServerMain.duration("--session-timeout", sessionTimeout);
     for (ResourceConfig resource : options.resources()) {
       if (session.compareTo(resource.leaseLength()) >= 0) {
-        throw new IllegalArgumentException("--session-timeout: " + Ranges.format(session) + " (expected: less than the lease, "
-            + Ranges.format(resource.leaseLength()) + ", so that clients keep their leases through a failover)");
+        throw new IllegalArgumentException("--session-timeout: " + Ranges.format(session)
+            + (given.test("--session-timeout") ? "" : " (the default)") + " (expected: less than the lease, "
+            + Ranges.format(resource.leaseLength()) + (given.test("--lease") ? "" : " (the default)")
+            + ", so that clients keep their leases through a failover)");
       }
     }
     return new QuotaReplication(zookeeper, advertise, index, count, path, session);

@@ -77,7 +77,8 @@ final class QuotaServerCommand implements Callable<Integer> {
     QuotaReplication replication;
     try {
       options = flags().options();
-      replication = QuotaReplication.of(zookeeper, advertise, replica, zookeeperPath, sessionTimeout, options);
+      replication = QuotaReplication.of(zookeeper, advertise, replica, zookeeperPath, sessionTimeout, options,
+          spec.commandLine().getParseResult()::hasMatchedOption);
       // A port in use or TLS files that do not load are the user's to change, like a bad flag.
       server = replication == null ? QuotaServerMain.start(options) : replication.start(options);
     } catch (IllegalArgumentException e) {

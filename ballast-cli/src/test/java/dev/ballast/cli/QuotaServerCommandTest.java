@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ballast.quota.QuotaServerMain;
 import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
@@ -64,6 +66,14 @@ final class QuotaServerCommandTest {
         "--port: 'http' (expected: 0..65535)");
     assertUsageError(SimCommandTest.run("quota-server", "--resource", "db=10", "--lease", "1s", "--refresh", "2s"),
         "--refresh: 2s (expected: less than the lease length, 1s)");
+    assertUsageError(SimCommandTest.run("quota-server", "--resource", "db=10", "--lease", "1s"),
+        "--refresh: 5s (the default) (expected: less than the lease length, 1s)");
+    assertUsageError(SimCommandTest.run("quota-server", "--resource", "db=10", "--refresh", "30s"),
+        "--refresh: 30s (expected: less than the lease length, 20s (the default))");
+    assertUsageError(SimCommandTest.run("quota-server", "--resource", "db=10", "--lease", "50ms"),
+        "--lease: 50ms (expected: 100ms..1h)");
+    assertUsageError(SimCommandTest.run("quota-server", "--resource", "db=10:safe=20"),
+        "--resource: 'db=10:safe=20': safe: 20 (expected: 0..10, the capacity)");
     assertUsageError(SimCommandTest.run("quota-server", "--resource", "db=10", "--resource", "db=5"),
         "--resource: 'db=5' (expected: each resource named once)");
     assertUsageError(SimCommandTest.run("quota-server", "--resource", "db=10", "--max-clients", "many"),
@@ -85,6 +95,27 @@ final class QuotaServerCommandTest {
     }
   }
 
+  /**
+   * In a JVM of its own, as a user runs it: what the libraries print on stderr while the server
+   * starts (SLF4J's warnings when it finds no binding) counts against the one line too.
+   */
+  @Test
+  void aPortInUseIsTheProcessesOnlyLineOnStderr() throws Exception {
+    try (ServerSocket taken = new ServerSocket(0)) {
+      int port = taken.getLocalPort();
+      Process process = new ProcessBuilder(
+              Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+              "-cp", System.getProperty("java.class.path"), BallastCommand.class.getName(),
+              "quota-server", "--resource", "db=10", "--port", Integer.toString(port))
+          .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+          .start();
+      String err = new String(process.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+      assertThat(process.waitFor()).as(err).isEqualTo(2);
+      assertThat(err).isEqualTo(
+          "ballast: --port: " + port + " (already in use; expected: a free port, or 0 for any free one)" + System.lineSeparator());
+    }
+  }
+
   @Test
   void badReplicationFlagsAreOneLineUsageErrorsNamingTheValue() {
     assertUsageError(SimCommandTest.run("quota-server", "--resource", "db=10", "--advertise", "quota-1:8470"),
@@ -96,6 +127,9 @@ final class QuotaServerCommandTest {
         "--replica: '3/3' (expected: I/N with 0 <= I < N, such as 1/3)");
     assertUsageError(SimCommandTest.run("quota-server", "--resource", "db=10", "--zookeeper", "zk:2181",
             "--advertise", "quota-1:8470", "--lease", "2s", "--refresh", "1s"),
-        "--session-timeout: 2s (expected: less than the lease, 2s, so that clients keep their leases through a failover)");
+        "--session-timeout: 2s (the default) (expected: less than the lease, 2s, so that clients keep their leases through a failover)");
+    assertUsageError(SimCommandTest.run("quota-server", "--resource", "db=10", "--zookeeper", "zk:2181",
+            "--advertise", "quota-1:8470", "--session-timeout", "30s"),
+        "--session-timeout: 30s (expected: less than the lease, 20s (the default), so that clients keep their leases through a failover)");
   }
 }

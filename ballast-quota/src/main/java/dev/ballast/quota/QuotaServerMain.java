@@ -14,8 +14,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.function.BiConsumer;
 import java.util.regex.Pattern;
@@ -125,6 +127,7 @@ public final class QuotaServerMain {
      */
     public void readInto(Flags flags, String value) {
       read.accept(flags, value);
+      flags.given.add(name);
     }
   }
 
@@ -336,6 +339,13 @@ public final class QuotaServerMain {
     public String tlsCert;
     public String tlsKey;
     public String tlsClientCa;
+    /** The flags read into these, so that an error can say which values are the defaults. */
+    private final Set<String> given = new HashSet<>();
+
+    /** {@code value} as written, marked when {@code flag} was left at its default. */
+    String asWritten(String flag, String value) {
+      return given.contains(flag) ? value : value + " (the default)";
+    }
 
     /** The options, each value checked. */
     public Options options() {
@@ -348,7 +358,19 @@ public final class QuotaServerMain {
         }
         tls = new Tls(Path.of(tlsCert), Path.of(tlsKey), tlsClientCa == null ? null : Path.of(tlsClientCa));
       }
-      Options plain = QuotaServerMain.options(port, resources, lease, refresh, learn);
+      Options plain;
+      try {
+        plain = QuotaServerMain.options(port, resources, lease, refresh, learn);
+      } catch (IllegalArgumentException e) {
+        // The refresh must stay under the lease: where one of the two is the default, the user wrote
+        // only the other, so the message says which is which.
+        if (e.getMessage().startsWith("--refresh: ")
+            && duration("--refresh", refresh).compareTo(duration("--lease", lease)) >= 0) {
+          throw new IllegalArgumentException("--refresh: " + asWritten("--refresh", refresh)
+              + " (expected: less than the lease length, " + asWritten("--lease", lease) + ")");
+        }
+        throw e;
+      }
       List<ResourceConfig> bounded = new ArrayList<>();
       for (ResourceConfig r : plain.resources()) {
         bounded.add(r.withMaxClients(maxClients));
@@ -430,6 +452,10 @@ public final class QuotaServerMain {
       if (message.startsWith("leaseLength:") || message.startsWith("refreshInterval:")) {
         throw new IllegalArgumentException((message.startsWith("lease") ? "--lease" : "--refresh")
             + message.substring(message.indexOf(':')));
+      }
+      // The record's field is safeCapacity; the user wrote safe=RATE.
+      if (message.startsWith("safeCapacity:")) {
+        message = "safe" + message.substring("safeCapacity".length());
       }
       throw new IllegalArgumentException("--resource: '" + spec + "': " + message);
     }

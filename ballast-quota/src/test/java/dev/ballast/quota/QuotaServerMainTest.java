@@ -51,13 +51,17 @@ final class QuotaServerMainTest {
     assertThatThrownBy(() -> QuotaServerMain.parse(new String[] {"--resource", "db"}))
         .hasMessage("--resource: 'db' (expected: NAME=CAPACITY[:safe=RATE], such as db=50000:safe=500)");
     assertThatThrownBy(() -> QuotaServerMain.parse(new String[] {"--resource", "db=10:safe=20"}))
-        .hasMessage("--resource: 'db=10:safe=20': safeCapacity: 20 (expected: 0..10, the capacity)");
+        .hasMessage("--resource: 'db=10:safe=20': safe: 20 (expected: 0..10, the capacity)");
     assertThatThrownBy(() -> QuotaServerMain.parse(new String[] {"--resource", "db=10", "--resource", "db=20"}))
         .hasMessage("--resource: 'db=20' (expected: each resource named once)");
     assertThatThrownBy(() -> QuotaServerMain.parse(new String[] {"--resource", "db=10", "--lease", "soon"}))
         .hasMessage("--lease: 'soon' (expected: a duration such as 500ms, 20s, 2m or 1h)");
     assertThatThrownBy(() -> QuotaServerMain.parse(new String[] {"--resource", "db=10", "--lease", "2s", "--refresh", "5s"}))
         .hasMessage("--refresh: 5s (expected: less than the lease length, 2s)");
+    assertThatThrownBy(() -> QuotaServerMain.parse(new String[] {"--resource", "db=10", "--lease", "2s"}))
+        .hasMessage("--refresh: 5s (the default) (expected: less than the lease length, 2s)");
+    assertThatThrownBy(() -> QuotaServerMain.parse(new String[] {"--resource", "db=10", "--refresh", "1m"}))
+        .hasMessage("--refresh: 1m (expected: less than the lease length, 20s (the default))");
     assertThatThrownBy(() -> QuotaServerMain.parse(new String[] {"--resource", "db=10", "--port", "70000"}))
         .hasMessage("--port: '70000' (expected: 0..65535)");
     assertThatThrownBy(() -> QuotaServerMain.parse(new String[] {}))
