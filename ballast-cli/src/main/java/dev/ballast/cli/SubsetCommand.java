@@ -125,13 +125,15 @@ final class SubsetCommand implements Callable<Integer> {
     }
     if (subsetSize < 1 || subsetSize > backends) {
       throw new CommandLine.ParameterException(
-          cl, "--subset-size: " + subsetSize + " (expected: 1.." + backends + ", the number of backends)");
+          cl,
+          "--subset-size: " + subsetSize + ifDefault("--subset-size") + " (expected: 1.." + backends
+              + ", the number of backends" + (given("--backends") ? "" : ", --backends " + backends + " (the default)") + ")");
     }
     if ((long) clients * subsetSize > SubsetAnalysis.MAX_CONNECTIONS) {
       throw new CommandLine.ParameterException(
           cl,
-          "--subset-size: " + subsetSize + " (expected: 1.." + SubsetAnalysis.maxSubsetSize(clients) + " for "
-              + clients + " clients: at most " + SubsetAnalysis.MAX_CONNECTIONS + " connections)");
+          "--subset-size: " + subsetSize + ifDefault("--subset-size") + " (expected: 1.." + SubsetAnalysis.maxSubsetSize(clients)
+              + " for " + clients + ifDefault("--clients") + " clients: at most " + SubsetAnalysis.MAX_CONNECTIONS + " connections)");
     }
     if (!format.equals("text") && !format.equals("json")) {
       throw new CommandLine.ParameterException(cl, "--format: '" + format + "' (expected: text or json)");
@@ -146,5 +148,14 @@ final class SubsetCommand implements Callable<Integer> {
     if (seeds < 1 || seeds > 10_000) {
       throw new CommandLine.ParameterException(cl, "--seeds: " + seeds + " (expected: 1..10000)");
     }
+  }
+
+  private boolean given(String option) {
+    return spec.commandLine().getParseResult().hasMatchedOption(option);
+  }
+
+  /** Marks a value the user left at its default, so that an error about it does not read as the user's choice. */
+  private String ifDefault(String option) {
+    return given(option) ? "" : " (the default)";
   }
 }

@@ -38,6 +38,10 @@ final class SubsetCommandTest {
         "--compare --algorithm nope | --algorithm: 'nope' (expected: one of random, deterministic, rendezvous, orthogonal_lots)",
         "--format xml | --format: 'xml' (expected: text or json)",
         "--algorithm random --lot-size 5 | --lot-size: 5 (expected: 0 for random; a lot size applies to orthogonal_lots only)",
+        "--backends 10 | --subset-size: 30 (the default) (expected: 1..10, the number of backends)",
+        "--subset-size 301 | --subset-size: 301 (expected: 1..300, the number of backends, --backends 300 (the default))",
+        "--clients 100000 | --subset-size: 30 (the default) (expected: 1..20 for 100000 clients: at most 2000000 connections)",
+        "--subset-size 7000 --backends 10000 | --subset-size: 7000 (expected: 1..6666 for 300 (the default) clients: at most 2000000 connections)",
         "--clients many | Invalid value for option '--clients': 'many' is not an int",
         "--bogus | Unknown option: '--bogus'",
       })
