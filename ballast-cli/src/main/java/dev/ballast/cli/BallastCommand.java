@@ -35,11 +35,53 @@ public final class BallastCommand implements Runnable {
     // A usage error is one line naming the offending value and what was expected, then exit 2.
     commandLine.setParameterExceptionHandler(
         (ex, arguments) -> {
-          err.println("ballast: " + oneLine(ex.getMessage()));
+          err.println("ballast: " + oneLine(message(ex)));
           err.flush();
           return USAGE_ERROR;
         });
     return commandLine.execute(args);
+  }
+
+  /**
+   * Picocli's own parse errors in the shape of every other usage error, {@code "key: value
+   * (expected: ...)"}: they name what the user wrote and say what was expected instead.
+   */
+  static String message(CommandLine.ParameterException ex) {
+    CommandLine command = ex.getCommandLine();
+    String help = command.getCommandSpec().qualifiedName() + " --help";
+    if (ex instanceof CommandLine.UnmatchedArgumentException unmatched && !unmatched.getUnmatched().isEmpty()) {
+      String argument = unmatched.getUnmatched().get(0);
+      if (argument.startsWith("-")) {
+        return "'" + argument + "': unknown option (expected: an option " + help + " lists)";
+      }
+      if (!command.getSubcommands().isEmpty()) {
+        return "'" + argument + "': unknown command (expected: one of "
+            + String.join(", ", command.getSubcommands().keySet()) + ")";
+      }
+      return "'" + argument + "': unexpected argument (expected: options only, as " + help + " lists them)";
+    }
+    if (ex instanceof CommandLine.MissingParameterException missing
+        && missing.getMissing().size() == 1
+        && missing.getMissing().get(0) instanceof CommandLine.Model.OptionSpec option) {
+      return option.longestName() + ": missing value (expected: " + option.paramLabel() + " after " + option.longestName() + ")";
+    }
+    if (ex.getArgSpec() instanceof CommandLine.Model.OptionSpec option
+        && ex.getValue() != null
+        && ex.getMessage().startsWith("Invalid value")) {
+      return option.longestName() + ": '" + ex.getValue() + "' (expected: " + expected(option) + ")";
+    }
+    return ex.getMessage();
+  }
+
+  private static String expected(CommandLine.Model.OptionSpec option) {
+    Class<?> type = option.type();
+    if (type == int.class || type == Integer.class || type == long.class || type == Long.class) {
+      return "a whole number";
+    }
+    if (type == boolean.class || type == Boolean.class) {
+      return "no value, or true or false";
+    }
+    return option.paramLabel();
   }
 
   /** Messages quote the offending value, which may itself contain line breaks. */

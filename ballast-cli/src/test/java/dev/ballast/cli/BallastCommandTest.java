@@ -20,6 +20,15 @@ final class BallastCommandTest {
   }
 
   @Test
+  void anUnknownCommandIsOneLineNamingItAndTheCommands() {
+    SimCommandTest.Result result = SimCommandTest.run("simulate");
+    assertThat(result.exitCode()).isEqualTo(2);
+    assertThat(result.err())
+        .isEqualTo("ballast: 'simulate': unknown command (expected: one of subset, sim, quota-server)" + System.lineSeparator());
+    assertThat(result.out()).isEmpty();
+  }
+
+  @Test
   void versionFlagPrintsTheProjectsVersionOnEveryCommand() {
     String projectVersion = System.getProperty("ballast.project.version");
     assertThat(projectVersion).as("the build passes the pom's version to the tests").isNotBlank();

@@ -42,8 +42,11 @@ final class SubsetCommandTest {
         "--subset-size 301 | --subset-size: 301 (expected: 1..300, the number of backends, --backends 300 (the default))",
         "--clients 100000 | --subset-size: 30 (the default) (expected: 1..20 for 100000 clients: at most 2000000 connections)",
         "--subset-size 7000 --backends 10000 | --subset-size: 7000 (expected: 1..6666 for 300 (the default) clients: at most 2000000 connections)",
-        "--clients many | Invalid value for option '--clients': 'many' is not an int",
-        "--bogus | Unknown option: '--bogus'",
+        "--clients many | --clients: 'many' (expected: a whole number)",
+        "--bogus | '--bogus': unknown option (expected: an option ballast subset --help lists)",
+        "--clients | --clients: missing value (expected: C after --clients)",
+        "--compare=yes | --compare: 'yes' (expected: no value, or true or false)",
+        "extra | 'extra': unexpected argument (expected: options only, as ballast subset --help lists them)",
       })
   void usageErrorsPrintOneLineAndExitWithTwo(String args, String message) {
     String[] argv = ("subset " + args).split(" ");
