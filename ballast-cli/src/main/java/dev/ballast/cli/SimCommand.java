@@ -30,8 +30,9 @@ import picocli.CommandLine.Option;
     versionProvider = BallastVersion.class,
     description = {
       "Simulates a datacenter in virtual time with ballast-core's own subsetting, health and policies.",
-      "Without --scenario, runs the suite (the chapter's scenarios and the overload scenarios, one seed each;",
-      "--full: every seed) and writes the report to " + SimCommand.DEFAULT_OUT + "."
+      // One string per paragraph: picocli wraps each on its own, so a line break here would show.
+      "Without --scenario, runs the suite (the chapter's, overload, outlier ejection and zone scenarios), one seed"
+          + " each (--full: every seed), and writes the report to " + SimCommand.DEFAULT_OUT + "."
     })
 final class SimCommand implements Callable<Integer> {
   static final String DEFAULT_OUT = "ballast-sim-report";
@@ -64,7 +65,7 @@ final class SimCommand implements Callable<Integer> {
   @Option(names = "--list", description = "List the built-in scenarios and policies.")
   boolean list;
 
-  @Option(names = "--full", description = "Run the suite with every scenario's own seeds (3 for the overload scenarios) instead of one seed each.")
+  @Option(names = "--full", description = "Run the suite with every scenario's own seeds (3 for the overload and zone scenarios) instead of one seed each.")
   boolean full;
 
   @Option(names = "--wide", description = "Print every column in one table (summary.csv always has them all).")
