@@ -56,6 +56,9 @@ public record Check(String text, String subject, Metric metric, Op op, double nu
     }
   }
 
+  /** A condition on each run, as a scenario's best-among names it. */
+  static final String CONDITION_GRAMMAR = "METRIC <=|>=|<|>|== NUMBER";
+
   static final String GRAMMAR = "POLICY|every METRIC <=|>=|<|>|== NUMBER [x POLICY [METRIC]]";
 
   /**

@@ -11,12 +11,15 @@ import java.util.List;
  * @param text the statement, quoted in the report beside what was measured
  * @param checks all must hold for the claim to hold; none: the scenario is shown, not judged
  * @param bestBy the metric that decides the best policy; null: none is named
+ * @param bestAmong a condition a run must meet to be ranked ({@code every METRIC OP NUMBER}, e.g.
+ *     cross-zone traffic within the minimum plus 5 points), for claims whose best is the best by
+ *     one figure among those that keep another; null: every run is ranked
  * @param figures the chapter's figures the scenario reproduces, e.g. {@code 20-1}; charts of
  *     other scenarios are not captioned with them
  * @param goodputCurve the name of a goodput-against-offered-load chart this scenario is a point
  *     of; empty: none
  */
-public record Claim(Source source, String text, List<Check> checks, Metric bestBy, List<String> figures, String goodputCurve) {
+public record Claim(Source source, String text, List<Check> checks, Metric bestBy, Check bestAmong, List<String> figures, String goodputCurve) {
   public Claim {
     checks = List.copyOf(checks);
     figures = List.copyOf(figures);

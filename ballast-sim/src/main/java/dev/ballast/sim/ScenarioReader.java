@@ -116,7 +116,7 @@ public final class ScenarioReader {
    * Keys a variant may not set: they say what the scenario is and how its runs line up in time,
    * so that a policy's runs in the scenario and in its variants compare figure by figure.
    */
-  private static final List<String> SCENARIO_WIDE_KEYS = List.of("name", "title", "claim", "source", "checks", "best-by",
+  private static final List<String> SCENARIO_WIDE_KEYS = List.of("name", "title", "claim", "source", "checks", "best-by", "best-among",
       "figures", "goodput-curve", "policies", "seed", "seeds", "duration", "warmup", "sample-interval", "switch",
       DEFAULT_SUITE);
   /** The simulator's own keys within sections that ballast-core's settings are read from. */
@@ -614,13 +614,28 @@ public final class ScenarioReader {
     if (!bestBy.isEmpty() && metric == null) {
       throw fail("best-by", bestBy, "one of " + String.join(", ", Metric.keys()) + ", or \"\" for none");
     }
+    String amongText = string("best-among");
+    Check among = null;
+    if (!amongText.isEmpty()) {
+      if (metric == null) {
+        throw fail("best-among", amongText, "no condition without best-by, the metric that ranks the runs that meet it");
+      }
+      try {
+        among = Check.parse(Check.EVERY + " " + amongText, labels());
+      } catch (IllegalArgumentException e) {
+        throw fail("best-among", amongText, Check.CONDITION_GRAMMAR + ", e.g. cross-zone-over-minimum <= 0.05");
+      }
+      if (among.otherPolicy() != null) {
+        throw fail("best-among", amongText, Check.CONDITION_GRAMMAR + ", a bound of its own, not one relative to a policy");
+      }
+    }
     List<String> figures = stringList("figures", "a list of the chapter's figure numbers, e.g. [20-1, 20-2]");
     for (String figure : figures) {
       if (!Claim.CHAPTER_FIGURES.contains(figure)) {
         throw fail("figures", figure, "one of " + String.join(", ", Claim.CHAPTER_FIGURES));
       }
     }
-    return new Claim(source, string("claim"), checks, metric, figures, string("goodput-curve"));
+    return new Claim(source, string("claim"), checks, metric, among, figures, string("goodput-curve"));
   }
 
   /** What a check may name: every policy, and every policy in every variant ({@code POLICY@VARIANT}). */

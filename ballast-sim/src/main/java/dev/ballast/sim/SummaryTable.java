@@ -41,6 +41,11 @@ public final class SummaryTable {
     return rows;
   }
 
+  /** The best policies and how they were chosen, or why none is named: one phrase for every table. */
+  static String bestText(Verdict verdict) {
+    return verdict.best().isEmpty() ? verdict.ranking() : String.join(", ", verdict.best()) + ", " + verdict.ranking();
+  }
+
   /** The policy a row's label names: "weighted_round_robin (after switch)" is weighted_round_robin's. */
   private static String basePolicy(String label) {
     int space = label.indexOf(' ');
@@ -90,8 +95,8 @@ public final class SummaryTable {
         line.append(String.join("; ", parts));
         wrap(out, line.toString(), "    ");
       }
-      if (!verdict.best().isEmpty()) {
-        wrap(out, "  best by " + claim.bestBy().label() + ": " + String.join(", ", verdict.best()), "    ");
+      if (!verdict.ranking().equals(Verdict.ONE_POLICY)) {
+        wrap(out, "  best: " + bestText(verdict), "    ");
       }
       List<List<String>> rows = new ArrayList<>();
       rows.add(COMPACT_HEADERS);

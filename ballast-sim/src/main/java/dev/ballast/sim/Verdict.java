@@ -8,10 +8,17 @@ import java.util.List;
  * and the best policy by the scenario's own metric.
  *
  * @param best the best policies by the claim's metric (several on a tie), among the scenario's
- *     own runs, not its variants' ({@code POLICY@VARIANT}); empty when the claim names no metric or
- *     the scenario ran one policy
+ *     own runs, not its variants' ({@code POLICY@VARIANT}); empty when none is named best (see
+ *     {@code ranking})
+ * @param ranking how the best was chosen ("by cpu max/mean"), or why none is named: one policy
+ *     ran, all tie, no run qualifies, or the scenario names no metric; what the report prints
+ *     beside or instead of the best
  */
-public record Verdict(SuiteRunner.ScenarioResult scenario, List<Check.Result> results, Check.Outcome outcome, List<String> best) {
+public record Verdict(
+    SuiteRunner.ScenarioResult scenario, List<Check.Result> results, Check.Outcome outcome, List<String> best, String ranking) {
+
+  /** The ranking of a scenario that ran one policy of its own: nothing to choose from. */
+  static final String ONE_POLICY = "one policy ran";
 
   public static Verdict of(SuiteRunner.ScenarioResult result) {
     Claim claim = result.scenario().claim();
@@ -35,22 +42,40 @@ public record Verdict(SuiteRunner.ScenarioResult scenario, List<Check.Result> re
         outcome = Check.Outcome.NOT_JUDGED;
       }
     }
-    return new Verdict(result, List.copyOf(results), outcome, best(claim.bestBy(), names, summaries));
+    List<String> best = new ArrayList<>();
+    String ranking = rank(claim, names, summaries, best);
+    return new Verdict(result, List.copyOf(results), outcome, List.copyOf(best), ranking);
   }
 
-  private static List<String> best(Metric metric, List<String> names, List<RunResult.Summary> summaries) {
-    if (metric == null || names.size() < 2) {
-      return List.of();
-    }
-    double bestValue = Double.NaN;
-    List<String> best = new ArrayList<>();
+  /**
+   * Fills {@code best} with the best of the scenario's own runs by the claim's metric, among those
+   * that meet its {@code best-among} condition if it names one, and says how they were chosen or
+   * why none is named.
+   */
+  private static String rank(Claim claim, List<String> names, List<RunResult.Summary> summaries, List<String> best) {
     long own = names.stream().filter(name -> !name.contains("@")).count();
+    if (own < 2) {
+      return ONE_POLICY;
+    }
+    Metric metric = claim.bestBy();
+    if (metric == null) {
+      return "not ranked: the scenario names no metric (best-by)";
+    }
+    Check among = claim.bestAmong();
+    String condition = among == null ? "" : " among runs with " + among.metric().label() + " " + among.op() + " "
+        + among.metric().format(among.number());
+    double bestValue = Double.NaN;
+    int ranked = 0;
     for (int i = 0; i < names.size(); i++) {
       double v = metric.of(summaries.get(i));
       // A variant's run (POLICY@VARIANT) runs another setup; the best is one of the scenario's own.
       if (Double.isNaN(v) || names.get(i).contains("@")) {
         continue;
       }
+      if (among != null && !among.op().test(among.metric().of(summaries.get(i)), among.number())) {
+        continue;
+      }
+      ranked++;
       // Equal as printed is a tie: a table that shows 0.00% twice must not call one of them better.
       if (best.isEmpty() || metric.isBetter(v, bestValue) && !metric.format(v).equals(metric.format(bestValue))) {
         best.clear();
@@ -60,7 +85,15 @@ public record Verdict(SuiteRunner.ScenarioResult scenario, List<Check.Result> re
         best.add(names.get(i));
       }
     }
-    return best.size() == own ? List.of() : List.copyOf(best);
+    if (best.isEmpty()) {
+      return among == null ? "none ranked: no run measured " + metric.label() : "none ranked: no run" + condition.replace(" among runs", "");
+    }
+    if (best.size() == ranked && ranked > 1) {
+      best.clear();
+      return "a tie: " + (ranked == own ? (ranked == 2 ? "both" : "all " + ranked) : "the " + ranked + condition) + " at "
+          + metric.label() + " " + metric.format(bestValue);
+    }
+    return "by " + metric.label() + condition;
   }
 
   /** One word for tables: holds, FAILS, or not judged. */

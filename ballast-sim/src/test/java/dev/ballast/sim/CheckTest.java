@@ -87,6 +87,9 @@ final class CheckTest {
         .equals(Metric.CPU_MAX_OVER_MEAN.format(p2c.spread().maxOverMean()))
         ? null : rr.spread().maxOverMean() < p2c.spread().maxOverMean() ? "round_robin" : "power_of_two_choices";
     assertThat(holds.best()).isEqualTo(better == null ? List.of() : List.of(better));
+    assertThat(holds.ranking()).isEqualTo(better == null
+        ? "a tie: both at cpu max/mean " + Metric.CPU_MAX_OVER_MEAN.format(rr.spread().maxOverMean())
+        : "by cpu max/mean");
 
     Verdict fails = Verdict.of(withClaim(base, List.of("every p99-ms > 0", "every p99-ms < 0", "fair_share p99-ms > 0"), null));
     assertThat(fails.outcome()).isEqualTo(Check.Outcome.FAILS);
@@ -97,9 +100,47 @@ final class CheckTest {
     assertThat(Verdict.of(withClaim(base, List.of(), null)).outcome()).isEqualTo(Check.Outcome.NOT_JUDGED);
   }
 
+  @Test
+  void saysHowTheBestWasChosenOrWhyNoneIsNamed() {
+    RunResult.Summary rr = run.policies().get(0).summary();
+    RunResult.Summary p2c = run.policies().get(1).summary();
+    Scenario base = run.scenario();
+    // Ranked by p99 only among runs whose CPU spread is no worse than the better one's: that one.
+    double lowerSpread = Math.min(rr.spread().maxOverMean(), p2c.spread().maxOverMean());
+    String lower = rr.spread().maxOverMean() <= p2c.spread().maxOverMean() ? "round_robin" : "power_of_two_choices";
+    Verdict among = Verdict.of(withClaim(base, List.of(), Metric.P99_MS, "cpu-max-over-mean <= " + lowerSpread));
+    if (rr.spread().maxOverMean() != p2c.spread().maxOverMean()) {
+      assertThat(among.best()).containsExactly(lower);
+      assertThat(among.ranking()).isEqualTo("by p99 ms among runs with cpu max/mean <= " + Metric.CPU_MAX_OVER_MEAN.format(lowerSpread));
+    }
+
+    Verdict noneQualifies = Verdict.of(withClaim(base, List.of(), Metric.P99_MS, "p99-ms < 0"));
+    assertThat(noneQualifies.best()).isEmpty();
+    assertThat(noneQualifies.ranking()).isEqualTo("none ranked: no run with p99 ms < 0.0");
+
+    // No sheds without a limiter: both run 0, a tie, and neither is called the better.
+    Verdict tie = Verdict.of(withClaim(base, List.of(), Metric.SHEDS, null));
+    assertThat(tie.best()).isEmpty();
+    assertThat(tie.ranking()).isEqualTo("a tie: both at sheds 0");
+
+    Verdict unnamed = Verdict.of(withClaim(base, List.of(), null, null));
+    assertThat(unnamed.best()).isEmpty();
+    assertThat(unnamed.ranking()).isEqualTo("not ranked: the scenario names no metric (best-by)");
+
+    Scenario one = ScenarioReader.parse("one.conf", "name = one, duration = 2s, warmup = 1s, best-by = p99-ms,"
+        + " policies = [round_robin], clients { count = 2, subset-size = 2 }, backends.count = 2");
+    Verdict single = Verdict.of(SuiteRunner.runAll(List.of(one), 1).get(0));
+    assertThat(single.best()).isEmpty();
+    assertThat(single.ranking()).isEqualTo("one policy ran");
+  }
+
   private static SuiteRunner.ScenarioResult withClaim(Scenario base, List<String> checks, Metric bestBy) {
+    return withClaim(base, checks, bestBy, null);
+  }
+
+  private static SuiteRunner.ScenarioResult withClaim(Scenario base, List<String> checks, Metric bestBy, String bestAmong) {
     Claim claim = new Claim(Claim.Source.BALLAST, "claim", checks.stream().map(c -> Check.parse(c, POLICIES)).toList(),
-        bestBy, List.of(), "");
+        bestBy, bestAmong == null ? null : Check.parse("every " + bestAmong, POLICIES), List.of(), "");
     Scenario s = new Scenario(base.name(), base.source(), base.title(), claim, base.seed(), base.seeds(), base.durationNanos(),
         base.warmupNanos(), base.sampleIntervalNanos(), base.policies(), base.clients(), base.fleet(), base.load(), base.cost(),
         base.rttNanos(), base.deadlineNanos(), base.health(), base.reports(), base.restart(), base.faults(),

@@ -53,6 +53,10 @@ final class ScenarioReaderTest {
         // The suite's scenarios are judged: each says what must hold for its claim to hold.
         assertThat(scenario.claim().checks()).as(name).isNotEmpty();
       }
+      if (scenario.policies().size() > 1) {
+        // The report names the best of several policies, by the figure the scenario chooses.
+        assertThat(scenario.claim().bestBy()).as(name + ": best-by").isNotNull();
+      }
     }
   }
 
@@ -136,6 +140,10 @@ final class ScenarioReaderTest {
         "zones { count = 3, client-shares = [1, 2] } | bad.conf: zones.client-shares: [1,2] (expected: one share per zone (zones.count = 3), or [] for even shares)",
         "zones { count = 2, client-shares = [1, 0] } | bad.conf: zones.client-shares: [1,0] (expected: a list of positive numbers, one per zone, or [] for even shares)",
         "zones.count = 200 | bad.conf: zones.count: 200 (expected: 0 to backends.count",
+        "best-among = \"p99-ms < 50\" | bad.conf: best-among: p99-ms < 50 (expected: no condition without best-by, the metric that ranks",
+        "best-by = p99-ms, best-among = \"p99 < 50\" | bad.conf: best-among: p99 < 50 (expected: METRIC <=",
+        "best-by = p99-ms, best-among = \"round_robin p99-ms < 50\" | bad.conf: best-among: round_robin p99-ms < 50 (expected: METRIC <=",
+        "best-by = p99-ms, best-among = \"p99-ms < 1 x round_robin\" | bad.conf: best-among: p99-ms < 1 x round_robin (expected: METRIC <=",
       })
   void badScenarioNamesTheFileTheKeyAndWhatWasExpected(String text, String message) {
     assertRejected(text).hasMessageStartingWith(message);

@@ -23,7 +23,7 @@ final class SummaryTableTest {
     String table = SummaryTable.render(results);
     assertThat(table.lines()).allSatisfy(line -> assertThat(line.length()).as(line).isLessThanOrEqualTo(SummaryTable.WIDTH));
     assertThat(table).contains("least_loaded_round_robin (before switch)", "interleaved_weighted_round_robin (after switch)")
-        .contains("claim holds (chapter): ").contains("best by cpu max/mean: ")
+        .contains("claim holds (chapter): ").contains("  best: ").contains(", by cpu max/mean\n")
         .endsWith("claims: 1 hold, 0 fail, 1 not judged, of 2 scenarios\n");
 
     String wide = SummaryTable.renderWide(results);
