@@ -108,6 +108,18 @@ final class SimCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     PrintWriter stdout = spec.commandLine().getOut();
+    // An option the chosen mode would ignore is an error, not dropped without a word.
+    if (list) {
+      for (String option : List.of("--scenario", "--policy", "--out", "--seeds", "--threads", "--full", "--wide")) {
+        if (spec.commandLine().getParseResult().hasMatchedOption(option)) {
+          throw usage("--list: with " + option + " (expected: --list alone; it lists the built-in scenarios and policies and runs nothing)");
+        }
+      }
+    }
+    if (full && !scenarios.isEmpty()) {
+      throw usage("--full: with --scenario '" + scenarios.get(0) + "' (expected: one of the two; --full runs the whole suite at"
+          + " every scenario's own seeds, --scenario runs a scenario as its file sets it)");
+    }
     if (list) {
       stdout.print(listing());
       stdout.flush();

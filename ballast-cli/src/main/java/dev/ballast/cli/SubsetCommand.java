@@ -114,6 +114,10 @@ final class SubsetCommand implements Callable<Integer> {
       throw new CommandLine.ParameterException(
           cl, "--algorithm: '" + algorithm + "' (expected: one of " + String.join(", ", Subsetter.NAMES) + ")");
     }
+    if (compare && cl.getParseResult().hasMatchedOption("--algorithm")) {
+      throw new CommandLine.ParameterException(
+          cl, "--algorithm: '" + algorithm + "' with --compare (expected: one of the two; --compare measures every algorithm)");
+    }
     // Limits keep the largest run within a small default heap (docs/subsetting.md, Limits).
     if (clients < 1 || clients > SubsetAnalysis.MAX_CLIENTS) {
       throw new CommandLine.ParameterException(

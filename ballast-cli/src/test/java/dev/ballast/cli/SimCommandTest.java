@@ -170,6 +170,14 @@ final class SimCommandTest {
   }
 
   @Test
+  void anOptionTheModeWouldIgnoreIsAOneLineUsageError() {
+    assertOneLineUsageError(run("sim", "--list", "--scenario", "sinkhole"), "ballast: --list: with --scenario (expected: --list"
+        + " alone; it lists the built-in scenarios and policies and runs nothing)");
+    assertOneLineUsageError(run("sim", "--full", "--scenario", "sinkhole"), "ballast: --full: with --scenario 'sinkhole' (expected:"
+        + " one of the two; --full runs the whole suite at every scenario's own seeds, --scenario runs a scenario as its file sets it)");
+  }
+
+  @Test
   void unknownScenarioIsNotFound() {
     assertOneLineUsageError(run("sim", "--scenario", "no-such-scenario"), "ballast: --scenario: 'no-such-scenario': not found"
         + " (expected: a scenario file, or a built-in scenario's name; ballast sim --list lists them)");

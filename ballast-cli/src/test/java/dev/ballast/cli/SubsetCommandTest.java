@@ -37,6 +37,7 @@ final class SubsetCommandTest {
         "--algorithm nope | --algorithm: 'nope' (expected: one of random, deterministic, rendezvous, orthogonal_lots)",
         "--compare --algorithm nope | --algorithm: 'nope' (expected: one of random, deterministic, rendezvous, orthogonal_lots)",
         "--format xml | --format: 'xml' (expected: text or json)",
+        "--compare --algorithm random | --algorithm: 'random' with --compare (expected: one of the two; --compare measures every algorithm)",
         "--algorithm random --lot-size 5 | --lot-size: 5 (expected: 0 for random; a lot size applies to orthogonal_lots only)",
         "--backends 10 | --subset-size: 30 (the default) (expected: 1..10, the number of backends)",
         "--subset-size 301 | --subset-size: 301 (expected: 1..300, the number of backends, --backends 300 (the default))",

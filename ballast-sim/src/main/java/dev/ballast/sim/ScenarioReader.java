@@ -801,7 +801,16 @@ public final class ScenarioReader {
       if (config.getValue(HEALTH).valueType() != ConfigValueType.OBJECT) {
         throw fail(HEALTH, render(HEALTH), "an object with the keys " + String.join(", ", modeled));
       }
+      Set<String> declared = new TreeSet<>();
+      for (Setting<?> setting : HealthConfig.SETTINGS.settings()) {
+        declared.add(Setting.kebab(setting.name()));
+      }
       for (String key : new TreeSet<>(config.getObject(HEALTH).keySet())) {
+        if (declared.contains(key) && !modeled.contains(key)) {
+          // A library setting the simulator cannot honour: say so rather than call it unknown.
+          throw fail(HEALTH + "." + key, render(HEALTH + "." + key), "no " + key + " in a scenario: the simulated transport "
+              + "sends no health checks and never lets a connection go idle; health takes " + String.join(", ", modeled));
+        }
         if (!modeled.contains(key)) {
           throw new ScenarioException(file + ": " + Settings.unknownKey(HEALTH + "." + key, modeled).getMessage());
         }

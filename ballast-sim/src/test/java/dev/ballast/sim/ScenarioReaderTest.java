@@ -140,6 +140,8 @@ final class ScenarioReaderTest {
         "zones { count = 3, client-shares = [1, 2] } | bad.conf: zones.client-shares: [1,2] (expected: one share per zone (zones.count = 3), or [] for even shares)",
         "zones { count = 2, client-shares = [1, 0] } | bad.conf: zones.client-shares: [1,0] (expected: a list of positive numbers, one per zone, or [] for even shares)",
         "zones.count = 200 | bad.conf: zones.count: 200 (expected: 0 to backends.count",
+        "health.idle-after = 5s | bad.conf: health.idle-after: 5s (expected: no idle-after in a scenario: the simulated transport sends no health checks and never lets a connection go idle; health takes active-request-limit, warm-up-start-factor, warm-up-window)",
+        "health.idle-aftr = 5s | bad.conf: health.idle-aftr: unknown key (expected: one of active-request-limit,",
         "best-among = \"p99-ms < 50\" | bad.conf: best-among: p99-ms < 50 (expected: no condition without best-by, the metric that ranks",
         "best-by = p99-ms, best-among = \"p99 < 50\" | bad.conf: best-among: p99 < 50 (expected: METRIC <=",
         "best-by = p99-ms, best-among = \"round_robin p99-ms < 50\" | bad.conf: best-among: round_robin p99-ms < 50 (expected: METRIC <=",

@@ -26,7 +26,7 @@ import java.util.concurrent.TimeUnit;
 public final class ExampleClient {
   static final int FIRST_METRICS_PORT = 9464;
   private static final int FIRST_ANSWER_WITHIN_SECONDS = 30;
-  static final String USAGE = "usage: examples/run client [--index I] [--count C] [--seconds S] [--rate CALLS_PER_S]"
+  static final String USAGE = "usage: examples/run client [--index I] [--count C] [--seconds S] [--rate R]"
       + " [--criticality C] [--ports P0,P1,P2] [--metrics-port N]";
   static final String HELP = """
         --index I, --count C  this client is number I of C: which 2 of the 3 tasks it uses (default 0 of 1)
