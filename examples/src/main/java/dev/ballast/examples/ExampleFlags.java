@@ -1,14 +1,12 @@
 package dev.ballast.examples;
 
+import dev.ballast.internal.ProjectVersion;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.Set;
 
 /**
@@ -53,7 +51,7 @@ final class ExampleFlags {
       return;
     }
     if (List.of(args).contains("-V") || List.of(args).contains("--version")) {
-      System.out.println("ballast examples " + version());
+      System.out.println("ballast examples " + ProjectVersion.get());
       return;
     }
     try {
@@ -61,20 +59,6 @@ final class ExampleFlags {
     } catch (UsageError e) {
       System.err.println("examples: " + e.getMessage());
       System.exit(2);
-    }
-  }
-
-  /** The project's version, which the build writes into version.properties beside this class. */
-  static String version() {
-    try (InputStream in = ExampleFlags.class.getResourceAsStream("version.properties")) {
-      if (in == null) {
-        throw new IllegalStateException("version.properties is missing from the class path (expected: the build to put it in the jar)");
-      }
-      Properties properties = new Properties();
-      properties.load(in);
-      return properties.getProperty("version");
-    } catch (IOException e) {
-      throw new UncheckedIOException("version.properties: cannot read", e);
     }
   }
 

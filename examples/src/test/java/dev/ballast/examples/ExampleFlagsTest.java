@@ -13,11 +13,6 @@ final class ExampleFlagsTest {
   }
 
   @Test
-  void theVersionIsTheProjectsAsTheBuildWroteIt() {
-    assertThat(ExampleFlags.version()).matches("[0-9]+\\.[0-9]+\\.[0-9]+(-SNAPSHOT)?");
-  }
-
-  @Test
   void readsOptionsSwitchesAndDefaults() {
     ExampleFlags flags = parse("--port", "0", "--no-limiter", "--ports", "1,2,3");
     assertThat(flags.port("--port", 50051)).isZero();
