@@ -11,6 +11,7 @@ import dev.ballast.health.HealthConfig;
 import dev.ballast.health.RequestOutcome;
 import dev.ballast.testing.Allocations;
 import dev.ballast.testing.FakeClock;
+import dev.ballast.testing.FewestInFlightPolicy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -35,7 +36,9 @@ final class AllPoliciesTest {
         Policy.weightedRoundRobin(WeightedRoundRobinConfig.builder().blackoutPeriod(Duration.ZERO).build()),
         Policy.powerOfTwoChoices(PowerOfTwoChoicesConfig.builder().forcePickInterval(Duration.ofMillis(5)).build()),
         Policy.fairShare(),
-        Policy.interleavedWeightedRoundRobin(InterleavedWeightedRoundRobinConfig.of(Map.of("b0", 3, "b1", 2))));
+        Policy.interleavedWeightedRoundRobin(InterleavedWeightedRoundRobinConfig.of(Map.of("b0", 3, "b1", 2))),
+        // A policy of a user's, through the extension point: the same rules hold for it.
+        new FewestInFlightPolicy(new FewestInFlightPolicy.Config(2)));
   }
 
   /** Every policy twice: with reproducible pick randomness (seeded) and per-thread (production). */
@@ -75,7 +78,7 @@ final class AllPoliciesTest {
 
   @Test
   void noPolicyEverPicksAnUnavailableOrAtLimitBackend() {
-    forAll(in -> new Fleet(in.intBetween(0, 5), in.listOf(1, 8, state -> state.oneOf(BackendState.values())),
+    forAll(in -> new Fleet(in.intBetween(0, policies().size() - 1), in.listOf(1, 8, state -> state.oneOf(BackendState.values())),
         in.listOf(8, 8, active -> active.intBetween(0, 3)), in.anyBoolean(), in.anyLong()), fleet -> {
       int policyIndex = fleet.policyIndex();
       List<BackendState> states = fleet.states();

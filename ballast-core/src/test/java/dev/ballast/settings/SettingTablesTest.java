@@ -89,7 +89,7 @@ final class SettingTablesTest {
 
   @Test
   void everySettingIsDeclaredWithAMeaningAndOnceInItsConfig() {
-    assertThat(PolicyTable.names()).isEqualTo(Policy.NAMES);
+    assertThat(PolicyTable.names()).isEqualTo(Policy.names());
     assertThat(OverloadTable.names())
         .containsExactly("throttle", "limiter", "retry", "backoff", "retryBudget", "tokenBucket");
     for (Settings<?> config : everyConfig()) {

@@ -168,7 +168,7 @@ final class BallastConfigParserTest {
 
   @Test
   void everyCorePolicyCanBeSelectedWithItsSettings() {
-    for (String policy : dev.ballast.pick.Policy.NAMES) {
+    for (String policy : dev.ballast.pick.Policy.names()) {
       assertThat(parse(json("policy", policy)).policy().name()).isEqualTo(policy);
     }
     assertThat(
