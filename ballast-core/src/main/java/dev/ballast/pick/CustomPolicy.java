@@ -161,6 +161,12 @@ public abstract non-sealed class CustomPolicy<S> implements Policy {
    */
   protected void onLoadReport(S state, double utilization, double rps, double eps, long nowNanos) {}
 
+  /**
+   * The policy as logs and messages show it: its name by default. A policy with settings should
+   * add them, as the built-in policies do ({@code name(config)}).
+   *
+   * @return the name
+   */
   @Override
   public String toString() {
     return name;

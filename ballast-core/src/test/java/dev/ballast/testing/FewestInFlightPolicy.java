@@ -155,6 +155,11 @@ public final class FewestInFlightPolicy extends CustomPolicy<FewestInFlightPolic
   }
 
   @Override
+  public String toString() {
+    return NAME + "(" + config + ")";
+  }
+
+  @Override
   protected void onSuccess(Counts state, long latencyNanos) {
     state.successes.increment();
   }

@@ -12,27 +12,34 @@ import java.util.WeakHashMap;
 
 /**
  * Meters for ballast-grpc (which this module depends on optionally: only applications that use it
- * load this class). {@link #bindClients} follows every {@code ballast} policy balancer of the
- * process, per channel and target; {@link #bind(BallastServer, MeterRegistry, Iterable)} covers a
- * server's load reports, lame duck drain and overload protection.
+ * load this class). {@link #bindClients} follows the {@code ballast} policy balancers of the
+ * channels a {@link BallastClients} tracks, per channel and target; {@link #bind(BallastServer,
+ * MeterRegistry, Iterable)} covers a server's load reports, lame duck drain and overload protection.
  */
 public final class BallastGrpcMeters {
   private BallastGrpcMeters() {}
 
   /**
-   * Binds every {@code ballast} policy balancer open now or later, with its throttle and retry
-   * budget, tagged {@code target} (the channel's authority) and {@code channel} (which of the
-   * process's channels), plus {@code tags}. A channel's meters leave the registry when its
-   * balancer closes (channel shutdown, or a new policy in its service config, whose new balancer
-   * is bound in its place); all of them when the returned binding is closed.
+   * Binds the {@code ballast} policy balancer of every channel {@code clients} tracks, open now or
+   * later, with its throttle and retry budget, tagged {@code target} (the channel's authority) and
+   * {@code channel} (which of the tracked channels), plus {@code tags}. A channel's meters leave
+   * the registry when its balancer closes (channel shutdown, or a new policy in its service config,
+   * whose new balancer is bound in its place); all of them when the returned binding is closed.
+   * Channels built without {@link BallastClients#track} are not seen.
+   *
+   * @param clients the channels to follow
+   * @param registry where the meters go
+   * @param tags tags for every meter
+   * @return the binding, which removes the meters when closed
    */
-  public static MeterBinding bindClients(MeterRegistry registry, Iterable<Tag> tags) {
+  public static MeterBinding bindClients(BallastClients clients, MeterRegistry registry, Iterable<Tag> tags) {
+    Objects.requireNonNull(clients, "clients");
     Objects.requireNonNull(registry, "registry");
     Tags common = Tags.of(tags);
     ClientObserver observer = new ClientObserver(registry, common);
     MeterBinding binding = new MeterBinding(registry, observer);
     observer.parent = binding;
-    Runnable stop = BallastClients.observe(observer);
+    Runnable stop = clients.observe(observer);
     binding.onClose(stop);
     return binding;
   }
