@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Instant;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -58,6 +59,21 @@ final class LauncherTest {
     assertThat(runLauncher(root)).isFalse();
   }
 
+  /** {@code BALLAST_CLASSPATH} puts a user's jars after the command's own, where ServiceLoader finds their policies. */
+  @Test
+  void ballastClasspathAddsJarsAfterTheCommandsOwn(@TempDir Path root) throws Exception {
+    tree(root);
+    executable(root.resolve("bin/java"), "#!/bin/sh\necho \"$@\" > \"" + root.resolve("java-args") + "\"\n");
+
+    run(root, "ballast", "sim", Map.of("BALLAST_CLASSPATH", "/opt/policies/primary-first.jar"));
+
+    String jar = root.resolve("repo/ballast-cli/target/ballast.jar").toString();
+    assertThat(Files.readString(root.resolve("java-args")).strip())
+        .endsWith("-cp " + jar + ":/opt/policies/primary-first.jar dev.ballast.cli.BallastCommand sim");
+    run(root, "ballast", "subset", Map.of());
+    assertThat(Files.readString(root.resolve("java-args")).strip()).isEqualTo("-jar " + jar + " subset");
+  }
+
   /** A repository with a built jar and every input older than it. */
   private static Path tree(Path root) throws Exception {
     assumeTrue(Files.isRegularFile(SCRIPT) && Files.isExecutable(Path.of("/bin/bash")));
@@ -80,7 +96,15 @@ final class LauncherTest {
 
   /** Runs {@code script} (relative to the scratch repository) with one argument; true if it invoked Maven. */
   private static boolean run(Path root, String script, String argument) throws Exception {
+    return run(root, script, argument, Map.of());
+  }
+
+  /** {@link #run(Path, String, String)} with {@code environment} added to the script's. */
+  private static boolean run(Path root, String script, String argument, Map<String, String> environment) throws Exception {
     ProcessBuilder pb = new ProcessBuilder("/bin/bash", root.resolve("repo").resolve(script).toString(), argument);
+    pb.environment().remove("BALLAST_CLASSPATH");
+    pb.environment().remove("BALLAST_JAVA_OPTS");
+    pb.environment().putAll(environment);
     pb.environment().put("PATH", root.resolve("bin") + ":/usr/bin:/bin");
     pb.redirectErrorStream(true);
     pb.redirectOutput(root.resolve("output").toFile());

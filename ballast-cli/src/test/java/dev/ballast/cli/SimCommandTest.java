@@ -42,6 +42,26 @@ final class SimCommandTest {
     assertThat(result.out()).doesNotContain("report:");
   }
 
+  /**
+   * A policy of one's own on the class path (this module's tests register one, as a user's jar on
+   * the launcher's class path would) runs by name, with its settings from the scenario.
+   */
+  @Test
+  void runsAPolicyOfOnesOwnFoundOnTheClassPathWithItsScenarioSettings(@TempDir Path dir) throws Exception {
+    Path file = dir.resolve("own.conf");
+    Files.writeString(file, "name = own\nduration = 5s\nwarmup = 1s\nclients { count = 3, subset-size = 4 }\n"
+        + "backends.count = 6\npolicy-settings.test-fewest-in-flight.choices = 3\n");
+
+    Result result = run("sim", "--scenario", file.toString(), "--policy", "test_fewest_in_flight,round_robin");
+
+    assertThat(result.exitCode()).as(result.err()).isZero();
+    assertThat(result.out()).containsPattern("\n  test_fewest_in_flight +[0-9.]+ ").contains("2 runs: ");
+    Files.writeString(dir.resolve("bad.conf"), "name = bad\npolicy-settings.test-fewest-in-flight.choices = 65\n");
+    Result bad = run("sim", "--scenario", dir.resolve("bad.conf").toString(), "--policy", "test_fewest_in_flight");
+    assertThat(bad.exitCode()).isEqualTo(2);
+    assertThat(bad.err()).contains("policy-settings.test-fewest-in-flight.choices: 65 (expected: a whole number in 1..64)");
+  }
+
   @Test
   void theDefaultSuiteStartsWithoutALongRunWarningAndAMillionBackendsSayHowLongAtLeast() {
     List<Scenario> suite = ShippedSuite.loadDefault();
