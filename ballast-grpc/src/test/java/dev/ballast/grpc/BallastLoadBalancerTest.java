@@ -35,7 +35,7 @@ final class BallastLoadBalancerTest {
       new BallastLoadBalancer(helper, helper.time.clock(), helper.time.clock(), () -> parse(json()));
 
   private static BallastConfig parse(Map<String, ?> json) {
-    return new BallastConfigParser(name -> null, name -> null, 1, warning -> {}).parse(json);
+    return new BallastConfigParser(name -> null, name -> null, 1, (level, message) -> {}).parse(json);
   }
 
   private void resolve(Map<String, ?> config, int... ports) {

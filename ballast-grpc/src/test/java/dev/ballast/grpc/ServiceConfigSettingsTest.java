@@ -28,7 +28,7 @@ import org.junit.jupiter.api.Test;
  * the parser cannot set fails here.
  */
 final class ServiceConfigSettingsTest {
-  private final BallastConfigParser parser = new BallastConfigParser(k -> null, k -> null, 1, w -> {});
+  private final BallastConfigParser parser = new BallastConfigParser(k -> null, k -> null, 1, (level, message) -> {});
 
   /** A value as JSON text: durations as strings with their unit, choices by name, weights as an object. */
   static String json(Object value) {

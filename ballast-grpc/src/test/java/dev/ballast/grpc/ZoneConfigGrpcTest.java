@@ -21,7 +21,7 @@ final class ZoneConfigGrpcTest {
   private final List<String> warnings = new ArrayList<>();
 
   private BallastConfig parse(Map<String, ?> json, Map<String, String> properties, Map<String, String> environment) {
-    return new BallastConfigParser(properties::get, environment::get, 42, warnings::add).parse(json);
+    return new BallastConfigParser(properties::get, environment::get, 42, (level, message) -> warnings.add(level + " " + message)).parse(json);
   }
 
   @Test
