@@ -1,34 +1,22 @@
 package dev.ballast.grpc;
 
-import dev.ballast.internal.Ranges;
 import dev.ballast.overload.AdmissionLimiter;
-import dev.ballast.overload.LimiterConfig;
-import dev.ballast.overload.TokenBucket;
 import dev.ballast.probe.ProbeResponder;
-import dev.ballast.time.NanoClock;
 import io.grpc.Server;
 import io.grpc.ServerBuilder;
-import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
-import io.grpc.protobuf.services.HealthStatusManager;
+import io.grpc.ServerServiceDefinition;
 import java.io.IOException;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.LongAdder;
-import java.util.function.DoubleSupplier;
-import java.util.logging.Level;
-import java.util.logging.Logger;
 
 /**
- * A gRPC server with Ballast's backend side: load reports on every response ({@link
- * LoadReportingInterceptor}), the {@code grpc.health.v1} health service, the {@code
- * ballast.probe.v1} probe service that {@code prequal_probing} clients ask before they pick, and
- * lame duck.
+ * A gRPC server with Ballast's backend side, for an application that builds its server itself:
+ * load reports on every response ({@link LoadReportingInterceptor}), the {@code grpc.health.v1}
+ * health service, the {@code ballast.probe.v1} probe service that {@code prequal_probing} clients
+ * ask before they pick, overload protection and lame duck. It is a convenience over {@link
+ * BallastServerSupport}, whose pieces it adds to the {@link ServerBuilder} it is given; a server
+ * that a framework builds takes the same pieces by hand (docs/grpc.md, "On a server a framework
+ * builds").
  *
  * <pre>{@code
  * BallastServer server = BallastServer.builder()
@@ -42,66 +30,42 @@ import java.util.logging.Logger;
  * turns health to NOT_SERVING and marks every response with a signal that Ballast clients act on
  * at once, so they stop sending new requests within a round trip or two; requests keep being
  * served meanwhile. After the drain interval the server stops taking new calls, lets the calls in
- * flight finish (up to the shutdown grace) and terminates. A server can also start in lame duck
- * and {@linkplain #announceReady() announce readiness} once warmed up.
+ * flight finish (up to the shutdown grace) and terminates ({@link ServerLameDuck#drainAndShutdown}).
+ * A server can also start in lame duck and {@linkplain #announceReady() announce readiness} once
+ * warmed up.
  */
 public final class BallastServer {
-  private static final Logger logger = Logger.getLogger(BallastServer.class.getName());
-
   private final Server server;
-  private final HealthStatusManager health;
-  private final List<String> serviceNames;
-  private final LoadReportingInterceptor loadReports;
-  private final OverloadInterceptor overload;
-  /** Null unless the builder set a per-caller rate limit. */
-  private final CallerRateLimitInterceptor callerLimit;
-  private final ProbeResponder probes = ProbeResponder.create();
-  private final LongAdder probesAnswered = new LongAdder();
-  private final Duration drainInterval;
-  private final Duration shutdownGrace;
+  private final BallastServerSupport support;
   private final boolean drainOnSigterm;
-  private final CompletableFuture<Void> terminated = new CompletableFuture<>();
-  private volatile boolean lameDuck;
-  private boolean draining;
   private boolean started;
+  /** The termination of a server stopped before it started; null until then. */
+  private CompletableFuture<Void> stoppedUnstarted;
 
   private BallastServer(Builder settings, ServerBuilder<?> serverBuilder) {
-    this.health = new HealthStatusManager();
-    this.serviceNames = List.copyOf(settings.serviceNames);
-    this.drainInterval = settings.drainInterval;
-    this.shutdownGrace = settings.shutdownGrace;
+    this.support = new BallastServerSupport(settings);
     this.drainOnSigterm = settings.drainOnSigterm;
-    this.lameDuck = settings.startInLameDuck;
-    this.loadReports =
-        new LoadReportingInterceptor(
-            settings.cpuUtilization, settings.applicationUtilization, () -> lameDuck, settings.clock);
-    AdmissionLimiter limiter = settings.limiter == null
-        ? null
-        : AdmissionLimiter.create(settings.limiter, settings.cpuUtilization, settings.clock);
-    this.overload = new OverloadInterceptor(limiter, settings.minDeadline.toNanos(), settings.clock, settings.criticalityTrust);
-    this.callerLimit = settings.callerKey == null
-        ? null
-        : new CallerRateLimitInterceptor(
-            settings.callerRate, settings.callerBurst, settings.callerKey, settings.maxCallers, settings.callerClock);
-    setHealth(lameDuck ? ServingStatus.NOT_SERVING : ServingStatus.SERVING);
-    // The last interceptor added runs first: load reports see every answer, sheds included; a
-    // caller over its rate never reaches the limiter; the probes' load sees only the calls that run.
-    serverBuilder
-        .addService(health.getHealthService())
-        .addService(ProbeRpc.service(probes, probesAnswered))
-        .intercept(new ProbeLoadInterceptor(probes, settings.clock))
-        .intercept(overload);
-    if (callerLimit != null) {
-      serverBuilder.intercept(callerLimit);
+    for (ServerServiceDefinition service : support.services()) {
+      serverBuilder.addService(service);
     }
-    this.server = serverBuilder.intercept(loadReports).build();
+    this.server = serverBuilder.intercept(support.interceptor()).build();
   }
 
+  /**
+   * Settings for a server this class builds; each setter validates.
+   *
+   * @return a builder with every setting at its default
+   */
   public static Builder builder() {
     return new Builder();
   }
 
-  /** Starts serving (in lame duck if so built) and, if asked, installs the SIGTERM drain. */
+  /**
+   * Starts serving (in lame duck if so built) and, if asked, installs the SIGTERM drain.
+   *
+   * @return this server
+   * @throws IOException if the server cannot bind
+   */
   public synchronized BallastServer start() throws IOException {
     server.start();
     started = true;
@@ -114,83 +78,143 @@ public final class BallastServer {
     return this;
   }
 
-  /** The underlying gRPC server, for its port and to await termination. */
+  /**
+   * The underlying gRPC server, for its port and to await termination.
+   *
+   * @return the server
+   */
   public Server server() {
     return server;
   }
 
-  /** The interceptor's measurements: requests and errors per second. */
-  public LoadReportingInterceptor loadReports() {
-    return loadReports;
+  /**
+   * The pieces this server runs, as a framework's server would take them: for meters and for
+   * anything this class does not pass through.
+   *
+   * @return the server side
+   */
+  public BallastServerSupport support() {
+    return support;
   }
 
-  /** The admission limiter, if {@link Builder#adaptiveLimiter} set one; else null. */
+  /**
+   * The interceptor's measurements: requests and errors per second.
+   *
+   * @return the load-reporting interceptor
+   */
+  public LoadReportingInterceptor loadReports() {
+    return support.loadReports();
+  }
+
+  /**
+   * The admission limiter.
+   *
+   * @return the limiter if {@link Builder#adaptiveLimiter} set one, else null
+   */
   public AdmissionLimiter limiter() {
-    return overload.limiter();
+    return support.limiter();
   }
 
   /**
    * What this server answers to {@code prequal_probing} clients' probes: its calls in flight and
    * their latency at that load (health checks and probes excluded).
+   *
+   * @return the responder
    */
   public ProbeResponder probeResponder() {
-    return probes;
+    return support.probeResponder();
   }
 
-  /** Probes answered so far. */
+  /**
+   * Probes answered so far.
+   *
+   * @return the count
+   */
   public long probesAnswered() {
-    return probesAnswered.sum();
+    return support.probesAnswered();
   }
 
-  /** Calls shed by the limiter so far. */
+  /**
+   * Calls shed by the limiter so far.
+   *
+   * @return the count
+   */
   public long shedCalls() {
-    return overload.shed();
+    return support.shedCalls();
   }
 
-  /** Calls refused without running because too little of their deadline was left. */
+  /**
+   * Calls refused without running because too little of their deadline was left.
+   *
+   * @return the count
+   */
   public long callsRefusedForDeadline() {
-    return overload.refusedForDeadline();
+    return support.callsRefusedForDeadline();
   }
 
-  /** Calls answered "overloaded, don't retry" because a service behind this one shed them. */
+  /**
+   * Calls answered "overloaded, don't retry" because a service behind this one shed them.
+   *
+   * @return the count
+   */
   public long callsMarkedDontRetry() {
-    return overload.markedDontRetry();
+    return support.callsMarkedDontRetry();
   }
 
-  /** Calls whose {@code ballast-criticality} header named no criticality (taken as CRITICAL). */
+  /**
+   * Calls whose {@code ballast-criticality} header named no criticality (taken as CRITICAL).
+   *
+   * @return the count
+   */
   public long badCriticalityHeaders() {
-    return overload.badCriticality();
+    return support.badCriticalityHeaders();
   }
 
   /**
    * Calls whose {@code ballast-criticality} claimed more than the {@linkplain
    * Builder#criticalityTrust trust policy} lets their caller claim, served at the caller's cap.
+   *
+   * @return the count
    */
   public long criticalityDowngrades() {
-    return overload.downgraded();
+    return support.criticalityDowngrades();
   }
 
-  /** Calls refused because their caller was over its rate limit (0 without a per-caller limit). */
+  /**
+   * Calls refused because their caller was over its rate limit.
+   *
+   * @return the count; 0 without a per-caller limit
+   */
   public long callsOverCallerRate() {
-    return callerLimit == null ? 0 : callerLimit.rejected();
+    return support.callsOverCallerRate();
   }
 
+  /**
+   * Whether responses carry the lame duck signal now.
+   *
+   * @return true in lame duck
+   */
   public boolean isLameDuck() {
-    return lameDuck;
+    return support.lameDuck().isLameDuck();
   }
 
-  /** Whether {@link #enterLameDuck()} has begun the drain towards shutdown. */
-  public synchronized boolean isDraining() {
-    return draining;
+  /**
+   * Whether {@link #enterLameDuck()} has begun the drain towards shutdown.
+   *
+   * @return true once draining
+   */
+  public boolean isDraining() {
+    return support.lameDuck().isDraining();
   }
 
   /**
    * Calls admitted and not yet ended, health checks and probes excluded: during a drain, how many
    * are left before the server can terminate.
+   *
+   * @return the calls in flight now
    */
   public long callsInFlight() {
-    // The calls that run are what the probe answers count: the same calls, counted once.
-    return probes.requestsInFlight();
+    return support.callsInFlight();
   }
 
   /**
@@ -199,12 +223,8 @@ public final class BallastServer {
    *
    * @throws IllegalStateException if the server is draining towards shutdown
    */
-  public synchronized void announceReady() {
-    if (draining) {
-      throw new IllegalStateException("lame duck: draining for shutdown (expected: announceReady before enterLameDuck)");
-    }
-    lameDuck = false;
-    setHealth(ServingStatus.SERVING);
+  public void announceReady() {
+    support.lameDuck().announceReady();
   }
 
   /**
@@ -215,225 +235,44 @@ public final class BallastServer {
    * @return completes when the server has terminated
    */
   public synchronized CompletableFuture<Void> enterLameDuck() {
-    if (draining) {
-      return terminated;
-    }
-    draining = true;
-    // Health first, then the signal: once a client has seen the signal on a response, a health
-    // check it sends can no longer be answered SERVING (an answer sent before the signal is the
-    // client's to discard).
-    setHealth(ServingStatus.NOT_SERVING);
-    lameDuck = true;
-    logger.log(Level.INFO, "ballast: lame duck; draining for {0}, then shutting down", drainInterval);
     if (!started || server.isTerminated()) {
-      server.shutdownNow();
-      terminated.complete(null);
-      return terminated;
+      // Nothing to drain: no client can have learned of a server that never served.
+      if (stoppedUnstarted == null) {
+        support.lameDuck().enterLameDuck();
+        server.shutdownNow();
+        stoppedUnstarted = CompletableFuture.completedFuture(null);
+      }
+      return stoppedUnstarted;
     }
-    ScheduledExecutorService timer =
-        Executors.newSingleThreadScheduledExecutor(
-            r -> {
-              Thread t = new Thread(r, "ballast-lame-duck-drain");
-              t.setDaemon(true);
-              return t;
-            });
-    timer.schedule(
-        () -> {
-          try {
-            server.shutdown();
-            if (!server.awaitTermination(shutdownGrace.toNanos(), TimeUnit.NANOSECONDS)) {
-              logger.log(Level.WARNING, "ballast: calls still in flight after the shutdown grace; cancelling them");
-              server.shutdownNow();
-              server.awaitTermination();
-            }
-            terminated.complete(null);
-          } catch (InterruptedException e) {
-            server.shutdownNow();
-            Thread.currentThread().interrupt();
-            terminated.completeExceptionally(e);
-          } finally {
-            timer.shutdown();
-          }
-        },
-        drainInterval.toNanos(),
-        TimeUnit.NANOSECONDS);
-    return terminated;
+    return support.lameDuck().drainAndShutdown(server);
   }
 
-  private void setHealth(ServingStatus status) {
-    health.setStatus(HealthStatusManager.SERVICE_NAME_ALL_SERVICES, status);
-    for (String name : serviceNames) {
-      health.setStatus(name, status);
-    }
-  }
-
-  /** Settings of a {@link BallastServer}; each setter validates. */
-  public static final class Builder {
-    private Duration drainInterval = Duration.ofSeconds(30);
-    private Duration shutdownGrace = Duration.ofSeconds(30);
-    private boolean startInLameDuck;
+  /** Settings of a {@link BallastServer}: those of every Ballast server side, and the SIGTERM drain. */
+  public static final class Builder extends BallastServerSupport.Settings<Builder> {
     private boolean drainOnSigterm;
-    private DoubleSupplier cpuUtilization = new ProcessCpu();
-    private DoubleSupplier applicationUtilization = () -> 0;
-    private final List<String> serviceNames = new ArrayList<>();
-    private LimiterConfig limiter;
-    private Duration minDeadline = Duration.ofMillis(1);
-    private CallerKey callerKey;
-    private double callerRate;
-    private long callerBurst;
-    private int maxCallers = 10_000;
-    private NanoClock callerClock = NanoClock.system();
-    private NanoClock clock = NanoClock.system();
-    private CriticalityTrust criticalityTrust = CriticalityTrust.all();
 
     private Builder() {}
 
     /**
-     * Whose {@code ballast-criticality} header to believe (default {@link CriticalityTrust#all()}):
-     * with mutual TLS, only callers whose certificate identity matches a pattern, or a cap per
-     * caller. A call that claims more than its caller may is served at the caller's cap and
-     * counted ({@link BallastServer#criticalityDowngrades()}), never refused for it.
-     */
-    public Builder criticalityTrust(CriticalityTrust trust) {
-      this.criticalityTrust = Objects.requireNonNull(trust, "criticalityTrust");
-      return this;
-    }
-
-    /**
-     * Caps each caller at {@code ratePerSecond} calls per second on this server, with bursts of
-     * {@code burst}: a token bucket per caller ({@code TokenBucket}), before the admission
-     * limiter. A call over its caller's rate is answered RESOURCE_EXHAUSTED at once with {@code
-     * ballast-overload: shed}, without running. Health checks and probes are never limited. Off by
-     * default; rate 0..10^9, burst 1..10^9.
+     * Enter lame duck and drain when the JVM receives SIGTERM (through a shutdown hook). Default off.
      *
-     * @param callers who is calling: {@link CallerKey#certificate} behind mutual TLS (the one a
-     *     caller cannot choose), {@link CallerKey#header} or {@link CallerKey#remoteHost}
+     * @param drainOnSigterm whether to
+     * @return this builder
      */
-    public Builder callerRateLimit(double ratePerSecond, long burst, CallerKey callers) {
-      TokenBucket.create(ratePerSecond, burst); // validates both, naming the value
-      this.callerRate = ratePerSecond;
-      this.callerBurst = burst;
-      this.callerKey = Objects.requireNonNull(callers, "callers");
-      return this;
-    }
-
-    /**
-     * How many callers keep a bucket of their own at once (default 10,000; 1..10^7); beyond that,
-     * idle callers' buckets are dropped, and callers still without room share one bucket.
-     */
-    public Builder maxCallers(int maxCallers) {
-      this.maxCallers = Ranges.checkInt("maxCallers", maxCallers, 1, 10_000_000);
-      return this;
-    }
-
-    /**
-     * The clock of what the server times: its calls' latencies (probe answers, the limiter) and its
-     * rates (load reports); {@link NanoClock#system()} by default. Tests give virtual time.
-     */
-    Builder clock(NanoClock clock) {
-      this.clock = Objects.requireNonNull(clock, "clock");
-      return this;
-    }
-
-    /** The per-caller buckets' clock (tests); {@link NanoClock#system()} by default. */
-    Builder callerClock(NanoClock clock) {
-      this.callerClock = Objects.requireNonNull(clock, "clock");
-      return this;
-    }
-
-    /**
-     * Sheds calls the server cannot serve in time with the default adaptive admission limiter,
-     * {@link LimiterConfig#defaults()}: hot when the process's CPU or the calls' latency says so,
-     * whether handlers compute or wait (see {@link #adaptiveLimiter(LimiterConfig)}).
-     */
-    public Builder adaptiveLimiter() {
-      return adaptiveLimiter(LimiterConfig.defaults());
-    }
-
-    /**
-     * Sheds calls the server cannot serve in time with an adaptive admission limiter (see
-     * docs/overload.md for the kinds): a shed call is answered at once with RESOURCE_EXHAUSTED and
-     * the trailer {@code ballast-overload: shed}, without running. Off by default. {@link
-     * LimiterConfig.Kind#CPU_OR_LATENCY}, the default kind, and {@link LimiterConfig.Kind#CPU}
-     * read {@link #cpuUtilization}; the default kind also watches the calls' latency, so it
-     * protects a server whose handlers wait on a pool, a lock or a downstream call. {@link
-     * LimiterConfig.Kind#GRADIENT} watches latency alone.
-     */
-    public Builder adaptiveLimiter(LimiterConfig config) {
-      this.limiter = Objects.requireNonNull(config, "adaptiveLimiter");
-      return this;
-    }
-
-    /**
-     * A call arriving with less than this left of its deadline is answered DEADLINE_EXCEEDED
-     * without running. Default 1 ms; 0..1 h.
-     */
-    public Builder minDeadline(Duration minimum) {
-      this.minDeadline = checkDuration("minDeadline", minimum, Duration.ofHours(1));
-      return this;
-    }
-
-    /**
-     * How long the server stays in lame duck before it stops taking calls: long enough for every
-     * client to learn it (a response or a health check). The chapter uses 10 s to 150 s. Default
-     * 30 s; 0..1 h.
-     */
-    public Builder drainInterval(Duration interval) {
-      this.drainInterval = checkDuration("drainInterval", interval, Duration.ofHours(1));
-      return this;
-    }
-
-    /** How long calls in flight may run after the drain before they are cancelled. Default 30 s; 0..1 h. */
-    public Builder shutdownGrace(Duration grace) {
-      this.shutdownGrace = checkDuration("shutdownGrace", grace, Duration.ofHours(1));
-      return this;
-    }
-
-    /** Start NOT_SERVING and in lame duck (prewarm) until {@link BallastServer#announceReady()}. */
-    public Builder startInLameDuck(boolean startInLameDuck) {
-      this.startInLameDuck = startInLameDuck;
-      return this;
-    }
-
-    /** Enter lame duck and drain when the JVM receives SIGTERM (through a shutdown hook). Default off. */
     public Builder drainOnSigterm(boolean drainOnSigterm) {
       this.drainOnSigterm = drainOnSigterm;
       return this;
     }
 
     /**
-     * The application's utilization (1.0 is fully used), reported as ORCA {@code
-     * application_utilization}; weighted policies prefer it to CPU when it is above zero.
-     */
-    public Builder applicationUtilization(DoubleSupplier utilization) {
-      this.applicationUtilization = Objects.requireNonNull(utilization, "applicationUtilization");
-      return this;
-    }
-
-    /** Replaces the process CPU measurement reported as {@code cpu_utilization}. */
-    public Builder cpuUtilization(DoubleSupplier utilization) {
-      this.cpuUtilization = Objects.requireNonNull(utilization, "cpuUtilization");
-      return this;
-    }
-
-    /** Service names whose health follows the server's, besides the server as a whole (""). */
-    public Builder healthServiceNames(String... names) {
-      for (String name : names) {
-        serviceNames.add(Objects.requireNonNull(name, "name"));
-      }
-      return this;
-    }
-
-    /**
-     * Adds the health and probe services, the load-reporting and overload interceptors and the
-     * probes' bookkeeping to {@code serverBuilder}, and builds.
+     * Adds the health and probe services and Ballast's interceptor to {@code serverBuilder}, and
+     * builds.
+     *
+     * @param serverBuilder the server's builder, with the application's services
+     * @return the server, not yet started
      */
     public BallastServer build(ServerBuilder<?> serverBuilder) {
       return new BallastServer(this, Objects.requireNonNull(serverBuilder, "serverBuilder"));
-    }
-
-    private static Duration checkDuration(String name, Duration value, Duration max) {
-      return Ranges.checkDuration(name, value, Duration.ZERO, max);
     }
   }
 }

@@ -97,7 +97,7 @@ final class BallastServerTest {
   }
 
   /** Records the trailers of every call made through it. */
-  private static final class TrailerRecorder implements ClientInterceptor {
+  static final class TrailerRecorder implements ClientInterceptor {
     final List<Metadata> trailers = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     @Override
