@@ -1,5 +1,6 @@
 package dev.ballast.pick;
 
+import dev.ballast.annotation.Experimental;
 import dev.ballast.health.Backend;
 import dev.ballast.health.HealthConfig;
 import dev.ballast.health.OutlierConfig;
@@ -99,6 +100,7 @@ public interface Balancer {
      * The transport's way of sending probes, for a policy that {@linkplain Policy#needsProbes()
      * probes its backends}; the other policies never call it.
      */
+    @Experimental
     public Builder probes(ProbeSender sender) {
       this.probes = Objects.requireNonNull(sender, "probes");
       return this;
@@ -121,6 +123,7 @@ public interface Balancer {
     }
 
     /** How the balancer routes by zone (see {@link ZoneConfig}; on by default, when zones are known). */
+    @Experimental
     public Builder zoneRouting(ZoneConfig config) {
       this.zoneRouting = Objects.requireNonNull(config, "zoneRouting");
       return this;
@@ -159,6 +162,7 @@ public interface Balancer {
    * as the spill controller last set it: 1 while the client's own zone has no backend available.
    * For metrics; 0 without zone routing.
    */
+  @Experimental
   double zoneSpillShare();
 
   /**
@@ -236,5 +240,6 @@ public interface Balancer {
   void removeSubsetListener(Consumer<List<Backend>> listener);
 
   /** Probe answers lost because every pool place they tried was being written at that moment. */
+  @Experimental
   long lostProbeAnswers();
 }

@@ -1,5 +1,6 @@
 package dev.ballast.pick;
 
+import dev.ballast.annotation.Experimental;
 import java.util.List;
 
 /**
@@ -25,6 +26,7 @@ public sealed interface Policy
    * Whether this policy's balancers probe their backends, and so need the transport's probe
    * sender ({@link Balancer.Builder#probes}). The other policies never call it.
    */
+  @Experimental
   default boolean needsProbes() {
     return false;
   }
@@ -90,10 +92,12 @@ public sealed interface Policy
    * their answers, the hot-cold rule. Its balancer needs the transport's probe sender ({@link
    * Balancer.Builder#probes}).
    */
+  @Experimental
   static Policy prequalProbing() {
     return prequalProbing(PrequalProbingConfig.defaults());
   }
 
+  @Experimental
   static Policy prequalProbing(PrequalProbingConfig config) {
     return new PrequalProbingPolicy(config);
   }

@@ -1,5 +1,6 @@
 package dev.ballast.pick;
 
+import dev.ballast.annotation.Experimental;
 import dev.ballast.settings.Setting;
 import dev.ballast.settings.Settings;
 import java.time.Duration;
@@ -54,6 +55,7 @@ import java.time.Duration;
  *     that may end in an overload answer before it spills (default 0.01; 0.001..0.5): the zone is
  *     held near the edge of its capacity, where its backends begin to shed
  */
+@Experimental("the zone controller's settings may change as it is tuned on more fleets")
 public record ZoneConfig(
     boolean enabled, Duration interval, double deadband, double gain, double maxStep, double maxGrowth,
     double maxSpillShare, double targetShedShare) {

@@ -1,5 +1,6 @@
 package dev.ballast.grpc;
 
+import dev.ballast.annotation.Experimental;
 import dev.ballast.internal.Ranges;
 import dev.ballast.overload.AdmissionLimiter;
 import dev.ballast.overload.LimiterConfig;
@@ -133,11 +134,13 @@ public final class BallastServer {
    * What this server answers to {@code prequal_probing} clients' probes: its calls in flight and
    * their latency at that load (health checks and probes excluded).
    */
+  @Experimental
   public ProbeResponder probeResponder() {
     return probes;
   }
 
   /** Probes answered so far. */
+  @Experimental
   public long probesAnswered() {
     return probesAnswered.sum();
   }
