@@ -1,5 +1,6 @@
 package dev.ballast.pick;
 
+import dev.ballast.annotation.Experimental;
 import dev.ballast.health.Backend;
 import dev.ballast.time.NanoClock;
 import java.util.Objects;
@@ -41,6 +42,7 @@ import java.util.regex.Pattern;
  *
  * @param <S> the policy's per-backend state
  */
+@Experimental("the extension point is new: its snapshot may gain methods (a keyed pick for consistent hashing) as its first users try it")
 public abstract non-sealed class CustomPolicy<S> implements Policy {
   /** A policy name: lower-case letters, digits and underscores, starting with a letter, at most 64 characters. */
   private static final Pattern NAME = Pattern.compile("[a-z][a-z0-9_]{0,63}");

@@ -1,5 +1,6 @@
 package dev.ballast.pick;
 
+import dev.ballast.annotation.Experimental;
 import dev.ballast.settings.Settings;
 
 /**
@@ -27,6 +28,7 @@ import dev.ballast.settings.Settings;
  *
  * @param <C> the policy's config record
  */
+@Experimental("the extension point is new and may gain methods as its first users try it")
 public abstract class PolicyProvider<C> {
 
   /** For subclasses; {@link java.util.ServiceLoader} needs a public no-argument constructor of theirs. */

@@ -1,5 +1,6 @@
 package dev.ballast.pick;
 
+import dev.ballast.annotation.Experimental;
 import dev.ballast.internal.Ranges;
 import dev.ballast.settings.SettingSource;
 import dev.ballast.settings.Settings;
@@ -63,6 +64,7 @@ public final class PolicyTable {
      *
      * @return true for a built-in policy
      */
+    @Experimental
     public boolean isBuiltIn() {
       return builtIn;
     }

@@ -1,5 +1,6 @@
 package dev.ballast.grpc;
 
+import dev.ballast.annotation.Experimental;
 import dev.ballast.overload.AdaptiveThrottle;
 import dev.ballast.overload.RetryBudget;
 import dev.ballast.overload.TokenBucket;
@@ -42,6 +43,7 @@ import java.util.function.IntSupplier;
  * ManagedChannelBuilder.setNameResolverArg}, gRPC 1.70 or later); under xDS, the cluster's
  * balancer sees the same arguments.
  */
+@Experimental("it reaches a channel's balancers through gRPC's name resolver arguments, themselves experimental in gRPC")
 public final class BallastClients {
   /** Where a channel builder carries the object to the channel's balancers. */
   static final NameResolver.Args.Key<BallastClients> ARG = NameResolver.Args.Key.create("dev.ballast.grpc.clients");
@@ -89,8 +91,18 @@ public final class BallastClients {
 
   /** Sees balancers open and close; called on the channel's synchronization context. */
   public interface Observer {
+    /**
+     * A balancer opened.
+     *
+     * @param client the balancer and its overload protection
+     */
     void opened(Client client);
 
+    /**
+     * A balancer closed; its counters stop moving.
+     *
+     * @param client the client that {@link #opened} announced
+     */
     void closed(Client client);
   }
 
@@ -146,17 +158,29 @@ public final class BallastClients {
       return balancer;
     }
 
-    /** The adaptive throttle, or {@code null} when the service config turned it off. */
+    /**
+     * The adaptive throttle.
+     *
+     * @return the throttle, or {@code null} when the service config turned it off
+     */
     public AdaptiveThrottle throttle() {
       return throttle;
     }
 
-    /** The retry budget, or {@code null} when the service config turned it off. */
+    /**
+     * The retry budget.
+     *
+     * @return the budget, or {@code null} when the service config turned it off
+     */
     public RetryBudget retryBudget() {
       return retryBudget;
     }
 
-    /** The client's own rate limit ({@code rateLimit} in the service config), or {@code null} when it has none. */
+    /**
+     * The client's own rate limit ({@code rateLimit} in the service config).
+     *
+     * @return the bucket, or {@code null} when it has none
+     */
     public TokenBucket rateLimit() {
       return rateLimit;
     }
@@ -164,6 +188,8 @@ public final class BallastClients {
     /**
      * Stand-ins the channel connects to in place of unavailable subset members (see {@code
      * Replacements}), as of its latest reconciliation.
+     *
+     * @return the count
      */
     public int replacementsInUse() {
       return replacementsInUse.getAsInt();

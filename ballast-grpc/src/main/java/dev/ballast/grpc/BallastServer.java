@@ -1,5 +1,6 @@
 package dev.ballast.grpc;
 
+import dev.ballast.annotation.Experimental;
 import dev.ballast.overload.AdmissionLimiter;
 import dev.ballast.probe.ProbeResponder;
 import io.grpc.Server;
@@ -121,6 +122,7 @@ public final class BallastServer {
    *
    * @return the responder
    */
+  @Experimental
   public ProbeResponder probeResponder() {
     return support.probeResponder();
   }
@@ -130,6 +132,7 @@ public final class BallastServer {
    *
    * @return the count
    */
+  @Experimental
   public long probesAnswered() {
     return support.probesAnswered();
   }

@@ -1,5 +1,6 @@
 package dev.ballast.grpc;
 
+import dev.ballast.annotation.Experimental;
 import dev.ballast.internal.Ranges;
 import dev.ballast.overload.AdmissionLimiter;
 import dev.ballast.overload.LimiterConfig;
@@ -51,6 +52,7 @@ import java.util.function.DoubleSupplier;
  * <p>docs/grpc.md, "On a server a framework builds", shows it under Spring gRPC. The counters
  * below are what {@code ballast-micrometer} binds as the server's meters.
  */
+@Experimental("new: the pieces for a server a framework builds may be regrouped as frameworks try them")
 public final class BallastServerSupport {
   private final HealthStatusManager health;
   private final boolean ownsHealth;
@@ -170,6 +172,7 @@ public final class BallastServerSupport {
    *
    * @return the responder
    */
+  @Experimental
   public ProbeResponder probeResponder() {
     return probes;
   }
@@ -179,6 +182,7 @@ public final class BallastServerSupport {
    *
    * @return the count
    */
+  @Experimental
   public long probesAnswered() {
     return probesAnswered.sum();
   }

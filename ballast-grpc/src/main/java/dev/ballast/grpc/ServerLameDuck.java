@@ -1,5 +1,6 @@
 package dev.ballast.grpc;
 
+import dev.ballast.annotation.Experimental;
 import io.grpc.Server;
 import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
 import io.grpc.protobuf.services.HealthStatusManager;
@@ -40,6 +41,7 @@ import java.util.logging.Logger;
  * <p>A server can also start in lame duck and {@linkplain #announceReady() announce readiness}
  * once warmed up. Every method is thread-safe.
  */
+@Experimental("new: the drain hook for a server a framework builds may change as frameworks try it")
 public final class ServerLameDuck {
   private static final Logger logger = Logger.getLogger(ServerLameDuck.class.getName());
 

@@ -1,5 +1,6 @@
 package dev.ballast.sim;
 
+import dev.ballast.annotation.Experimental;
 import dev.ballast.pick.FairShareConfig;
 import dev.ballast.pick.InterleavedWeightedRoundRobinConfig;
 import dev.ballast.pick.LeastLoadedConfig;
@@ -20,6 +21,7 @@ import java.util.Map;
  * of one's own that {@link PolicyTable} found on the class path (a {@code PolicyProvider}), run
  * as the provider makes it from the scenario's {@code policy-settings} section.
  */
+@Experimental
 public final class PolicyRegistry {
 
   /** What an adapter may read to build its core policy: the scenario and the fleet it runs on. */

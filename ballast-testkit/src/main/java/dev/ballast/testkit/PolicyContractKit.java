@@ -3,6 +3,7 @@ package dev.ballast.testkit;
 import static dev.ballast.testing.PropertyCheck.forAll;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ballast.annotation.Experimental;
 import dev.ballast.health.Backend;
 import dev.ballast.health.BackendState;
 import dev.ballast.health.HealthConfig;
@@ -57,6 +58,7 @@ import org.junit.jupiter.api.Test;
  * <p>Ballast runs this kit against each of its own policies, and its own tests show a
  * deliberately broken policy failing each rule.
  */
+@Experimental("rules may be added, and a rule tightened, as the contract of a policy of one's own settles")
 public abstract class PolicyContractKit {
   private static final Duration STEP = Duration.ofNanos(10_000);
 
@@ -510,6 +512,8 @@ public abstract class PolicyContractKit {
    * <p>If it fails with an exception from a picker thread, look for state that picks share and
    * change without atomics: a plain field used as a cursor, a scratch array or collection kept in
    * the picker, a non-thread-safe random generator. If the counters disagree, see rule 5.
+   *
+   * @throws InterruptedException if the test is interrupted while it waits for the picking threads
    */
   @Test
   public void required_rule7_concurrentPicksKeepEveryCounterExact() throws InterruptedException {
@@ -530,6 +534,8 @@ public abstract class PolicyContractKit {
    * <p>If it fails, look for {@code synchronized} methods or blocks, {@code Lock}s, concurrent
    * collections that lock ({@code ConcurrentHashMap.computeIfAbsent} on a missing key), and
    * waiting, in the picker and the outcome hooks. Use atomics or per-backend state instead.
+   *
+   * @throws InterruptedException if the test is interrupted while it waits for the picking threads
    */
   @Test
   public void stochastic_rule8_picksNeverBlock() throws InterruptedException {
