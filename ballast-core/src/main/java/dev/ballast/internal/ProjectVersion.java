@@ -1,5 +1,6 @@
 package dev.ballast.internal;
 
+import dev.ballast.annotation.Internal;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -10,6 +11,7 @@ import java.util.Properties;
  * from the Maven project: what {@code -V} prints on the command line and in the examples, so that
  * it cannot drift from the release the way a version written in the code would.
  */
+@Internal
 public final class ProjectVersion {
   static final String RESOURCE = "version.properties";
 

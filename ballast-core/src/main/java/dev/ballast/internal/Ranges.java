@@ -1,5 +1,6 @@
 package dev.ballast.internal;
 
+import dev.ballast.annotation.Internal;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.time.Duration;
@@ -11,6 +12,7 @@ import java.time.Duration;
  * formats ({@code PT20S}, {@code 1.0E7}). Public so that every module validates and words its
  * messages the same way; not part of the API users program against.
  */
+@Internal
 public final class Ranges {
   // Largest first: a duration is written in the largest unit that holds it exactly.
   private static final String[] UNIT_NAMES = {"d", "h", "m", "s", "ms", "us", "ns"};

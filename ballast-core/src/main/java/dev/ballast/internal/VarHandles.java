@@ -1,9 +1,11 @@
 package dev.ballast.internal;
 
+import dev.ballast.annotation.Internal;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
 /** Looks up the field handles that Ballast's lock-free classes update. Internal to Ballast: not an API. */
+@Internal
 public final class VarHandles {
   private VarHandles() {}
 

@@ -1,5 +1,6 @@
 package dev.ballast.pick;
 
+import dev.ballast.annotation.Experimental;
 import dev.ballast.health.Backend;
 import dev.ballast.health.HealthConfig;
 import dev.ballast.health.OutlierConfig;
@@ -126,6 +127,7 @@ public interface Balancer {
      * @param sender sends a probe to a backend and hands its answer back
      * @return this builder
      */
+    @Experimental
     public Builder probes(ProbeSender sender) {
       this.probes = Objects.requireNonNull(sender, "probes");
       return this;
@@ -156,6 +158,7 @@ public interface Balancer {
      * @param config the zone routing settings
      * @return this builder
      */
+    @Experimental
     public Builder zoneRouting(ZoneConfig config) {
       this.zoneRouting = Objects.requireNonNull(config, "zoneRouting");
       return this;
@@ -227,6 +230,7 @@ public interface Balancer {
    *
    * @return the share, 0..1; 0 without zone routing
    */
+  @Experimental
   double zoneSpillShare();
 
   /**
@@ -370,5 +374,6 @@ public interface Balancer {
    *
    * @return the count; 0 for a policy that does not probe
    */
+  @Experimental
   long lostProbeAnswers();
 }

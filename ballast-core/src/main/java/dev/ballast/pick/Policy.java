@@ -1,5 +1,6 @@
 package dev.ballast.pick;
 
+import dev.ballast.annotation.Experimental;
 import java.util.List;
 
 /**
@@ -32,6 +33,7 @@ public sealed interface Policy
    *
    * @return true for a probing policy
    */
+  @Experimental
   default boolean needsProbes() {
     return false;
   }
@@ -155,6 +157,7 @@ public sealed interface Policy
    *
    * @return the policy
    */
+  @Experimental
   static Policy prequalProbing() {
     return prequalProbing(PrequalProbingConfig.defaults());
   }
@@ -165,6 +168,7 @@ public sealed interface Policy
    * @param config its settings
    * @return the policy
    */
+  @Experimental
   static Policy prequalProbing(PrequalProbingConfig config) {
     return new PrequalProbingPolicy(config);
   }

@@ -1,5 +1,6 @@
 package dev.ballast.pick;
 
+import dev.ballast.annotation.Experimental;
 import dev.ballast.internal.Ranges;
 import dev.ballast.settings.Setting;
 import dev.ballast.settings.Settings;
@@ -24,6 +25,7 @@ import java.time.Duration;
  *     interval.
  * @param hotQuantile {@setting HOT_QUANTILE}
  */
+@Experimental
 public record PrequalProbingConfig(
     int poolSize,
     Duration maxAge,

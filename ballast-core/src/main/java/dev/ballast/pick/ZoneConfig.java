@@ -1,5 +1,6 @@
 package dev.ballast.pick;
 
+import dev.ballast.annotation.Experimental;
 import dev.ballast.settings.Setting;
 import dev.ballast.settings.Settings;
 import java.time.Duration;
@@ -50,6 +51,7 @@ import java.time.Duration;
  * @param targetShedShare {@setting TARGET_SHED_SHARE} The zone is so held near the edge of its
  *     capacity, where its backends begin to shed.
  */
+@Experimental("the zone controller's settings may change as it is tuned on more fleets")
 public record ZoneConfig(
     boolean enabled, Duration interval, double deadband, double gain, double maxStep, double maxGrowth,
     double maxSpillShare, double targetShedShare) {

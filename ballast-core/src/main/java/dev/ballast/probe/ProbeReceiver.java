@@ -1,9 +1,12 @@
 package dev.ballast.probe;
 
+import dev.ballast.annotation.Experimental;
+
 /**
  * Where a probe's answer goes: the probing policy's pool entry point for one backend. Thread-safe;
  * the transport calls it from whichever thread receives the answer.
  */
+@Experimental
 public interface ProbeReceiver {
 
   /**

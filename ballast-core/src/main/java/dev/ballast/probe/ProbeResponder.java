@@ -1,5 +1,6 @@
 package dev.ballast.probe;
 
+import dev.ballast.annotation.Experimental;
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
@@ -22,6 +23,7 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * {@value #WINDOW} values and sorts them on the stack of its caller (escape analysis keeps the
  * small array off the heap in practice).
  */
+@Experimental
 public final class ProbeResponder {
   /** Buckets: counts 0..7 exactly, then [8, 16), [16, 32), ... up to 2^30 and beyond. */
   static final int BUCKETS = 8 + 28;

@@ -1,5 +1,6 @@
 package dev.ballast.probe;
 
+import dev.ballast.annotation.Experimental;
 import dev.ballast.health.Backend;
 
 /**
@@ -8,6 +9,7 @@ import dev.ballast.health.Backend;
  * return at once (start an asynchronous call, schedule a message) and deliver the answer, or the
  * failure, later to {@code receiver} from any thread.
  */
+@Experimental
 @FunctionalInterface
 public interface ProbeSender {
 

@@ -1,5 +1,6 @@
 package dev.ballast.grpc;
 
+import dev.ballast.annotation.Experimental;
 import dev.ballast.internal.Ranges;
 import dev.ballast.overload.AdmissionLimiter;
 import dev.ballast.overload.LimiterConfig;
@@ -158,6 +159,7 @@ public final class BallastServer {
    *
    * @return the responder
    */
+  @Experimental
   public ProbeResponder probeResponder() {
     return probes;
   }
@@ -167,6 +169,7 @@ public final class BallastServer {
    *
    * @return the count
    */
+  @Experimental
   public long probesAnswered() {
     return probesAnswered.sum();
   }

@@ -1,5 +1,6 @@
 package dev.ballast.quota;
 
+import dev.ballast.annotation.Internal;
 import dev.ballast.internal.Ranges;
 import io.grpc.InsecureServerCredentials;
 import io.grpc.ServerCredentials;
@@ -36,8 +37,11 @@ import java.util.regex.Pattern;
  * from there, with their meanings and defaults.
  *
  * <p>It listens on the loopback address unless {@code --host} names another: without TLS the
- * service authenticates no one, so it is reachable from other machines only when asked to be.
+ * service authenticates no one, so it is reachable from other machines only when asked to be. *
+ * <p>Its command line is the supported interface (docs/quota.md). Its Java members are shared with
+ * the {@code ballast} command and are {@link Internal}: they may change in any release.
  */
+@Internal
 public final class QuotaServerMain {
   /** {@code --port}'s default: {@value}. */
   public static final int DEFAULT_PORT = 8470;
