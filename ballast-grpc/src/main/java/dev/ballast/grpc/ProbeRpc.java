@@ -29,12 +29,13 @@ final class ProbeRpc extends ProbeGrpc.ProbeImplBase {
   @Override
   public void probe(ProbeRequest request, StreamObserver<ProbeResponse> response) {
     int inFlight = responder.requestsInFlight();
+    // Counted before the answer leaves: a client that has its answer sees it counted.
+    answered.increment();
     response.onNext(ProbeResponse.newBuilder()
         .setRequestsInFlight(inFlight)
         .setLatencyEstimateNanos(responder.latencyEstimateNanos(inFlight))
         .build());
     response.onCompleted();
-    answered.increment();
   }
 
   /**
