@@ -95,7 +95,7 @@ public final class BallastServerSupport {
     if (ownsHealth) {
       own.add(health.getHealthService().bindService());
     }
-    own.add(ProbeRpc.service(probes, probesAnswered));
+    own.add(new ProbeRpc(probes, probesAnswered).bindService());
     this.services = List.copyOf(own);
   }
 

@@ -4,6 +4,7 @@ import static dev.ballast.grpc.Clients.json;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.ballast.grpc.probe.v1.ProbeGrpc;
 import dev.ballast.grpc.testing.StaticResolverProvider;
 import dev.ballast.health.BackendState;
 import dev.ballast.overload.Criticality;
@@ -108,11 +109,11 @@ final class FrameworkServerTest {
     start(BallastServerSupport.builder());
 
     assertThat(ballast.services()).extracting(service -> service.getServiceDescriptor().getName())
-        .containsExactly(ProbeRpc.SERVICE_NAME);
+        .containsExactly(ProbeGrpc.SERVICE_NAME);
     assertThat(ballast.health()).isSameAs(frameworkHealth);
     assertThat(BallastServerSupport.builder().build().services())
         .extracting(service -> service.getServiceDescriptor().getName())
-        .containsExactly(HealthGrpc.SERVICE_NAME, ProbeRpc.SERVICE_NAME);
+        .containsExactly(HealthGrpc.SERVICE_NAME, ProbeGrpc.SERVICE_NAME);
   }
 
   @Test
@@ -134,10 +135,10 @@ final class FrameworkServerTest {
     // Health checks are neither load nor annotated; the four calls are, each with a report.
     assertThat(recorder.trailers).hasSize(5);
     assertThat(recorder.trailers.subList(0, 4)).allSatisfy(trailers -> {
-      assertThat(OrcaLoadReport.parse(trailers.get(OrcaLoadReport.TRAILER)).applicationUtilization()).isEqualTo(0.5);
+      assertThat(OrcaTrailer.parse(trailers.get(OrcaTrailer.KEY)).getApplicationUtilization()).isEqualTo(0.5);
       assertThat(LameDuckSignal.isPresent(trailers)).isFalse();
     });
-    assertThat(recorder.trailers.get(4).get(OrcaLoadReport.TRAILER)).isNull();
+    assertThat(recorder.trailers.get(4).get(OrcaTrailer.KEY)).isNull();
     assertThat(ballast.callsInFlight()).isZero();
   }
 
