@@ -1,5 +1,6 @@
 package dev.ballast.grpc;
 
+import dev.ballast.internal.ProcessCpu;
 import dev.ballast.internal.Ranges;
 import dev.ballast.overload.AdmissionLimiter;
 import dev.ballast.overload.LimiterConfig;

@@ -1,5 +1,7 @@
 package dev.ballast.grpc;
 
+import dev.ballast.internal.ProcessCpu;
+import dev.ballast.internal.RateMeter;
 import dev.ballast.time.NanoClock;
 import io.grpc.ForwardingServerCall.SimpleForwardingServerCall;
 import io.grpc.Metadata;
