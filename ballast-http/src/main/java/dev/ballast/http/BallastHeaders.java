@@ -74,7 +74,7 @@ public final class BallastHeaders {
   }
 
   /**
-   * A timeout as {@value #TIMEOUT} carries it: the largest unit that says it in at most 8 digits,
+   * A timeout as {@value #TIMEOUT} carries it: the finest unit that says it in at most 8 digits,
    * rounded down, but at least 1 of the finest unit, so that time left is never written as none.
    *
    * @param nanos the time left, more than 0

@@ -187,7 +187,10 @@ public final class BallastHttpService {
       writer.set("connection", "close");
     }
     if (reportLoad) {
-      writer.set(LoadReportHeader.NAME, LoadReportHeader.write(loadReport(), request.format()));
+      LoadReport report = loadReport();
+      if (!report.isEmpty()) {
+        writer.set(LoadReportHeader.NAME, LoadReportHeader.write(report, request.format()));
+      }
     }
   }
 

@@ -57,6 +57,12 @@ public record LoadReport(
     check("application_utilization", applicationUtilization);
     check("rps_fractional", rpsFractional);
     check("eps", eps);
+    // -0.0 is 0: adding 0.0 makes it +0.0, so that equal reports are equal records.
+    cpuUtilization += 0.0;
+    memUtilization += 0.0;
+    applicationUtilization += 0.0;
+    rpsFractional += 0.0;
+    eps += 0.0;
     namedMetrics = copy("named_metrics", namedMetrics);
     utilization = copy("utilization", utilization);
     requestCost = copy("request_cost", requestCost);
@@ -125,7 +131,7 @@ public record LoadReport(
       }
       Double value = Objects.requireNonNull(entry.getValue(), field + "." + key);
       check(field + "." + key, value);
-      sorted.put(key, value);
+      sorted.put(key, value + 0.0);
     }
     return Collections.unmodifiableMap(sorted);
   }

@@ -121,8 +121,13 @@ public final class LoadReportHeader {
    * @param report the report
    * @param format how to write it
    * @return the header's value, its format first
+   * @throws IllegalArgumentException for an {@linkplain LoadReport#isEmpty() empty} report in BIN:
+   *     its serialized form is empty, which Envoy rejects (send no header instead)
    */
   public static String write(LoadReport report, Format format) {
+    if (format == Format.BIN && report.isEmpty()) {
+      throw new IllegalArgumentException("report: empty (expected: a report with a field above 0 for BIN; send none instead)");
+    }
     return switch (format) {
       case TEXT -> "TEXT " + OrcaText.write(report);
       case JSON -> "JSON " + OrcaJson.write(report);

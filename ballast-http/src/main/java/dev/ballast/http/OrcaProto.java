@@ -58,8 +58,8 @@ final class OrcaProto {
   private static void putMap(ByteArrayOutputStream out, int field, Map<String, Double> map) {
     for (Map.Entry<String, Double> entry : map.entrySet()) {
       byte[] key = entry.getKey().getBytes(StandardCharsets.US_ASCII);
-      // Entry: key (field 1, length-delimited), value (field 2, a double): keys are at most 128 bytes.
-      int length = 2 + key.length + 9;
+      // Entry: key (field 1, length-delimited), value (field 2, a double).
+      int length = 1 + (key.length < 0x80 ? 1 : 2) + key.length + 9;
       out.write(field << 3 | LENGTH_DELIMITED);
       putVarint(out, length);
       out.write(1 << 3 | LENGTH_DELIMITED);
@@ -149,7 +149,8 @@ final class OrcaProto {
 
     /** One map entry: its key (field 1) and value (field 2), either of which may be absent. */
     private void entry(Map<String, Double> into) {
-      int end = at + length();
+      int entryLength = length();
+      int end = at + entryLength;
       if (++entries > LoadReport.MAX_METRICS) {
         throw bad("at most " + LoadReport.MAX_METRICS + " map entries in a report");
       }
