@@ -101,6 +101,12 @@ final class TestBackend implements AutoCloseable {
     return count == null ? 0 : count.sum();
   }
 
+  /** Lame duck, and the server stopped once drained. */
+  java.util.concurrent.CompletableFuture<Void> drainAndStop() {
+    java.util.concurrent.CompletableFuture<Void> stopped = JdkHttpServers.drainAndStop(server, service);
+    return stopped.whenComplete((v, e) -> executor.shutdown());
+  }
+
   /** Stops at once; exchanges in flight get up to {@code seconds} to end. */
   void stop(int seconds) {
     server.stop(seconds);
