@@ -10,7 +10,6 @@ import dev.ballast.pick.PickStatus;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 
 /**
  * One request over its attempts: its criticality, deadline and idempotence, and the attempts it
@@ -149,7 +148,7 @@ public final class BalancedRequest {
     if (!tryPick(result, retry)) {
       long bound = lb.clock.nanoTime() + Math.min(lb.pickTimeoutNanos(), Math.max(0, remainingNanos()));
       Waiter waiter = new Waiter(result, retry, bound);
-      lb.sync().schedule(lb::wakeWaiters, Math.max(0, bound - lb.clock.nanoTime()), TimeUnit.NANOSECONDS);
+      lb.schedule(lb::wakeWaiters, Math.max(0, bound - lb.clock.nanoTime()));
       lb.wait(waiter);
     }
     return result;

@@ -130,7 +130,7 @@ final class EndpointHealth {
     } else {
       delay = state == BackendState.LAME_DUCK ? interval : Math.min(interval, RECONNECT_CHECK_NANOS);
     }
-    timer = balancer.sync().schedule(this::check, delay, TimeUnit.NANOSECONDS);
+    timer = balancer.schedule(this::check, delay);
   }
 
   private void cancelTimer() {
@@ -155,7 +155,7 @@ final class EndpointHealth {
       interrupted = true;
       if (!checking) {
         cancelTimer();
-        timer = balancer.sync().schedule(this::check, 0, TimeUnit.NANOSECONDS);
+        timer = balancer.schedule(this::check, 0);
       }
       balancer.reconcileLater();
     });

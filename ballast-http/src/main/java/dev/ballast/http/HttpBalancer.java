@@ -27,7 +27,6 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -145,7 +144,10 @@ public final class HttpBalancer implements AutoCloseable {
       t.setDaemon(true);
       return t;
     });
-    long refresh = balancer.refreshIntervalNanos();
+    // Outlier ejection judges at refreshes: an interval shorter than the policy's refresh is honoured.
+    long refresh = b.outliers.enabled()
+        ? Math.min(balancer.refreshIntervalNanos(), b.outliers.interval().toNanos())
+        : balancer.refreshIntervalNanos();
     this.refreshTimer = sync.scheduleWithFixedDelay(this::refresh, refresh, refresh, TimeUnit.NANOSECONDS);
   }
 
@@ -301,10 +303,6 @@ public final class HttpBalancer implements AutoCloseable {
     return byKey.get(key);
   }
 
-  ScheduledExecutorService sync() {
-    return sync;
-  }
-
   long pickTimeoutNanos() {
     return pickTimeoutNanos;
   }
@@ -334,6 +332,15 @@ public final class HttpBalancer implements AutoCloseable {
       sync.execute(task);
     } catch (java.util.concurrent.RejectedExecutionException e) {
       // Closed: control-plane work has nothing left to do.
+    }
+  }
+
+  /** Runs {@code task} on the balancer's thread after {@code delayNanos}; nothing once closed. */
+  ScheduledFuture<?> schedule(Runnable task, long delayNanos) {
+    try {
+      return sync.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      return null;
     }
   }
 

@@ -146,7 +146,9 @@ final class JdkClientTest {
     TestBackend failing = track(TestBackend.start(exchange -> TestBackend.respond(exchange, 500, "broken")));
     List<TestBackend> backends = new ArrayList<>(backends(5, TestBackend.OK));
     backends.add(failing);
-    OutlierConfig outliers = OutlierConfig.builder().interval(Duration.ofMillis(100)).requestVolume(5).minimumHosts(3)
+    // The rules judge an interval in which each backend ended 3 requests: the loop below sends
+    // until one such interval has passed, however fast the machine.
+    OutlierConfig outliers = OutlierConfig.builder().interval(Duration.ofMillis(500)).requestVolume(3).minimumHosts(3)
         .baseEjectionTime(Duration.ofMinutes(5)).build();
     BallastHttpClient client = client(backends, b -> b.policy(Policy.roundRobin()).outlierEjection(outliers));
     var failingBackend = client.balancer().balancer();
