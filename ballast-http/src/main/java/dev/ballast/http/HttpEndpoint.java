@@ -16,6 +16,9 @@ public record HttpEndpoint(String key, URI baseUri, String zone) {
   /**
    * Validates the endpoint.
    *
+   * @param key the backend's stable name
+   * @param baseUri where requests go
+   * @param zone the backend's zone, or null
    * @throws IllegalArgumentException for an empty key, a URI that is not absolute http or https
    *     with a host, or an empty zone
    */

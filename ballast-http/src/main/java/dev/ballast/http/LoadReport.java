@@ -48,6 +48,14 @@ public record LoadReport(
   /**
    * Validates every field and copies the maps, sorted.
    *
+   * @param cpuUtilization the CPU used, as a fraction
+   * @param memUtilization the memory used, as a fraction
+   * @param applicationUtilization the application's own measure
+   * @param rpsFractional requests per second
+   * @param eps errors per second
+   * @param namedMetrics the application's own figures
+   * @param utilization utilizations of named resources
+   * @param requestCost what the request cost
    * @throws IllegalArgumentException naming the field, for a negative, NaN or infinite number, a
    *     bad key or too many entries
    */

@@ -7,9 +7,11 @@ package dev.ballast.http;
  * one costly.
  */
 public final class MalformedHeaderException extends RuntimeException {
+  /** The serialized form's version. */
   private static final long serialVersionUID = 1L;
   private static final int QUOTED_LENGTH = 40;
 
+  /** The name of the malformed header. */
   private final String header;
 
   /**

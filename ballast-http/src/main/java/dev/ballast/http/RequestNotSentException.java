@@ -7,6 +7,7 @@ import java.io.IOException;
  * backend: the client's own protection held it back, or there was no backend to send it to.
  */
 public final class RequestNotSentException extends IOException {
+  /** The serialized form's version. */
   private static final long serialVersionUID = 1L;
 
   /** Why a request was not sent. */
@@ -25,6 +26,7 @@ public final class RequestNotSentException extends IOException {
     CLIENT_CLOSED
   }
 
+  /** Why the request was not sent. */
   private final Reason reason;
 
   /**

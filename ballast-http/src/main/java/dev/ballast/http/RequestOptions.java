@@ -26,6 +26,10 @@ public record RequestOptions(Criticality criticality, Duration timeout, Boolean 
   /**
    * Validates the options.
    *
+   * @param criticality the request's criticality, or null
+   * @param timeout the whole request's time, or null
+   * @param idempotent whether it may run twice, or null
+   * @param maxAttempts the most attempts, or 0
    * @throws IllegalArgumentException for a timeout that is not positive or attempts out of
    *     0..10
    */
