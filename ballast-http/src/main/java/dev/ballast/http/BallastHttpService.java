@@ -3,6 +3,7 @@ package dev.ballast.http;
 import dev.ballast.internal.ProcessCpu;
 import dev.ballast.internal.Ranges;
 import dev.ballast.internal.RateMeter;
+import dev.ballast.internal.UtilizationReadings;
 import dev.ballast.overload.AdmissionLimiter;
 import dev.ballast.overload.Criticality;
 import dev.ballast.overload.Deadlines;
@@ -16,7 +17,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.DoubleSupplier;
 import java.util.function.Supplier;
@@ -72,7 +72,7 @@ public final class BallastHttpService {
   private final LongAdder refusedForDeadline = new LongAdder();
   private final LongAdder markedDontRetry = new LongAdder();
   private final LongAdder badHeaders = new LongAdder();
-  private final AtomicLong badReadings = new AtomicLong();
+  private final UtilizationReadings readings = new UtilizationReadings(logger);
   private volatile boolean lameDuck;
   private volatile boolean drainIntervalPassed;
   private boolean draining;
@@ -226,32 +226,13 @@ public final class BallastHttpService {
     try {
       return report.withNamedMetrics(namedMetrics.get());
     } catch (RuntimeException e) {
-      badReading("namedMetrics: " + e.getMessage(), null);
+      readings.bad("namedMetrics: " + e.getMessage(), null);
       return report;
     }
   }
 
   private double sane(String name, DoubleSupplier supplier) {
-    double value;
-    try {
-      value = supplier.getAsDouble();
-    } catch (RuntimeException e) {
-      badReading(name + " threw " + e, e);
-      return 0;
-    }
-    if (value >= 0 && value < Double.POSITIVE_INFINITY) {
-      return value;
-    }
-    badReading(name + ": " + value, null);
-    return 0;
-  }
-
-  private void badReading(String what, Throwable thrown) {
-    long count = badReadings.incrementAndGet();
-    if ((count & (count - 1)) == 0) {
-      logger.log(Level.WARNING, "ballast: load report reading " + what + " (expected: a number, 0 or more and finite);"
-          + " reported as 0 (unknown); " + count + " bad readings so far", thrown);
-    }
+    return readings.read(name, supplier);
   }
 
   private void badHeader(MalformedHeaderException e) {
@@ -405,7 +386,7 @@ public final class BallastHttpService {
    * @return the count
    */
   public long badUtilizationReadings() {
-    return badReadings.get();
+    return readings.count();
   }
 
   /**

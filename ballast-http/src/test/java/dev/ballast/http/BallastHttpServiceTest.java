@@ -15,7 +15,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -71,25 +70,19 @@ final class BallastHttpServiceTest {
     LimiterConfig oneAtATime = LimiterConfig.builder().kind(LimiterConfig.Kind.GRADIENT)
         .initialLimit(1).minLimit(1).maxLimit(1).build();
     BallastHttpService service = BallastHttpService.builder().adaptiveLimiter(oneAtATime).build();
-    CountDownLatch holding = new CountDownLatch(1);
-    CountDownLatch release = new CountDownLatch(1);
+    Hold hold = new Hold();
     TestBackend backend = backend(service, exchange -> {
       if (exchange.getRequestURI().getPath().equals("/hold")) {
-        holding.countDown();
-        try {
-          release.await(30, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        }
+        hold.here();
       }
       TestBackend.respond(exchange, 200, "ok");
     });
     CompletableFuture<HttpResponse<String>> held = http.sendAsync(
         HttpRequest.newBuilder(backend.uri().resolve("/hold")).build(), HttpResponse.BodyHandlers.ofString());
-    assertThat(holding.await(30, TimeUnit.SECONDS)).isTrue();
+    hold.awaitHeld();
 
     HttpResponse<String> shed = get(backend, "/b", Map.of());
-    release.countDown();
+    hold.release();
 
     assertThat(shed.statusCode()).isEqualTo(503);
     assertThat(shed.headers().firstValue(BallastHeaders.OVERLOAD)).hasValue(BallastHeaders.SHED);
@@ -169,24 +162,18 @@ final class BallastHttpServiceTest {
   void drainAndStopWaitsForTheRequestInFlightThenStops() throws Exception {
     BallastHttpService service = BallastHttpService.builder().drainInterval(Duration.ZERO)
         .shutdownGrace(Duration.ofMinutes(1)).build();
-    CountDownLatch holding = new CountDownLatch(1);
-    CountDownLatch release = new CountDownLatch(1);
+    Hold hold = new Hold();
     TestBackend backend = backend(service, exchange -> {
-      holding.countDown();
-      try {
-        release.await(30, TimeUnit.SECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
+      hold.here();
       TestBackend.respond(exchange, 200, "served");
     });
     CompletableFuture<HttpResponse<String>> held = http.sendAsync(
         HttpRequest.newBuilder(backend.uri().resolve("/held")).build(), HttpResponse.BodyHandlers.ofString());
-    assertThat(holding.await(30, TimeUnit.SECONDS)).isTrue();
+    hold.awaitHeld();
 
     CompletableFuture<Void> stopped = backend.drainAndStop();
     assertThat(stopped).isNotDone();
-    release.countDown();
+    hold.release();
 
     assertThat(held.get(30, TimeUnit.SECONDS).body()).isEqualTo("served");
     stopped.get(30, TimeUnit.SECONDS);

@@ -28,7 +28,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -274,13 +273,9 @@ final class JdkClientTest {
 
   @Test
   void aDeadlineThatPassesEndsTheRequestWithoutHoldingItAgainstTheBackend() throws Exception {
-    CountDownLatch release = new CountDownLatch(1);
+    Hold hold = new Hold();
     TestBackend slow = track(TestBackend.start(exchange -> {
-      try {
-        release.await(30, TimeUnit.SECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
+      hold.here();
       TestBackend.respond(exchange, 200, "late");
     }));
     BallastHttpClient client = client(List.of(slow), b -> {});
@@ -288,7 +283,7 @@ final class JdkClientTest {
       assertThatThrownBy(() -> client.send(get("c"), HttpResponse.BodyHandlers.ofString(),
           RequestOptions.defaults().withTimeout(Duration.ofMillis(200)))).isInstanceOf(HttpTimeoutException.class);
     } finally {
-      release.countDown();
+      hold.release();
     }
     var backend = client.balancer().balancer().backend(slow.key());
     assertThat(backend.requestsEnded(RequestOutcome.CANCELLED)).isEqualTo(1);
@@ -298,16 +293,10 @@ final class JdkClientTest {
 
   @Test
   void asyncSendsAreBalancedAndACancelledOneIsNoFailure() throws Exception {
-    CountDownLatch holding = new CountDownLatch(1);
-    CountDownLatch release = new CountDownLatch(1);
+    Hold hold = new Hold();
     List<TestBackend> backends = backends(2, exchange -> {
       if (exchange.getRequestURI().getPath().equals("/hold")) {
-        holding.countDown();
-        try {
-          release.await(30, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        }
+        hold.here();
       }
       TestBackend.respond(exchange, 200, "ok");
     });
@@ -325,9 +314,9 @@ final class JdkClientTest {
 
     CompletableFuture<HttpResponse<String>> held = client.sendAsync(
         HttpRequest.newBuilder(URI.create("http://service/hold")).build(), HttpResponse.BodyHandlers.ofString());
-    assertThat(holding.await(30, TimeUnit.SECONDS)).isTrue();
+    hold.awaitHeld();
     held.cancel(true);
-    release.countDown();
+    hold.release();
     assertThatThrownBy(() -> held.get(30, TimeUnit.SECONDS)).isInstanceOf(java.util.concurrent.CancellationException.class);
     var core = client.balancer().balancer();
     Poll.until("the cancelled request has ended", () -> core.backend(backends.get(0).key()).activeRequests() == 0

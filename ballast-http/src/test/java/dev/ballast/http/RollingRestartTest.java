@@ -14,7 +14,6 @@ import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
@@ -34,14 +33,12 @@ final class RollingRestartTest {
   private static final int SERVED_AFTER_RESTART = 20;
   private static final long MAX_REQUESTS_PER_THREAD = 200_000;
 
+  /** The call held in flight on the backend about to go. */
+  private static volatile Hold current = new Hold();
+
   private static final TestBackend.Answer SLOW_ENOUGH_TO_OVERLAP = exchange -> {
     if (exchange.getRequestURI().getPath().equals("/hold")) {
-      Holds.current.holding.countDown();
-      try {
-        Holds.current.release.await(30, TimeUnit.SECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
+      current.here();
     } else {
       // About a millisecond of work, so that requests are in flight when a backend goes.
       LockSupport.parkNanos(1_000_000L);
@@ -49,12 +46,6 @@ final class RollingRestartTest {
     TestBackend.respond(exchange, 200, "ok");
   };
 
-  /** The call held in flight on the backend about to go. */
-  private static final class Holds {
-    static volatile Holds current = new Holds();
-    final CountDownLatch holding = new CountDownLatch(1);
-    final CountDownLatch release = new CountDownLatch(1);
-  }
 
   private static BallastHttpService service() {
     return BallastHttpService.builder().drainInterval(Duration.ofHours(1)).build();
@@ -74,14 +65,14 @@ final class RollingRestartTest {
   @Test
   void withAPlainStopTheCallInFlightFails() throws Exception {
     TestBackend going = TestBackend.start(service(), SLOW_ENOUGH_TO_OVERLAP);
-    Holds hold = new Holds();
-    Holds.current = hold;
+    Hold hold = new Hold();
+    current = hold;
     HttpClient raw = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     CompletableFuture<HttpResponse<String>> heldCall = raw.sendAsync(
         HttpRequest.newBuilder(going.uri().resolve("/hold")).build(), HttpResponse.BodyHandlers.ofString());
-    assertThat(hold.holding.await(30, TimeUnit.SECONDS)).isTrue();
+    hold.awaitHeld();
     going.stop(0);
-    hold.release.countDown();
+    hold.release();
     assertThat(heldCall).failsWithin(Duration.ofSeconds(30))
         .withThrowableOfType(java.util.concurrent.ExecutionException.class)
         .withCauseInstanceOf(java.io.IOException.class);
@@ -132,11 +123,11 @@ final class RollingRestartTest {
     try {
       for (int i = 0; i < BACKENDS; i++) {
         TestBackend going = backends.get(i);
-        Holds hold = new Holds();
-        Holds.current = hold;
+        Hold hold = new Hold();
+        current = hold;
         CompletableFuture<HttpResponse<String>> heldCall = raw.sendAsync(
             HttpRequest.newBuilder(going.uri().resolve("/hold")).build(), HttpResponse.BodyHandlers.ofString());
-        assertThat(hold.holding.await(30, TimeUnit.SECONDS)).isTrue();
+        hold.awaitHeld();
 
         going.service.enterLameDuck();
         for (BallastHttpClient client : clients) {
@@ -148,7 +139,7 @@ final class RollingRestartTest {
         // a short one, since the held call is released at once.
         Thread stopper = new Thread(() -> going.stop(2));
         stopper.start();
-        hold.release.countDown();
+        hold.release();
         HttpResponse<String> heldAnswer = heldCall.get(30, TimeUnit.SECONDS);
         held.add(heldAnswer.statusCode() + " " + heldAnswer.body());
         stopper.join(TimeUnit.SECONDS.toMillis(60));
