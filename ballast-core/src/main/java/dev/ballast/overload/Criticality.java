@@ -31,8 +31,8 @@ public enum Criticality {
   /**
    * Whether requests of this criticality are shed before requests of {@code other}.
    *
-   * @param other the criticality compared with
-   * @return whether this one is less important
+   * @param other another criticality
+   * @return true when this one is less important
    */
   public boolean isLowerThan(Criticality other) {
     return ordinal() > other.ordinal();
@@ -57,8 +57,8 @@ public enum Criticality {
    * Reads a criticality as carried in a header or a configuration file: the constant's name, in
    * any case, with {@code -} or {@code _} between words.
    *
-   * @param text the value as written
-   * @return the criticality it names
+   * @param text the value as written; null is refused
+   * @return the criticality
    * @throws IllegalArgumentException naming the value and the accepted ones
    */
   public static Criticality parse(String text) {

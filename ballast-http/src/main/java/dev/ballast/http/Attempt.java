@@ -1,5 +1,6 @@
 package dev.ballast.http;
 
+import dev.ballast.annotation.Experimental;
 import dev.ballast.health.Backend;
 import dev.ballast.overload.Criticality;
 import dev.ballast.overload.Deadlines;
@@ -13,6 +14,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * the answer ({@link #onResponse}), the exception that ended it ({@link #onException}), or {@link
  * #onCancel()} if it gave up. Later ends are ignored. Ending is thread-safe.
  */
+@Experimental
 public final class Attempt {
   private final HttpBalancer lb;
   private final BalancedRequest request;
@@ -120,7 +122,7 @@ public final class Attempt {
       LoadReport report = LoadReportHeader.read(headers);
       if (report != null && !pick.reportLoad(report.cpuUtilization(), report.applicationUtilization(),
           report.rpsFractional(), report.eps())) {
-        lb.badLoadReport(endpoint.key(), report);
+        lb.badLoadReport();
       }
     } catch (MalformedHeaderException e) {
       lb.badHeader(e, endpoint.key());

@@ -1,5 +1,6 @@
 package dev.ballast.http;
 
+import dev.ballast.annotation.Experimental;
 import dev.ballast.health.Backend;
 import dev.ballast.health.BackendState;
 import dev.ballast.overload.Criticality;
@@ -23,6 +24,7 @@ import java.util.concurrent.ThreadLocalRandom;
  * if (request.canRetry()) { sleep(request.backoffNanos()); attempt = request.nextAttempt().join(); ... }
  * }</pre>
  */
+@Experimental
 public final class BalancedRequest {
   private final HttpBalancer lb;
   private final Criticality criticality;

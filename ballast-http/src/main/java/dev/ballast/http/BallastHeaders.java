@@ -1,5 +1,6 @@
 package dev.ballast.http;
 
+import dev.ballast.annotation.Experimental;
 import dev.ballast.overload.Criticality;
 
 /**
@@ -27,6 +28,7 @@ import dev.ballast.overload.Criticality;
  * <p>The readers here throw {@link MalformedHeaderException} for a value outside the grammar; the
  * transports ignore such a header (taking the default) and count it.
  */
+@Experimental
 public final class BallastHeaders {
   /** The request's criticality: {@value}. */
   public static final String CRITICALITY = "ballast-criticality";

@@ -1,5 +1,6 @@
 package dev.ballast.http;
 
+import dev.ballast.annotation.Experimental;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -50,6 +51,7 @@ import java.util.logging.Logger;
  * answer is returned as is (a 503 with {@code ballast-overload: shed}, say): the caller sees what
  * the backend said. A request not sent at all fails with {@link RequestNotSentException}.
  */
+@Experimental
 public final class BallastHttpClient implements AutoCloseable {
   private static final Logger logger = Logger.getLogger(BallastHttpClient.class.getName());
 

@@ -1,5 +1,6 @@
 package dev.ballast.http;
 
+import dev.ballast.annotation.Experimental;
 import dev.ballast.internal.ProcessCpu;
 import dev.ballast.internal.Ranges;
 import dev.ballast.internal.RateMeter;
@@ -47,6 +48,7 @@ import java.util.logging.Logger;
  * the drain interval the service is drained once its requests in flight have ended (or the
  * shutdown grace has passed), and the adapter stops the server.
  */
+@Experimental
 public final class BallastHttpService {
   private static final Logger logger = Logger.getLogger(BallastHttpService.class.getName());
   private static final long WINDOW_NANOS = 1_000_000_000L;

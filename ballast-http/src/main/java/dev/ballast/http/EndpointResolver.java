@@ -1,5 +1,6 @@
 package dev.ballast.http;
 
+import dev.ballast.annotation.Experimental;
 import java.util.List;
 import java.util.function.Consumer;
 
@@ -8,6 +9,7 @@ import java.util.function.Consumer;
  * DNS poller, a registry's watch, or a fixed list ({@link #of(List)}) implement it; Spring's
  * instance suppliers feed {@link HttpBalancer#updateEndpoints} directly instead.
  */
+@Experimental
 @FunctionalInterface
 public interface EndpointResolver {
 

@@ -1,5 +1,7 @@
 package dev.ballast.http;
 
+import dev.ballast.annotation.Experimental;
+
 /**
  * How Ballast reads a message's headers on any HTTP stack: the first value of the header named
  * (names are case-insensitive, as in HTTP), or null when it is absent. Adapt a stack's own header
@@ -7,6 +9,7 @@ package dev.ballast.http;
  * {@link java.net.http.HttpHeaders} or {@code headers::getFirst} for a {@code
  * com.sun.net.httpserver.Headers}.
  */
+@Experimental
 @FunctionalInterface
 public interface HeaderLookup {
 

@@ -1,5 +1,6 @@
 package dev.ballast.http;
 
+import dev.ballast.annotation.Experimental;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.channels.AsynchronousSocketChannel;
@@ -14,6 +15,7 @@ import java.util.concurrent.TimeUnit;
  * client's is {@link BallastHttpClient.Builder#healthCheckPath}), or, without one, a TCP connect
  * ({@link #tcpConnect(Duration)}) that tells a listening backend from a refusing one.
  */
+@Experimental
 @FunctionalInterface
 public interface HealthCheck {
 

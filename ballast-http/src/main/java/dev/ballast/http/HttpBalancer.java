@@ -1,5 +1,6 @@
 package dev.ballast.http;
 
+import dev.ballast.annotation.Experimental;
 import dev.ballast.health.HealthConfig;
 import dev.ballast.health.OutlierConfig;
 import dev.ballast.internal.Ranges;
@@ -68,6 +69,7 @@ import java.util.logging.Logger;
  * <p>Control-plane work (endpoint updates, health answers, the periodic refresh) runs on one
  * thread of the balancer's own; the data path (attempts and their ends) runs on the caller's.
  */
+@Experimental
 public final class HttpBalancer implements AutoCloseable {
   private static final Logger logger = Logger.getLogger(HttpBalancer.class.getName());
 
@@ -356,7 +358,7 @@ public final class HttpBalancer implements AutoCloseable {
     }
   }
 
-  void badLoadReport(String from, LoadReport report) {
+  void badLoadReport() {
     badLoadReports.increment();
   }
 

@@ -1,5 +1,6 @@
 package dev.ballast.http;
 
+import dev.ballast.annotation.Experimental;
 import java.net.URI;
 import java.util.Objects;
 
@@ -11,6 +12,7 @@ import java.util.Objects;
  * @param baseUri where requests go: scheme, host and port, and a path prefix if any
  * @param zone the backend's zone, or null when unknown
  */
+@Experimental
 public record HttpEndpoint(String key, URI baseUri, String zone) {
 
   /**

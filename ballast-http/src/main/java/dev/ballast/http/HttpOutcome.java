@@ -1,5 +1,6 @@
 package dev.ballast.http;
 
+import dev.ballast.annotation.Experimental;
 import dev.ballast.overload.AnswerKind;
 import dev.ballast.pick.FailureKind;
 import dev.ballast.pick.Pick;
@@ -24,6 +25,7 @@ import java.util.concurrent.ExecutionException;
  * outlier ejection never counts it. A cancellation, the caller's own deadline and a fault on the
  * caller's side are never held against a backend.
  */
+@Experimental
 public enum HttpOutcome {
   /** 1xx to 3xx: the backend served the request. */
   SUCCESS(AnswerKind.SUCCESS, false, false),

@@ -1,5 +1,6 @@
 package dev.ballast.http;
 
+import dev.ballast.annotation.Experimental;
 import com.sun.net.httpserver.Filter;
 import com.sun.net.httpserver.Headers;
 import com.sun.net.httpserver.HttpContext;
@@ -41,6 +42,7 @@ import javax.net.ssl.SSLSession;
  * a handler that returns before its response is done (it answers on another thread), when the
  * exchange or its response body is closed.
  */
+@Experimental
 public final class JdkHttpServers {
   private static final byte[] SERVING = "SERVING\n".getBytes(StandardCharsets.US_ASCII);
   private static final byte[] NOT_SERVING = "NOT_SERVING\n".getBytes(StandardCharsets.US_ASCII);

@@ -1,5 +1,6 @@
 package dev.ballast.http;
 
+import dev.ballast.annotation.Experimental;
 import java.util.Collections;
 import java.util.Map;
 import java.util.Objects;
@@ -27,6 +28,7 @@ import java.util.TreeMap;
  * @param utilization field 5 ({@code utilization.<key>}): utilizations of named resources
  * @param requestCost field 4 ({@code request_cost.<key>}): what this request cost
  */
+@Experimental
 public record LoadReport(
     double cpuUtilization,
     double memUtilization,

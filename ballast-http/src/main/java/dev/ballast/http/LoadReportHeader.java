@@ -1,5 +1,6 @@
 package dev.ballast.http;
 
+import dev.ballast.annotation.Experimental;
 import java.util.Locale;
 import java.util.Map;
 
@@ -30,6 +31,7 @@ import java.util.Map;
  * at most {@value LoadReport#MAX_METRICS} map entries. A client ignores a rejected report and
  * counts it ({@link HttpBalancer#badHeaders()}); nothing in a header fails a request.
  */
+@Experimental
 public final class LoadReportHeader {
   /** The response header that carries a report: {@value}. */
   public static final String NAME = "endpoint-load-metrics";

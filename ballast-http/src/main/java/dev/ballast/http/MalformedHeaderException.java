@@ -1,11 +1,14 @@
 package dev.ballast.http;
 
+import dev.ballast.annotation.Experimental;
+
 /**
  * A header whose value breaks its grammar. Readers of Ballast's headers throw it so that the
  * transport can ignore the header and count it; it is never fatal to the request that carried it.
  * It carries no stack trace: a peer that sends a bad header on every message must not make each
  * one costly.
  */
+@Experimental
 public final class MalformedHeaderException extends RuntimeException {
   /** The serialized form's version. */
   private static final long serialVersionUID = 1L;

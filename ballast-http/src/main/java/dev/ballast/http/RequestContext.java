@@ -1,5 +1,6 @@
 package dev.ballast.http;
 
+import dev.ballast.annotation.Experimental;
 import dev.ballast.overload.Criticality;
 import dev.ballast.overload.Deadlines;
 
@@ -11,6 +12,7 @@ import dev.ballast.overload.Deadlines;
  * RequestOptions} say otherwise. Servers whose handlers hop threads (reactive stacks) carry the
  * two values in their own context instead.
  */
+@Experimental
 public final class RequestContext {
   private static final ThreadLocal<ServerRequest> CURRENT = new ThreadLocal<>();
 

@@ -1,11 +1,13 @@
 package dev.ballast.http;
 
+import dev.ballast.annotation.Experimental;
 import java.io.IOException;
 
 /**
  * A request, or one of its retries, that the client did not send, and why. Nothing reached a
  * backend: the client's own protection held it back, or there was no backend to send it to.
  */
+@Experimental
 public final class RequestNotSentException extends IOException {
   /** The serialized form's version. */
   private static final long serialVersionUID = 1L;

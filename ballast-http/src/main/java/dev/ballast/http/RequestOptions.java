@@ -1,5 +1,6 @@
 package dev.ballast.http;
 
+import dev.ballast.annotation.Experimental;
 import dev.ballast.internal.Ranges;
 import dev.ballast.overload.Criticality;
 import java.time.Duration;
@@ -19,6 +20,7 @@ import java.util.Objects;
  *     HEAD, OPTIONS, TRACE, PUT and DELETE are, RFC 9110)
  * @param maxAttempts the most attempts, the first included, or 0: the client's retry policy's
  */
+@Experimental
 public record RequestOptions(Criticality criticality, Duration timeout, Boolean idempotent, int maxAttempts) {
   /** Every option unset. */
   public static final RequestOptions DEFAULTS = new RequestOptions(null, null, null, 0);

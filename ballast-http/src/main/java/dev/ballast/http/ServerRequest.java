@@ -1,5 +1,6 @@
 package dev.ballast.http;
 
+import dev.ballast.annotation.Experimental;
 import dev.ballast.overload.Criticality;
 import dev.ballast.overload.Deadlines;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -11,6 +12,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * they carry the load report, the overload mark and the lame duck signal) and {@link #end} exactly
  * once when the exchange is over.
  */
+@Experimental
 public final class ServerRequest {
   /** What became of the request on arrival. */
   public enum Verdict {
