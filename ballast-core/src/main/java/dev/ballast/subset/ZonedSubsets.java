@@ -1,5 +1,6 @@
 package dev.ballast.subset;
 
+import dev.ballast.annotation.Experimental;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -12,8 +13,9 @@ import java.util.Objects;
  * remoteSubsetSize} of each other zone, so that the client has backends to spill into and to fail
  * over to. Backends without a zone form one zone, named {@code ""}. Every transport computes a
  * zoned subset with this one function, so that a client's subset is the same whichever transport
- * it calls over.
+ * it calls over. {@link Experimental}, as zone routing is.
  */
+@Experimental
 public final class ZonedSubsets {
   private ZonedSubsets() {}
 
