@@ -499,8 +499,11 @@ public final class HttpBalancer implements AutoCloseable {
       byKey = Map.of();
       BalancedRequest.Waiter waiter;
       while ((waiter = waiters.poll()) != null) {
+        waiting.decrementAndGet();
         waiter.closed();
       }
+      // Pending checks and waits would otherwise keep the thread until they are due.
+      sync.shutdownNow();
     });
     sync.shutdown();
   }

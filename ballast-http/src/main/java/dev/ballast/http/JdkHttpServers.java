@@ -158,6 +158,7 @@ public final class JdkHttpServers {
       try {
         if (!request.isAdmitted()) {
           byte[] body = request.rejectionMessage().getBytes(StandardCharsets.UTF_8);
+          returned = true;
           try (tracked) {
             tracked.getResponseHeaders().set("content-type", "text/plain; charset=utf-8");
             tracked.sendResponseHeaders(request.rejectionStatus(), body.length);
