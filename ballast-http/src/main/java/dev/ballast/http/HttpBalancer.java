@@ -114,6 +114,10 @@ public final class HttpBalancer implements AutoCloseable {
   private final LongAdder notSent = new LongAdder();
 
   private HttpBalancer(Builder b) {
+    if (b.policy.needsProbes()) {
+      throw new IllegalArgumentException("policy: " + b.policy.name()
+          + " (expected: a policy that sends no probes; ballast-http has no probe transport yet)");
+    }
     Balancer.Builder core = Balancer.builder(b.policy).health(b.health).outlierEjection(b.outliers)
         .clock(b.balancerClock).zoneRouting(b.zoneRouting);
     if (b.zone != null) {
@@ -726,7 +730,8 @@ public final class HttpBalancer implements AutoCloseable {
      * Builds the balancer; it starts its own thread for control-plane work.
      *
      * @return the balancer, with no backends until {@link HttpBalancer#updateEndpoints}
-     * @throws IllegalArgumentException for an index-based subsetter without a client index
+     * @throws IllegalArgumentException for an index-based subsetter without a client index, or a
+     *     policy that probes its backends ({@code prequal_probing}), which needs a probe transport
      */
     public HttpBalancer build() {
       return new HttpBalancer(this);

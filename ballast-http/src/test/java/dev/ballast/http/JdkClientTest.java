@@ -332,6 +332,52 @@ final class JdkClientTest {
   }
 
   @Test
+  void aClientInAZoneKeepsItsRequestsInItsZone() throws Exception {
+    List<TestBackend> local = backends(2, TestBackend.OK);
+    List<TestBackend> remote = backends(2, TestBackend.OK);
+    List<HttpEndpoint> endpoints = new ArrayList<>();
+    local.forEach(b -> endpoints.add(HttpEndpoint.of(b.uri(), "zone-a")));
+    remote.forEach(b -> endpoints.add(HttpEndpoint.of(b.uri(), "zone-b")));
+    BallastHttpClient client = track(BallastHttpClient.builder().resolver(EndpointResolver.of(endpoints))
+        .balancer(b -> b.health(FAST_HEALTH).zone("zone-a")).build());
+    for (int i = 0; i < 50; i++) {
+      assertThat(client.send(get("zoned"), HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(200);
+    }
+    assertThat(local.get(0).servedTo("zoned") + local.get(1).servedTo("zoned")).isEqualTo(50);
+    assertThat(client.balancer().balancer().crossZonePicks()).isZero();
+    assertThat(client.balancer().backendsInUse()).hasSize(4);
+  }
+
+  @Test
+  void whenEveryAnswerIsAnOverloadTheThrottleHoldsRequestsBackLocally() throws Exception {
+    TestBackend shedding = track(TestBackend.start(null, exchange -> {
+      exchange.getResponseHeaders().set(BallastHeaders.OVERLOAD, BallastHeaders.SHED);
+      TestBackend.respond(exchange, 503, "shed");
+    }));
+    BallastHttpClient client = client(List.of(shedding), b -> b.retry(RetryPolicy.builder().maxAttempts(1).build()));
+    int throttled = 0;
+    for (int i = 0; i < 200; i++) {
+      try {
+        assertThat(client.send(get("c"), HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(503);
+      } catch (RequestNotSentException e) {
+        assertThat(e.reason()).isEqualTo(RequestNotSentException.Reason.THROTTLED);
+        throttled++;
+      }
+    }
+    // With no answer accepted, the throttle's rejection probability nears 1 after a few requests.
+    assertThat(throttled).isPositive();
+    assertThat(shedding.served.sum()).isEqualTo(200 - throttled);
+    assertThat(client.balancer().throttle().rejected(Criticality.CRITICAL)).isEqualTo(throttled);
+  }
+
+  @Test
+  void aPolicyThatProbesIsRefusedWithTheReason() {
+    assertThatThrownBy(() -> HttpBalancer.builder().policy(Policy.prequalProbing()).build())
+        .hasMessage("policy: prequal_probing (expected: a policy that sends no probes; ballast-http has no probe"
+            + " transport yet)");
+  }
+
+  @Test
   void aClientWithoutBackendsFailsWithRequestNotSent() throws Exception {
     BallastHttpClient client = track(BallastHttpClient.builder().endpoints(List.of())
         .balancer(b -> b.pickTimeout(Duration.ofMillis(50))).build());
