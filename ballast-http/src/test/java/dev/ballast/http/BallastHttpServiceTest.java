@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ballast.health.BackendState;
 import dev.ballast.overload.LimiterConfig;
+import dev.ballast.testing.PropertyCheck;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -41,6 +42,41 @@ final class BallastHttpServiceTest {
     HttpRequest.Builder request = HttpRequest.newBuilder(backend.uri().resolve(path));
     headers.forEach(request::header);
     return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  /** Random request headers: garbage, or a valid value now and then. */
+  private record Garbage(String criticality, String timeout, String format) {}
+
+  @Test
+  void garbageInTheRequestHeadersIsIgnoredAndCountedAndTheRequestStillAdmitted() {
+    PropertyCheck.forAll(in -> new Garbage(
+            in.withProbability(0.2) ? in.oneOf("critical", "sheddable", "CRITICAL_PLUS") : in.string(0, 20),
+            in.withProbability(0.2) ? in.intBetween(1, 99_999_999) + in.oneOf("H", "M", "S") : in.string(0, 12),
+            in.withProbability(0.2) ? in.oneOf("TEXT", "json", "Bin") : in.string(0, 8)),
+        g -> {
+          BallastHttpService service = BallastHttpService.builder().minDeadline(Duration.ZERO).cpuUtilization(() -> 0.5).build();
+          Map<String, String> headers = Map.of(BallastHeaders.CRITICALITY, g.criticality(),
+              BallastHeaders.TIMEOUT, g.timeout(), LoadReportHeader.FORMAT_REQUEST_NAME, g.format());
+          ServerRequest request = service.admit(headers::get);
+          assertThat(request.isAdmitted()).isTrue();
+          Map<String, String> written = new java.util.HashMap<>();
+          request.beforeResponse(200, HeaderLookup.NONE, written::put);
+          request.end(200);
+          long expectedBad = 0;
+          for (Runnable check : List.<Runnable>of(() -> BallastHeaders.readCriticality(g.criticality()),
+              () -> BallastHeaders.readTimeout(g.timeout()), () -> LoadReportHeader.Format.parse(g.format()))) {
+            try {
+              check.run();
+            } catch (MalformedHeaderException e) {
+              expectedBad++;
+            }
+          }
+          assertThat(service.badHeaders()).isEqualTo(expectedBad);
+          assertThat(service.requestsInFlight()).isZero();
+          if (written.containsKey(LoadReportHeader.NAME)) {
+            assertThat(LoadReportHeader.read(written.get(LoadReportHeader.NAME), null)).isNotNull();
+          }
+        });
   }
 
   @Test
