@@ -80,6 +80,16 @@ final class JdkClientTest {
     }).build());
   }
 
+  /**
+   * Waits until every backend the client uses has passed its first check: until then a pick skips
+   * a backend still connecting, rightly, and a test that counts who served what would count that.
+   */
+  private static void awaitConnected(BallastHttpClient client, int backends) {
+    var core = client.balancer().balancer();
+    Poll.until("every backend connected", () -> client.balancer().backendsInUse().size() == backends
+        && client.balancer().backendsInUse().stream().allMatch(key -> core.backend(key).acceptsNewRequests()));
+  }
+
   private static HttpRequest get(String client) {
     return HttpRequest.newBuilder(URI.create("http://service/echo?x=1")).header(TestBackend.CLIENT, client).build();
   }
@@ -94,6 +104,7 @@ final class JdkClientTest {
       ClientIdentity identity = ClientIdentity.of(c, clients);
       BallastHttpClient client = client(backends, b -> b.identity(identity)
           .subsetting(Subsetter.orthogonalLots(), subsetSize).policy(Policy.roundRobin()));
+      awaitConnected(client, subsetSize);
       for (int i = 0; i < 30; i++) {
         assertThat(client.send(get("c" + c), HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(200);
       }
@@ -150,6 +161,7 @@ final class JdkClientTest {
     OutlierConfig outliers = OutlierConfig.builder().interval(Duration.ofMillis(500)).requestVolume(3).minimumHosts(3)
         .baseEjectionTime(Duration.ofMinutes(5)).build();
     BallastHttpClient client = client(backends, b -> b.policy(Policy.roundRobin()).outlierEjection(outliers));
+    awaitConnected(client, 6);
     var failingBackend = client.balancer().balancer();
     Poll.until("the failing backend is ejected", () -> {
       try {
@@ -179,6 +191,7 @@ final class JdkClientTest {
     backends.add(shedding);
     BallastHttpClient client = client(backends, b -> b.policy(Policy.roundRobin()).retry(RETRIES_WITH_RESERVE)
         .outlierEjection(OutlierConfig.builder().interval(Duration.ofMillis(50)).requestVolume(1).minimumHosts(1).build()));
+    awaitConnected(client, 4);
     int calls = 200;
     for (int i = 0; i < calls; i++) {
       HttpResponse<String> response = client.send(get("c"), HttpResponse.BodyHandlers.ofString());
@@ -301,6 +314,7 @@ final class JdkClientTest {
       TestBackend.respond(exchange, 200, "ok");
     });
     BallastHttpClient client = client(backends, b -> b.policy(Policy.roundRobin()));
+    awaitConnected(client, 2);
     List<CompletableFuture<HttpResponse<String>>> sent = new ArrayList<>();
     for (int i = 0; i < 20; i++) {
       sent.add(client.sendAsync(get("async"), HttpResponse.BodyHandlers.ofString()));
@@ -340,6 +354,8 @@ final class JdkClientTest {
     remote.forEach(b -> endpoints.add(HttpEndpoint.of(b.uri(), "zone-b")));
     BallastHttpClient client = track(BallastHttpClient.builder().resolver(EndpointResolver.of(endpoints))
         .balancer(b -> b.health(FAST_HEALTH).zone("zone-a")).build());
+    // Until its own zone's backends are connected, a client fails over to the other zone, rightly.
+    awaitConnected(client, 4);
     for (int i = 0; i < 50; i++) {
       assertThat(client.send(get("zoned"), HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(200);
     }
