@@ -1,5 +1,6 @@
 package dev.ballast.grpc;
 
+import dev.ballast.grpc.orca.v3.OrcaLoadReport;
 import dev.ballast.internal.ProcessCpu;
 import dev.ballast.internal.RateMeter;
 import dev.ballast.internal.UtilizationReadings;
@@ -126,7 +127,7 @@ public final class LoadReportingInterceptor extends ApplicationCallInterceptor {
 
   /** The report as of now; utilization suppliers that fail or return nonsense report 0 (unknown). */
   OrcaLoadReport report() {
-    return new OrcaLoadReport(
+    return OrcaTrailer.report(
         sane("cpuUtilization", cpuUtilization),
         sane("applicationUtilization", applicationUtilization),
         requests.perSecond(),
@@ -148,7 +149,7 @@ public final class LoadReportingInterceptor extends ApplicationCallInterceptor {
       if (Outcomes.isBackendFailure(status.getCode())) {
         errors.record();
       }
-      trailers.put(OrcaLoadReport.TRAILER, report().toBytes());
+      trailers.put(OrcaTrailer.KEY, report().toByteArray());
       if (lameDuck.getAsBoolean()) {
         trailers.put(LameDuckSignal.TRAILER, LameDuckSignal.VALUE);
       }
