@@ -21,8 +21,13 @@ import java.time.Duration;
  * @param recomputeInterval how often the rejection probabilities are recomputed from the window;
  *     between two recomputations requests are counted and rejected with the last probabilities
  *     (at most {@code window})
+ * @param forgetAfter how long the backends must accept nearly every request of a criticality (at
+ *     least {@code 10 / (k - 1)} accepts per overload answer) before the throttle forgets the
+ *     overload its window remembers for that criticality: the window then starts anew. A throttle
+ *     whose backends keep rejecting never forgets, and applies the formula over the whole window;
+ *     {@code forgetAfter} at least {@code window} is the book's throttle, which forgets by age alone
  */
-public record ThrottleConfig(double k, Duration window, int slots, Duration recomputeInterval) {
+public record ThrottleConfig(double k, Duration window, int slots, Duration recomputeInterval, Duration forgetAfter) {
   /** The book's value: {@value}. */
   public static final double DEFAULT_K = 2;
   /** The book's value, 2 min. */
@@ -31,6 +36,8 @@ public record ThrottleConfig(double k, Duration window, int slots, Duration reco
   public static final int DEFAULT_SLOTS = 60;
   /** 100 ms. */
   public static final Duration DEFAULT_RECOMPUTE_INTERVAL = Duration.ofMillis(100);
+  /** 1 s: see docs/overload.md, "After a spike", for why. */
+  public static final Duration DEFAULT_FORGET_AFTER = Duration.ofSeconds(1);
 
   public static final Setting<Double> K =
       Setting.number("k", DEFAULT_K, 1.1, 10, "requests per accepted one a client may send before it rejects locally");
@@ -42,6 +49,10 @@ public record ThrottleConfig(double k, Duration window, int slots, Duration reco
   public static final Setting<Duration> RECOMPUTE_INTERVAL =
       Setting.duration("recomputeInterval", DEFAULT_RECOMPUTE_INTERVAL, Duration.ofMillis(1), Duration.ofHours(1),
           "how often the rejection probabilities are recomputed (at most the window)");
+  /** The declaration of {@link #forgetAfter()}. */
+  public static final Setting<Duration> FORGET_AFTER =
+      Setting.duration("forgetAfter", DEFAULT_FORGET_AFTER, Duration.ofMillis(1), Duration.ofHours(1),
+          "how long backends must accept nearly every request before the throttle forgets an overload");
 
   /** The declared settings, and how each reaches the builder. */
   public static final Settings<ThrottleConfig> SETTINGS =
@@ -50,6 +61,7 @@ public record ThrottleConfig(double k, Duration window, int slots, Duration reco
           .with(WINDOW, Builder::window, ThrottleConfig::window)
           .with(SLOTS, Builder::slots, ThrottleConfig::slots)
           .with(RECOMPUTE_INTERVAL, Builder::recomputeInterval, ThrottleConfig::recomputeInterval)
+          .with(FORGET_AFTER, Builder::forgetAfter, ThrottleConfig::forgetAfter)
           .done();
 
   public ThrottleConfig {
@@ -59,9 +71,15 @@ public record ThrottleConfig(double k, Duration window, int slots, Duration reco
     SlidingCounter.checkSlotLength(window, slots);
     RECOMPUTE_INTERVAL.check(recomputeInterval);
     Ranges.checkDuration(RECOMPUTE_INTERVAL.name(), recomputeInterval, RECOMPUTE_INTERVAL.min(), window);
+    FORGET_AFTER.check(forgetAfter);
   }
 
-  /** k = {@value #DEFAULT_K}, a 2-minute window in {@value #DEFAULT_SLOTS} slots, recomputed every 100 ms. */
+  /**
+   * k = {@value #DEFAULT_K}, a 2-minute window in {@value #DEFAULT_SLOTS} slots, recomputed every
+   * 100 ms, forgetting an overload once the backends have accepted everything for 1 s.
+   *
+   * @return the defaults
+   */
   public static ThrottleConfig defaults() {
     return builder().build();
   }
@@ -72,7 +90,7 @@ public record ThrottleConfig(double k, Duration window, int slots, Duration reco
 
   /** A builder starting from this configuration. */
   public Builder toBuilder() {
-    return builder().k(k).window(window).slots(slots).recomputeInterval(recomputeInterval);
+    return builder().k(k).window(window).slots(slots).recomputeInterval(recomputeInterval).forgetAfter(forgetAfter);
   }
 
   public ThrottleConfig withK(double value) {
@@ -89,6 +107,7 @@ public record ThrottleConfig(double k, Duration window, int slots, Duration reco
     private Duration window = DEFAULT_WINDOW;
     private int slots = DEFAULT_SLOTS;
     private Duration recomputeInterval = DEFAULT_RECOMPUTE_INTERVAL;
+    private Duration forgetAfter = DEFAULT_FORGET_AFTER;
 
     private Builder() {}
 
@@ -112,8 +131,19 @@ public record ThrottleConfig(double k, Duration window, int slots, Duration reco
       return this;
     }
 
+    /**
+     * Sets {@link ThrottleConfig#forgetAfter()}.
+     *
+     * @param value how long backends must accept everything before an overload is forgotten
+     * @return this builder
+     */
+    public Builder forgetAfter(Duration value) {
+      this.forgetAfter = value;
+      return this;
+    }
+
     public ThrottleConfig build() {
-      return new ThrottleConfig(k, window, slots, recomputeInterval);
+      return new ThrottleConfig(k, window, slots, recomputeInterval, forgetAfter);
     }
   }
 }
