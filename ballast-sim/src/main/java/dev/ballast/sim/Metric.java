@@ -35,6 +35,10 @@ public enum Metric {
   SHEDDABLE_SUCCESS("sheddable-success", "SHEDDABLE ok", Better.HIGHER, Unit.SHARE, s -> s.overload().criticalitySuccess()[3]),
   RECOVERY_S("recovery-s", "recovery s", Better.LOWER, Unit.SECONDS, s -> s.overload().recoverySeconds()),
   PROBES_PER_REQUEST("probes-per-request", "probes/req", Better.LOWER, Unit.RATIO, s -> s.overload().probesPerRequest()),
+  /** Hedges sent per request: the extra requests hedging makes. */
+  HEDGES_PER_REQUEST("hedges-per-request", "hedges/req", Better.LOWER, Unit.SHARE, s -> s.overload().hedgesPerRequest()),
+  /** The fleet's mean CPU utilization over the measured time: the load the requests cost, extra attempts included. */
+  CPU_MEAN("cpu-mean", "cpu mean", Better.LOWER, Unit.SHARE, s -> s.spread().meanUtilization()),
   SWITCH_BEFORE_CPU_MAX_OVER_MIN("switch-before-cpu-max-over-min", "cpu max/min before switch", Better.LOWER, Unit.RATIO,
       s -> s.spreadBeforeSwitch() == null ? Double.NaN : s.spreadBeforeSwitch().maxOverMin()),
   SWITCH_AFTER_CPU_MAX_OVER_MIN("switch-after-cpu-max-over-min", "cpu max/min after switch", Better.LOWER, Unit.RATIO,

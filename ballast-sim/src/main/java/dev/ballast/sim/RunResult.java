@@ -268,16 +268,22 @@ public final class RunResult {
       long retries,
       double[] criticalitySuccess,
       double recoverySeconds,
-      long probes) {
+      long probes,
+      long hedges) {
 
     /** Probes sent per first attempt ({@code prequal_probing}; 0 for the other policies). */
     public double probesPerRequest() {
       return firstAttempts == 0 ? 0 : (double) probes / firstAttempts;
     }
 
-    /** Attempts sent per first attempt. */
+    /** Attempts sent per first attempt, retries and hedges included. */
     public double amplification() {
-      return firstAttempts == 0 ? 1 : (double) (firstAttempts + retries) / firstAttempts;
+      return firstAttempts == 0 ? 1 : (double) (firstAttempts + retries + hedges) / firstAttempts;
+    }
+
+    /** Hedges sent per first attempt. */
+    public double hedgesPerRequest() {
+      return firstAttempts == 0 ? 0 : (double) hedges / firstAttempts;
     }
 
     @Override
@@ -293,7 +299,7 @@ public final class RunResult {
     @Override
     public String toString() {
       return "OverloadOutcome[" + goodputRps + ", " + goodputShare + ", " + throttled + ", " + sheds + ", " + expired + ", "
-          + firstAttempts + ", " + retries + ", " + Arrays.toString(criticalitySuccess) + ", " + recoverySeconds + ", " + probes + "]";
+          + firstAttempts + ", " + retries + ", " + Arrays.toString(criticalitySuccess) + ", " + recoverySeconds + ", " + probes + ", " + hedges + "]";
     }
 
     static OverloadOutcome mean(List<OverloadOutcome> runs) {
@@ -313,7 +319,8 @@ public final class RunResult {
           runs.stream().mapToLong(OverloadOutcome::retries).sum(),
           success,
           runs.stream().mapToDouble(OverloadOutcome::recoverySeconds).sum() / n,
-          runs.stream().mapToLong(OverloadOutcome::probes).sum());
+          runs.stream().mapToLong(OverloadOutcome::probes).sum(),
+          runs.stream().mapToLong(OverloadOutcome::hedges).sum());
     }
   }
 
@@ -515,7 +522,7 @@ public final class RunResult {
             scenario.durationNanos(), b.capacityRps)
         : Double.NaN;
     return new OverloadOutcome(goodput, RunMetrics.goodputShare(goodput, b.capacityRps), b.throttled, b.sheds, b.expired,
-        b.attempts - b.retries, b.retries, RunMetrics.successShares(b.issuedByCriticality, b.successesByCriticality),
-        recovery, b.probes);
+        b.attempts - b.retries - b.hedges, b.retries, RunMetrics.successShares(b.issuedByCriticality, b.successesByCriticality),
+        recovery, b.probes, b.hedges);
   }
 }

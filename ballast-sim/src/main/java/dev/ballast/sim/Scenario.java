@@ -197,7 +197,10 @@ public record Scenario(
       long shedCostNanos,
       boolean deadlineChecks,
       dev.ballast.overload.RetryPolicy retry,
-      boolean retryBudget) {}
+      boolean retryBudget,
+      dev.ballast.overload.HedgingConfig hedging,
+      boolean hedgingEnabled,
+      boolean hedgingGrpcStyle) {}
 
   public record Cost(long meanNanos, long maxNanos, double ratio) {}
 
