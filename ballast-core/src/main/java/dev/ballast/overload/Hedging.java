@@ -1,5 +1,6 @@
 package dev.ballast.overload;
 
+import dev.ballast.annotation.Experimental;
 import dev.ballast.internal.VarHandles;
 import dev.ballast.pick.Balancer;
 import dev.ballast.pick.Pick;
@@ -33,6 +34,7 @@ import java.util.concurrent.atomic.LongAdder;
  * the percentile is recomputed at most once per {@value #RECOMPUTE_MILLIS} ms, by the caller a
  * compare-and-set elects.
  */
+@Experimental("new in this release")
 public final class Hedging {
   /** How often the running percentile is recomputed from the window. */
   static final long RECOMPUTE_MILLIS = 100;

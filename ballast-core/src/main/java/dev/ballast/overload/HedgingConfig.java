@@ -1,5 +1,6 @@
 package dev.ballast.overload;
 
+import dev.ballast.annotation.Experimental;
 import dev.ballast.settings.Setting;
 import dev.ballast.settings.Settings;
 import java.time.Duration;
@@ -26,6 +27,7 @@ import java.time.Duration;
  *     latency would otherwise hedge at once)
  * @param window how far back the first attempts' latencies are kept for the percentile
  */
+@Experimental("new in this release; its settings may still change with what hedging learns in production")
 public record HedgingConfig(int maxAttempts, Duration delay, double percentile, Duration minDelay, Duration window) {
   /** One hedge per request by default: {@value}. */
   public static final int DEFAULT_MAX_ATTEMPTS = 2;
@@ -38,22 +40,22 @@ public record HedgingConfig(int maxAttempts, Duration delay, double percentile, 
   /** 10 s. */
   public static final Duration DEFAULT_WINDOW = Duration.ofSeconds(10);
 
-  /** The declaration of {@link #maxAttempts()}. */
+  /** {@setting} */
   public static final Setting<Integer> MAX_ATTEMPTS =
       Setting.wholeNumber("maxAttempts", DEFAULT_MAX_ATTEMPTS, 2, 5, "attempts per hedged request, the first included");
-  /** The declaration of {@link #delay()}. */
+  /** {@setting} */
   public static final Setting<Duration> DELAY =
       Setting.duration("delay", DEFAULT_DELAY, Duration.ZERO, Duration.ofHours(1),
           "a fixed delay before each hedge (0s: the running percentile of latency)");
-  /** The declaration of {@link #percentile()}. */
+  /** {@setting} */
   public static final Setting<Double> PERCENTILE =
       Setting.number("percentile", DEFAULT_PERCENTILE, 0.5, 0.999,
           "the percentile of first attempts' latency after which a hedge goes");
-  /** The declaration of {@link #minDelay()}. */
+  /** {@setting} */
   public static final Setting<Duration> MIN_DELAY =
       Setting.duration("minDelay", DEFAULT_MIN_DELAY, Duration.ZERO, Duration.ofMinutes(1),
           "the least delay the running percentile may give");
-  /** The declaration of {@link #window()}. */
+  /** {@setting} */
   public static final Setting<Duration> WINDOW =
       Setting.duration("window", DEFAULT_WINDOW, Duration.ofSeconds(1), Duration.ofMinutes(10),
           "how far back latencies are kept for the percentile");
@@ -69,9 +71,14 @@ public record HedgingConfig(int maxAttempts, Duration delay, double percentile, 
           .done();
 
   /**
-   * Validates every setting.
+   * Checks every setting.
    *
-   * @throws IllegalArgumentException naming the first setting out of its range
+   * @param maxAttempts {@setting MAX_ATTEMPTS}
+   * @param delay {@setting DELAY}
+   * @param percentile {@setting PERCENTILE}
+   * @param minDelay {@setting MIN_DELAY}
+   * @param window {@setting WINDOW}
+   * @throws IllegalArgumentException {@code "name: value (expected: ...)"} for a value out of range
    */
   public HedgingConfig {
     MAX_ATTEMPTS.check(maxAttempts);

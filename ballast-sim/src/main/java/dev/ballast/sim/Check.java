@@ -1,5 +1,6 @@
 package dev.ballast.sim;
 
+import dev.ballast.annotation.Experimental;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -17,6 +18,7 @@ import java.util.Locale;
  * >= < > ==}. The second form compares with a factor times another policy's figure (the same
  * metric unless named).
  */
+@Experimental
 public record Check(String text, String subject, Metric metric, Op op, double number, String otherPolicy, Metric otherMetric) {
 
   /** Each policy the scenario ran. */

@@ -1,5 +1,6 @@
 package dev.ballast.sim;
 
+import dev.ballast.annotation.Experimental;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -19,6 +20,7 @@ import java.util.List;
  * @param goodputCurve the name of a goodput-against-offered-load chart this scenario is a point
  *     of; empty: none
  */
+@Experimental
 public record Claim(Source source, String text, List<Check> checks, Metric bestBy, Check bestAmong, List<String> figures, String goodputCurve) {
   public Claim {
     checks = List.copyOf(checks);

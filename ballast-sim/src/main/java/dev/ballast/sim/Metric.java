@@ -1,5 +1,6 @@
 package dev.ballast.sim;
 
+import dev.ballast.annotation.Experimental;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
@@ -10,6 +11,7 @@ import java.util.function.ToDoubleFunction;
  * the key a scenario file writes ({@code cpu-max-over-mean}). Each says whether lower or higher is
  * better, so that "best" needs no second word.
  */
+@Experimental
 public enum Metric {
   CPU_MAX_OVER_MEAN("cpu-max-over-mean", "cpu max/mean", Better.LOWER, Unit.RATIO, s -> s.spread().maxOverMean()),
   CPU_MAX_OVER_MIN("cpu-max-over-min", "cpu max/min", Better.LOWER, Unit.RATIO, s -> s.spread().maxOverMin()),

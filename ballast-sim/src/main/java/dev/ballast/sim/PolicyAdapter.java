@@ -1,5 +1,6 @@
 package dev.ballast.sim;
 
+import dev.ballast.annotation.Experimental;
 import dev.ballast.health.HealthConfig;
 import dev.ballast.health.OutlierConfig;
 import dev.ballast.pick.Balancer;
@@ -14,6 +15,7 @@ import java.util.random.RandomGenerator;
  * hands out core {@link Balancer}s over the core {@link Policy}: picking, outcome accounting and
  * load-report handling all happen in ballast-core, never in a copy.
  */
+@Experimental
 public interface PolicyAdapter {
 
   /** The registry name, e.g. {@code least_loaded_round_robin_ignoring_errors}. */

@@ -1,5 +1,6 @@
 package dev.ballast.sim;
 
+import dev.ballast.annotation.Experimental;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -9,6 +10,7 @@ import java.util.List;
  * share weighs each run by the requests it is expected to issue, since a run's cost follows its
  * requests rather than its simulated seconds (a minute at 10x the load costs ten minutes at 1x).
  */
+@Experimental
 public final class Progress {
   private final List<Run> runs = new ArrayList<>();
   private double totalWeight;

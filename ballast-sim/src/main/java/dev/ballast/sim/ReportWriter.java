@@ -1,5 +1,6 @@
 package dev.ballast.sim;
 
+import dev.ballast.annotation.Experimental;
 import java.awt.Color;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -27,6 +28,7 @@ import org.knowm.xchart.style.markers.SeriesMarkers;
  * hold every series the charts draw from (utilization per backend over time, per-backend means and
  * connections, outcomes over time, the latency distribution).
  */
+@Experimental
 public final class ReportWriter {
   private static final int WIDTH = 900;
   private static final int HEIGHT = 420;

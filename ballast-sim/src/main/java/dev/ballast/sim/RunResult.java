@@ -1,5 +1,6 @@
 package dev.ballast.sim;
 
+import dev.ballast.annotation.Experimental;
 import java.util.Arrays;
 import java.util.List;
 
@@ -10,6 +11,7 @@ import java.util.List;
  * switch, also the windows before the switch and after the new policy had a warm-up's time to
  * settle (the chapter's Figure 20-6).
  */
+@Experimental
 public final class RunResult {
   private final Scenario scenario;
   private final String policy;

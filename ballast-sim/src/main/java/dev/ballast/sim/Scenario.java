@@ -1,5 +1,6 @@
 package dev.ballast.sim;
 
+import dev.ballast.annotation.Experimental;
 import dev.ballast.health.HealthConfig;
 import dev.ballast.health.OutlierConfig;
 import dev.ballast.settings.Settings;
@@ -11,6 +12,7 @@ import java.util.Map;
  * ScenarioReader}; every field's default and meaning is in {@code ballast-sim.conf}. Times are in
  * nanoseconds of simulated time.
  */
+@Experimental
 public record Scenario(
     String name,
     String source,

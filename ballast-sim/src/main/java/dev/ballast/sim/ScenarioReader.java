@@ -11,6 +11,7 @@ import com.typesafe.config.ConfigRenderOptions;
 import com.typesafe.config.ConfigSyntax;
 import com.typesafe.config.ConfigValue;
 import com.typesafe.config.ConfigValueType;
+import dev.ballast.annotation.Experimental;
 import dev.ballast.health.HealthConfig;
 import dev.ballast.health.OutlierConfig;
 import dev.ballast.pick.ZoneConfig;
@@ -70,6 +71,7 @@ import java.util.TreeSet;
  * <p>A scenario's {@link #VARIANTS} are read the same way, each as the scenario with its own keys
  * over the scenario's, after the scenario itself.
  */
+@Experimental
 public final class ScenarioReader {
   static final String DEFAULTS = "ballast-sim.conf";
   private static final long NS_PER_S = 1_000_000_000L;

@@ -1,5 +1,6 @@
 package dev.ballast.sim;
 
+import dev.ballast.annotation.Experimental;
 import java.util.List;
 
 /**
@@ -7,6 +8,7 @@ import java.util.List;
  * (docs/overload.md), then outlier ejection's (docs/outlier-ejection.md), then the zone scenarios
  * (docs/zones.md), in report order.
  */
+@Experimental
 public final class ShippedSuite {
   /** Built-in scenario names, each a file {@code scenarios/NAME.conf} in this jar. */
   public static final List<String> NAMES =

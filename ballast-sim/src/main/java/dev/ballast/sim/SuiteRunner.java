@@ -1,5 +1,6 @@
 package dev.ballast.sim;
 
+import dev.ballast.annotation.Experimental;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
@@ -12,6 +13,7 @@ import java.util.concurrent.Future;
  * the runs share a bounded pool of worker threads, one per core by default. Results do not depend
  * on the number of threads.
  */
+@Experimental
 public final class SuiteRunner {
   private SuiteRunner() {}
 

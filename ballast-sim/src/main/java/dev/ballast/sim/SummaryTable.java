@@ -1,5 +1,6 @@
 package dev.ballast.sim;
 
+import dev.ballast.annotation.Experimental;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -9,6 +10,7 @@ import java.util.Locale;
  * scenario its claim's verdict and the columns that decide a policy, within {@value #WIDTH}
  * columns; {@code --wide}, every column in one table.
  */
+@Experimental
 public final class SummaryTable {
   /** The widest line of the default table, for an 80-to-120-column terminal. */
   public static final int WIDTH = 120;

@@ -1,5 +1,6 @@
 package dev.ballast.sim;
 
+import dev.ballast.annotation.Experimental;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -14,6 +15,7 @@ import java.util.List;
  *     ran, all tie, no run qualifies, or the scenario names no metric; what the report prints
  *     beside or instead of the best
  */
+@Experimental
 public record Verdict(
     SuiteRunner.ScenarioResult scenario, List<Check.Result> results, Check.Outcome outcome, List<String> best, String ranking) {
 

@@ -1,5 +1,6 @@
 package dev.ballast.quota.zookeeper;
 
+import dev.ballast.annotation.Experimental;
 import dev.ballast.internal.Ranges;
 import dev.ballast.quota.QuotaService;
 import java.nio.charset.StandardCharsets;
@@ -57,6 +58,7 @@ import org.apache.curator.utils.ZKPaths;
  * #spread}, each resource is led by its own replica while all are up, so capacity grows with
  * replicas, and every replica stands in for the others.
  */
+@Experimental("replication through ZooKeeper is new: how a leader is chosen and handed over may change")
 public final class ZooKeeperQuotaReplica implements AutoCloseable {
   private static final Logger logger = Logger.getLogger(ZooKeeperQuotaReplica.class.getName());
   /** The part of a latch's node name before its sequence number (Curator's LeaderLatch). */
