@@ -180,11 +180,6 @@ final class HedgedCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
     }
   }
 
-  /** Whether {@code attempt} is this call's first and the hedges have not started. */
-  synchronized boolean isFirst(ClientCall<?, ?> call) {
-    return !attempts.isEmpty() && attempts.get(0).call == call;
-  }
-
   @Override
   public synchronized void request(int numMessages) {
     requested += numMessages;

@@ -130,7 +130,7 @@ final class ScenarioSettingsTest {
   @Test
   void theDefaultsFileSetsOnlyWhatDiffersFromTheLibrary() {
     Config defaults = ConfigFactory.parseResources(ScenarioReader.DEFAULTS);
-    Set<String> own = Set.of("enabled", "probe-cost", "backoff", "budget");
+    Set<String> own = Set.of("enabled", "probe-cost", "backoff", "budget", "grpc-style");
     int differing = 0;
     for (PolicyTable.Entry<?> entry : PolicyTable.entries()) {
       differing += assertDiffers(defaults, ScenarioReader.POLICY_SETTINGS + "." + Setting.kebab(entry.name()),
