@@ -1,6 +1,7 @@
 package dev.ballast.grpc;
 
 import dev.ballast.annotation.Experimental;
+import dev.ballast.internal.ProcessCpu;
 import dev.ballast.internal.Ranges;
 import dev.ballast.overload.AdmissionLimiter;
 import dev.ballast.overload.LimiterConfig;
@@ -89,7 +90,7 @@ public final class BallastServer {
     // caller over its rate never reaches the limiter; the probes' load sees only the calls that run.
     serverBuilder
         .addService(health.getHealthService())
-        .addService(ProbeRpc.service(probes, probesAnswered))
+        .addService(new ProbeRpc(probes, probesAnswered))
         .intercept(new ProbeLoadInterceptor(probes, settings.clock))
         .intercept(overload);
     if (callerLimit != null) {
