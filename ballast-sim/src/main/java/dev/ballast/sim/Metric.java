@@ -65,6 +65,10 @@ public enum Metric {
   RECOVERY_S("recovery-s", "recovery s", Better.LOWER, Unit.SECONDS, s -> s.overload().recoverySeconds()),
   /** Probes sent per first attempt ({@code prequal_probing}; 0 for the other policies). */
   PROBES_PER_REQUEST("probes-per-request", "probes/req", Better.LOWER, Unit.RATIO, s -> s.overload().probesPerRequest()),
+  /** Hedges sent per request: the extra requests hedging makes. */
+  HEDGES_PER_REQUEST("hedges-per-request", "hedges/req", Better.LOWER, Unit.SHARE, s -> s.overload().hedgesPerRequest()),
+  /** The fleet's mean CPU utilization over the measured time: the load the requests cost, extra attempts included. */
+  CPU_MEAN("cpu-mean", "cpu mean", Better.LOWER, Unit.SHARE, s -> s.spread().meanUtilization()),
   /** {@link #CPU_MAX_OVER_MIN} before a policy switch. */
   SWITCH_BEFORE_CPU_MAX_OVER_MIN("switch-before-cpu-max-over-min", "cpu max/min before switch", Better.LOWER, Unit.RATIO,
       s -> s.spreadBeforeSwitch() == null ? Double.NaN : s.spreadBeforeSwitch().maxOverMin()),

@@ -41,6 +41,7 @@ final class RunRecorder {
   long expired;
   long attempts;
   long retries;
+  long hedges;
   long probes;
   final long[] issuedByCriticality = new long[4];
   final long[] successesByCriticality = new long[4];
@@ -200,6 +201,13 @@ final class RunRecorder {
   void retry(long start) {
     if (measured(start)) {
       retries++;
+    }
+  }
+
+  /** A hedge of a request that started at {@code start} was sent. */
+  void hedge(long start) {
+    if (measured(start)) {
+      hedges++;
     }
   }
 

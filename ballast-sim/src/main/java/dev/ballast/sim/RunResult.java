@@ -361,7 +361,8 @@ public final class RunResult {
       long retries,
       double[] criticalitySuccess,
       double recoverySeconds,
-      long probes) {
+      long probes,
+      long hedges) {
 
     /**
      * Probes sent per first attempt.
@@ -373,12 +374,21 @@ public final class RunResult {
     }
 
     /**
-     * Attempts sent per first attempt.
+     * Attempts sent per first attempt, retries and hedges included.
      *
-     * @return the ratio, 1 without retries
+     * @return the ratio, 1 without retries or hedges
      */
     public double amplification() {
-      return firstAttempts == 0 ? 1 : (double) (firstAttempts + retries) / firstAttempts;
+      return firstAttempts == 0 ? 1 : (double) (firstAttempts + retries + hedges) / firstAttempts;
+    }
+
+    /**
+     * Hedges sent per first attempt.
+     *
+     * @return the ratio, 0 without hedging
+     */
+    public double hedgesPerRequest() {
+      return firstAttempts == 0 ? 0 : (double) hedges / firstAttempts;
     }
 
     @Override
@@ -394,7 +404,7 @@ public final class RunResult {
     @Override
     public String toString() {
       return "OverloadOutcome[" + goodputRps + ", " + goodputShare + ", " + throttled + ", " + sheds + ", " + expired + ", "
-          + firstAttempts + ", " + retries + ", " + Arrays.toString(criticalitySuccess) + ", " + recoverySeconds + ", " + probes + "]";
+          + firstAttempts + ", " + retries + ", " + Arrays.toString(criticalitySuccess) + ", " + recoverySeconds + ", " + probes + ", " + hedges + "]";
     }
 
     static OverloadOutcome mean(List<OverloadOutcome> runs) {
@@ -414,7 +424,8 @@ public final class RunResult {
           runs.stream().mapToLong(OverloadOutcome::retries).sum(),
           success,
           runs.stream().mapToDouble(OverloadOutcome::recoverySeconds).sum() / n,
-          runs.stream().mapToLong(OverloadOutcome::probes).sum());
+          runs.stream().mapToLong(OverloadOutcome::probes).sum(),
+          runs.stream().mapToLong(OverloadOutcome::hedges).sum());
     }
   }
 
@@ -627,7 +638,7 @@ public final class RunResult {
             scenario.durationNanos(), b.capacityRps)
         : Double.NaN;
     return new OverloadOutcome(goodput, RunMetrics.goodputShare(goodput, b.capacityRps), b.throttled, b.sheds, b.expired,
-        b.attempts - b.retries, b.retries, RunMetrics.successShares(b.issuedByCriticality, b.successesByCriticality),
-        recovery, b.probes);
+        b.attempts - b.retries - b.hedges, b.retries, RunMetrics.successShares(b.issuedByCriticality, b.successesByCriticality),
+        recovery, b.probes, b.hedges);
   }
 }

@@ -313,7 +313,10 @@ public record Scenario(
       long shedCostNanos,
       boolean deadlineChecks,
       dev.ballast.overload.RetryPolicy retry,
-      boolean retryBudget) {}
+      boolean retryBudget,
+      dev.ballast.overload.HedgingConfig hedging,
+      boolean hedgingEnabled,
+      boolean hedgingGrpcStyle) {}
 
   /**
    * What a request costs a backend: CPU drawn from a bounded Pareto distribution on {@code

@@ -18,6 +18,7 @@ import dev.ballast.pick.ZoneConfig;
 import dev.ballast.internal.Ranges;
 import dev.ballast.overload.Backoff;
 import dev.ballast.overload.Criticality;
+import dev.ballast.overload.HedgingConfig;
 import dev.ballast.overload.LimiterConfig;
 import dev.ballast.overload.RetryBudgetConfig;
 import dev.ballast.overload.RetryPolicy;
@@ -91,7 +92,8 @@ public final class ScenarioReader {
       OVERLOAD + ".limiter", LimiterConfig.SETTINGS,
       OVERLOAD + ".retry", RetryPolicy.SETTINGS,
       OVERLOAD + ".retry.backoff", Backoff.SETTINGS,
-      OVERLOAD + ".retry.budget", RetryBudgetConfig.SETTINGS);
+      OVERLOAD + ".retry.budget", RetryBudgetConfig.SETTINGS,
+      OVERLOAD + ".hedging", HedgingConfig.SETTINGS);
   private static final String HEALTH = "health";
   /**
    * The health settings a scenario takes, read through {@link HealthConfig#SETTINGS} in its {@code
@@ -123,6 +125,8 @@ public final class ScenarioReader {
       DEFAULT_SUITE);
   /** The simulator's own keys within sections that ballast-core's settings are read from. */
   private static final Set<String> ENABLED = Set.of("enabled");
+  /** The simulator's own keys of the {@code overload.hedging} section. */
+  private static final Set<String> HEDGING_KEYS = Set.of("enabled", "grpc-style");
   private static final String ZONES = "zones";
   /** The simulator's own keys of the {@code zones} section, beside ballast-core's zone routing settings. */
   private static final Set<String> ZONE_KEYS = Set.of("count", "client-shares", "remote-subset-size");
@@ -858,13 +862,17 @@ public final class ScenarioReader {
     RetryPolicy retry = core(o + "retry", RetryPolicy.SETTINGS, Set.of("backoff", "budget"));
     Backoff backoff = core(o + "retry.backoff", Backoff.SETTINGS, Set.of());
     RetryBudgetConfig budget = core(o + "retry.budget", RetryBudgetConfig.SETTINGS, ENABLED);
+    HedgingConfig hedging = core(o + "hedging", HedgingConfig.SETTINGS, HEDGING_KEYS);
     return new Scenario.OverloadSpec(
         throttleOn ? throttle : null,
         limiterOn ? limiter : null,
         duration(config, o + "shed-cost", o + "shed-cost", 0, NS_PER_S),
         flag(o + "deadline-checks"),
         retry == null || backoff == null || budget == null ? null : retry.toBuilder().backoff(backoff).budget(budget).build(),
-        flag(o + "retry.budget.enabled"));
+        flag(o + "retry.budget.enabled"),
+        hedging,
+        flag(o + "hedging.enabled"),
+        flag(o + "hedging.grpc-style"));
   }
 
   /**

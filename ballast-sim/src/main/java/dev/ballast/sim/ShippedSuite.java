@@ -5,7 +5,7 @@ import java.util.List;
 
 /**
  * The shipped scenarios that reproduce the chapter's figures and claims, then the overload suite
- * (docs/overload.md), then outlier ejection's (docs/outlier-ejection.md), then the zone scenarios
+ * (docs/overload.md) with hedging's two, then outlier ejection's (docs/outlier-ejection.md), then the zone scenarios
  * (docs/zones.md), in report order.
  */
 @Experimental
@@ -37,6 +37,8 @@ public final class ShippedSuite {
           "overload-spike",
           "overload-all-failing",
           "overload-all-failing-unprotected",
+          "hedging-tail",
+          "hedging-overload",
           "gray-failure",
           "ejection-storm",
           "zone-imbalance",
