@@ -96,10 +96,11 @@ final class HedgingGrpcTest {
     try (Fleet fleet = new Fleet()) {
       String target = fleet.target();
       AtomicReference<BallastClients.Client> client = new AtomicReference<>();
-      Runnable stop = BallastClients.observe(new BallastClients.Observer() {
+      BallastClients clients = BallastClients.create();
+      Runnable stop = clients.observe(new BallastClients.Observer() {
         @Override
         public void opened(BallastClients.Client c) {
-          // The balancers of this class's tests open one at a time: the latest is this channel's.
+          // Only this channel is tracked by this object: its balancer is the one seen.
           client.set(c);
         }
 
@@ -107,7 +108,7 @@ final class HedgingGrpcTest {
         public void closed(BallastClients.Client c) {}
       });
       // A budget window of 10 minutes: the twenty calls count however slowly a busy machine runs them.
-      ManagedChannel channel = Clients.ballast(target, json("policy", "round_robin",
+      ManagedChannel channel = Clients.ballast(clients, target, json("policy", "round_robin",
           "retryBudget", json("window", "600s"),
           "hedging", json("delay", "0.05s", "methods", List.of("ballast.test.Echo/*"))));
       Channel hedged = ClientInterceptors.intercept(channel, BallastCalls.interceptor());
