@@ -141,6 +141,26 @@ final class PublishedPomsTest {
     assertThat(dependencies).as("ballast-release-checks/pom.xml's dependencies").containsAll(publishedJars());
   }
 
+  @Test
+  void theGrpcConsumerProjectDependsOnEveryPublishedArtifactThroughTheBom() {
+    Element app = Poms.read(root.resolve("ballast-release-checks/src/it/grpc-app/pom.xml"));
+    Set<String> ballast = new TreeSet<>();
+    for (Element dependency : Poms.children(Poms.at(app, "dependencies").orElseThrow(), "dependency")) {
+      if (Poms.textAt(dependency, "groupId").equals("dev.ballast")) {
+        String type = Poms.textAt(dependency, "type");
+        assertThat(Poms.textAt(dependency, "version")).as("grpc-app: " + Poms.textAt(dependency, "artifactId") + "'s version (expected: none, the BOM's)").isEmpty();
+        ballast.add(Poms.textAt(dependency, "artifactId") + (type.isEmpty() ? "" : ":" + type));
+      }
+    }
+    Set<String> managed = new TreeSet<>();
+    for (Element dependency : Poms.children(Poms.at(bom, "dependencyManagement", "dependencies").orElseThrow(), "dependency")) {
+      String type = Poms.textAt(dependency, "type");
+      managed.add(Poms.textAt(dependency, "artifactId") + (type.isEmpty() ? "" : ":" + type));
+    }
+
+    assertThat(ballast).as("ballast-release-checks/src/it/grpc-app/pom.xml's Ballast dependencies").isEqualTo(managed);
+  }
+
   /** An element's text with its whitespace collapsed, attributes and comments aside. */
   private static String normalized(Element element) {
     return element.getTextContent().trim().replaceAll("\\s+", " ");
