@@ -18,5 +18,6 @@ public abstract class Padded {
   long p00, p01, p02, p03, p04, p05, p06, p07;
   long p08, p09, p10, p11, p12, p13, p14, p15;
 
+  /** For subclasses only. */
   protected Padded() {}
 }

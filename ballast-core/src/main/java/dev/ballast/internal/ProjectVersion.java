@@ -17,7 +17,13 @@ public final class ProjectVersion {
 
   private ProjectVersion() {}
 
-  /** The version; fails if the build did not fill it in. */
+  /**
+   * The version the build stamped into ballast-core's jar.
+   *
+   * @return the version, such as {@code 0.1.0}
+   * @throws IllegalStateException when the build did not fill it in
+   * @throws java.io.UncheckedIOException when the stamp cannot be read
+   */
   public static String get() {
     try (InputStream in = ProjectVersion.class.getResourceAsStream(RESOURCE)) {
       if (in == null) {

@@ -12,6 +12,9 @@ public interface ProbeReceiver {
   /**
    * The backend's answer: its requests in flight when it answered, and its estimate of the
    * latency of a request arriving at that load ({@link ProbeResponder#latencyEstimateNanos}).
+   *
+   * @param requestsInFlight the backend's requests in flight when it answered
+   * @param latencyNanos its latency estimate, in nanoseconds
    */
   void onProbe(int requestsInFlight, long latencyNanos);
 

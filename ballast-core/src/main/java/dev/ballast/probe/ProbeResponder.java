@@ -41,11 +41,20 @@ public final class ProbeResponder {
     }
   }
 
+  /**
+   * A responder with no request in flight and no latency learned.
+   *
+   * @return the responder, one per backend process
+   */
   public static ProbeResponder create() {
     return new ProbeResponder();
   }
 
-  /** A request arrived: returns the requests in flight it found, to hand back to {@link #onEnd}. */
+  /**
+   * A request arrived.
+   *
+   * @return the requests in flight it found, to hand back to {@link #onEnd}
+   */
   public int onStart() {
     return inFlight.getAndIncrement();
   }
@@ -54,6 +63,9 @@ public final class ProbeResponder {
    * The request that found {@code inFlightAtStart} requests in flight ended after {@code
    * latencyNanos} (its time at the backend, queueing included). A negative latency (a request
    * dropped unserved) only ends it.
+   *
+   * @param inFlightAtStart what {@link #onStart()} returned for the request
+   * @param latencyNanos its time at the backend, in nanoseconds, or negative
    */
   public void onEnd(int inFlightAtStart, long latencyNanos) {
     inFlight.decrementAndGet();
@@ -65,17 +77,30 @@ public final class ProbeResponder {
     latencies.setRelease(bucket * WINDOW + place, latencyNanos);
   }
 
-  /** Requests in flight now. */
+  /**
+   * Requests in flight now.
+   *
+   * @return the count
+   */
   public int requestsInFlight() {
     return inFlight.get();
   }
 
-  /** The latency estimate for a request arriving now. */
+  /**
+   * The latency estimate for a request arriving now.
+   *
+   * @return the estimate, in nanoseconds; 0 before any request ended
+   */
   public long latencyEstimateNanos() {
     return latencyEstimateNanos(inFlight.get());
   }
 
-  /** The latency estimate for a request that finds {@code requestsInFlight} requests in flight. */
+  /**
+   * The latency estimate for a request that finds {@code requestsInFlight} requests in flight.
+   *
+   * @param requestsInFlight the requests in flight; a negative count reads as 0
+   * @return the estimate, in nanoseconds; 0 before any request ended
+   */
   public long latencyEstimateNanos(int requestsInFlight) {
     int home = bucket(Math.max(0, requestsInFlight));
     for (int b = home; b >= 0; b--) {

@@ -16,6 +16,9 @@ public interface ProbeSender {
   /**
    * Sends one probe to {@code backend}; exactly one of {@link ProbeReceiver#onProbe} or {@link
    * ProbeReceiver#onProbeFailed} should follow (a probe that is never answered only ages out).
+   *
+   * @param backend the backend to probe
+   * @param receiver where the answer goes
    */
   void send(Backend backend, ProbeReceiver receiver);
 }

@@ -71,6 +71,19 @@ final class JarsTest {
   }
 
   @Test
+  void everyMainJarHasItsSourcesAndJavadocJarBesideIt() {
+    for (BallastJar jar : ballastJars()) {
+      String file = jar.path().getFileName().toString();
+      if (file.endsWith("-tests.jar")) {
+        continue;
+      }
+      String stem = file.substring(0, file.length() - ".jar".length());
+      assertThat(jar.path().resolveSibling(stem + "-sources.jar")).as(file + "'s sources jar").isRegularFile();
+      assertThat(jar.path().resolveSibling(stem + "-javadoc.jar")).as(file + "'s javadoc jar").isRegularFile();
+    }
+  }
+
+  @Test
   void eachJarsPackagesBeginWithItsModuleName() {
     List<BallastJar> jars = ballastJars();
     Set<String> names = jars.stream().map(BallastJar::moduleName).collect(Collectors.toSet());

@@ -19,7 +19,10 @@ import org.w3c.dom.Element;
 final class PublishedPomsTest {
   /** What a module that is never published sets, each to true. */
   static final List<String> UNPUBLISHED_SKIPS = List.of(
-      "maven.deploy.skip", "maven.install.skip", "maven.source.skip", "maven.javadoc.skip", "japicmp.skip");
+      "maven.deploy.skip", "maven.source.skip", "maven.javadoc.skip", "japicmp.skip");
+
+  /** The unpublished modules that are not installed either: the applications. */
+  static final List<String> NOT_INSTALLED = List.of("ballast-benchmarks", "examples");
 
   private static final List<String> METADATA = List.of("url", "licenses", "developers", "scm");
 
@@ -127,6 +130,22 @@ final class PublishedPomsTest {
       }
     }
     assertThat(unpublished).contains("ballast-benchmarks", "examples", "ballast-release-checks");
+    for (String module : NOT_INSTALLED) {
+      assertThat(Poms.textAt(pom(module), "properties", "maven.install.skip")).as(module + "/pom.xml: <maven.install.skip>").isEqualTo("true");
+    }
+  }
+
+  @Test
+  void everyPublishedJarModuleBuildsItsJavadocJar() {
+    for (String module : modules()) {
+      Element pom = pom(module);
+      if (published(pom) && !Poms.textAt(pom, "packaging").equals("pom")) {
+        boolean declared = Poms.children(Poms.at(pom, "build", "plugins").orElseThrow(() -> new AssertionError(module + "/pom.xml: no <build><plugins>")), "plugin")
+            .stream()
+            .anyMatch(plugin -> Poms.textAt(plugin, "artifactId").equals("maven-javadoc-plugin"));
+        assertThat(declared).as(module + "/pom.xml: maven-javadoc-plugin in <build><plugins> (the javadoc jar and the doclint gate)").isTrue();
+      }
+    }
   }
 
   @Test

@@ -69,6 +69,11 @@ public final class PolicyRegistry {
 
   private PolicyRegistry() {}
 
+  /**
+   * The names scenarios may run: the core's policies and the simulator's variants of them.
+   *
+   * @return the names, in the registry's order
+   */
   public static List<String> names() {
     return List.copyOf(FACTORIES.keySet());
   }

@@ -59,6 +59,9 @@ public final class Progress {
     /**
      * The seconds left, extrapolated from the share done in {@code elapsedSeconds}; NaN until
      * there is enough to go on.
+     *
+     * @param elapsedSeconds the seconds since the runs began
+     * @return the seconds left, or NaN
      */
     public double remainingSeconds(double elapsedSeconds) {
       if (fraction <= 0.01 || elapsedSeconds < 1) {
@@ -68,6 +71,11 @@ public final class Progress {
     }
   }
 
+  /**
+   * What a progress line shows now.
+   *
+   * @return the runs finished, the requests simulated and the share done
+   */
   public synchronized Snapshot snapshot() {
     int finished = 0;
     long requests = 0;

@@ -37,6 +37,14 @@ public final class ReportWriter {
 
   private ReportWriter() {}
 
+  /**
+   * Writes the report folder: {@code index.html}, the charts, {@code summary.csv} and the
+   * per-run CSVs.
+   *
+   * @param dir the folder, made if missing; files already there are overwritten
+   * @param results the suite's results
+   * @throws java.io.UncheckedIOException when a file cannot be written
+   */
   public static void write(Path dir, List<SuiteRunner.ScenarioResult> results) {
     // Charts render off-screen; servers and CI machines have no display.
     System.setProperty("java.awt.headless", "true");

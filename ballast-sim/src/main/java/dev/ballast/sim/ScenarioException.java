@@ -7,6 +7,11 @@ import dev.ballast.annotation.Experimental;
 public final class ScenarioException extends RuntimeException {
   private static final long serialVersionUID = 1L;
 
+  /**
+   * A scenario that cannot be run.
+   *
+   * @param message names the file, the key and what was expected
+   */
   public ScenarioException(String message) {
     super(message);
   }

@@ -151,11 +151,22 @@ public final class ScenarioReader {
     this.setInFile = setInFile;
   }
 
-  /** The defaults alone. */
+  /**
+   * The defaults alone: {@code ballast-sim.conf} as shipped.
+   *
+   * @return the scenario
+   */
   public static Scenario defaults() {
     return build(DEFAULTS, ConfigFactory.empty(), loadDefaults(), List.of(), List.of(), null);
   }
 
+  /**
+   * Reads a scenario file, over the defaults.
+   *
+   * @param path the file, HOCON
+   * @return the scenario
+   * @throws ScenarioException naming the file, the key and what was expected
+   */
   public static Scenario read(Path path) {
     String text;
     try {
@@ -171,7 +182,13 @@ public final class ScenarioReader {
     return parse(path.toString(), text);
   }
 
-  /** A scenario shipped in this jar under {@code scenarios/NAME.conf}. */
+  /**
+   * A scenario shipped in this jar under {@code scenarios/NAME.conf}.
+   *
+   * @param name the scenario's name
+   * @return the scenario
+   * @throws ScenarioException for an unknown name or a bad file
+   */
   public static Scenario readBuiltIn(String name) {
     String resource = "scenarios/" + name + ".conf";
     try (InputStream in = ScenarioReader.class.getClassLoader().getResourceAsStream(resource)) {
@@ -198,7 +215,14 @@ public final class ScenarioReader {
         }
       };
 
-  /** Parses scenario text; {@code file} names it in error messages. */
+  /**
+   * Parses scenario text, over the defaults.
+   *
+   * @param file names the text in error messages
+   * @param text the scenario, HOCON
+   * @return the scenario
+   * @throws ScenarioException naming the file, the key and what was expected
+   */
   public static Scenario parse(String file, String text) {
     Config defaults = loadDefaults();
     Config scenario;
@@ -896,6 +920,10 @@ public final class ScenarioReader {
    * What the {@code i}th of the policies a scenario runs should have been, or null if it is fine:
    * a policy of the {@link PolicyRegistry}, each at most once. The scenario's {@code policies} key
    * and the command line's policies are checked by this one rule.
+   *
+   * @param names the policies, as given
+   * @param i which of them to check
+   * @return what was expected of it, or null when it is fine
    */
   public static String expectedOfPolicy(List<String> names, int i) {
     String name = names.get(i);

@@ -47,7 +47,11 @@ public final class ShippedSuite {
 
   private ShippedSuite() {}
 
-  /** The suite as written: every scenario's own seeds and durations ({@code ballast sim --full}). */
+  /**
+   * The suite as written: every scenario's own seeds and durations ({@code ballast sim --full}).
+   *
+   * @return the scenarios, in the suite's order
+   */
   public static List<Scenario> load() {
     return NAMES.stream().map(ScenarioReader::readBuiltIn).toList();
   }
@@ -55,6 +59,8 @@ public final class ShippedSuite {
   /**
    * The default suite ({@code ballast sim}): one seed of each scenario, in the shorter run its
    * {@code default-suite} section sets where it has one.
+   *
+   * @return the scenarios, in the suite's order
    */
   public static List<Scenario> loadDefault() {
     return load().stream().map(scenario -> scenario.forDefaultSuite().withSeeds(1)).toList();

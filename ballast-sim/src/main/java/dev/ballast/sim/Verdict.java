@@ -22,6 +22,13 @@ public record Verdict(
   /** The ranking of a scenario that ran one policy of its own: nothing to choose from. */
   static final String ONE_POLICY = "one policy ran";
 
+  /**
+   * Judges a scenario's claim: runs its checks on every policy and ranks the runs by its best-by
+   * figure.
+   *
+   * @param result the scenario's runs
+   * @return the verdict
+   */
   public static Verdict of(SuiteRunner.ScenarioResult result) {
     Claim claim = result.scenario().claim();
     List<String> names = new ArrayList<>();
@@ -98,7 +105,11 @@ public record Verdict(
     return "by " + metric.label() + condition;
   }
 
-  /** One word for tables: holds, FAILS, or not judged. */
+  /**
+   * One word for tables: holds, FAILS, or not judged.
+   *
+   * @return the word
+   */
   public String word() {
     return switch (outcome) {
       case HOLDS -> "holds";
