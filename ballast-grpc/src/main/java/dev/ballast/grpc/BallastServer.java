@@ -89,7 +89,7 @@ public final class BallastServer {
     // caller over its rate never reaches the limiter; the probes' load sees only the calls that run.
     serverBuilder
         .addService(health.getHealthService())
-        .addService(ProbeRpc.service(probes, probesAnswered))
+        .addService(new ProbeRpc(probes, probesAnswered))
         .intercept(new ProbeLoadInterceptor(probes, settings.clock))
         .intercept(overload);
     if (callerLimit != null) {

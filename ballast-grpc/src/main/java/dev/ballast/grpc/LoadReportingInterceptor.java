@@ -1,5 +1,6 @@
 package dev.ballast.grpc;
 
+import dev.ballast.grpc.orca.v3.OrcaLoadReport;
 import dev.ballast.time.NanoClock;
 import io.grpc.ForwardingServerCall.SimpleForwardingServerCall;
 import io.grpc.Metadata;
@@ -125,7 +126,7 @@ public final class LoadReportingInterceptor extends ApplicationCallInterceptor {
 
   /** The report as of now; utilization suppliers that fail or return nonsense report 0 (unknown). */
   OrcaLoadReport report() {
-    return new OrcaLoadReport(
+    return OrcaTrailer.report(
         sane("cpuUtilization", cpuUtilization),
         sane("applicationUtilization", applicationUtilization),
         requests.perSecond(),
@@ -169,7 +170,7 @@ public final class LoadReportingInterceptor extends ApplicationCallInterceptor {
       if (Outcomes.isBackendFailure(status.getCode())) {
         errors.record();
       }
-      trailers.put(OrcaLoadReport.TRAILER, report().toBytes());
+      trailers.put(OrcaTrailer.KEY, report().toByteArray());
       if (lameDuck.getAsBoolean()) {
         trailers.put(LameDuckSignal.TRAILER, LameDuckSignal.VALUE);
       }

@@ -1,9 +1,7 @@
 package dev.ballast.quota;
 
-import static dev.ballast.quota.v1.QuotaProto.checkRate;
-import static dev.ballast.quota.v1.QuotaProto.checkWeight;
-
-import dev.ballast.quota.v1.QuotaProto;
+import static dev.ballast.quota.QuotaMessages.checkRate;
+import static dev.ballast.quota.QuotaMessages.checkWeight;
 
 /**
  * Shares a capacity among clients with max-min fairness (water-filling), optionally weighted.
@@ -26,20 +24,20 @@ import dev.ballast.quota.v1.QuotaProto;
  */
 public final class MaxMinAllocator {
   /**
-   * The largest capacity or demand accepted, the same as on the wire ({@link QuotaProto#MAX_RATE}):
+   * The largest capacity or demand accepted, the same as on the wire ({@link QuotaMessages#MAX_RATE}):
    * well beyond any real rate, small enough to add up exactly enough.
    */
-  public static final double MAX_RATE = QuotaProto.MAX_RATE;
+  public static final double MAX_RATE = QuotaMessages.MAX_RATE;
   /**
-   * The largest weight accepted, the same as on the wire ({@link QuotaProto#MAX_WEIGHT}); weights
+   * The largest weight accepted, the same as on the wire ({@link QuotaMessages#MAX_WEIGHT}); weights
    * are relative, so the range only keeps the sums meaningful.
    */
-  public static final double MAX_WEIGHT = QuotaProto.MAX_WEIGHT;
+  public static final double MAX_WEIGHT = QuotaMessages.MAX_WEIGHT;
   /**
-   * The smallest weight accepted, the same as on the wire ({@link QuotaProto#MIN_WEIGHT}): it keeps
+   * The smallest weight accepted, the same as on the wire ({@link QuotaMessages#MIN_WEIGHT}): it keeps
    * every demand over weight finite, so the water level never overflows to infinity.
    */
-  public static final double MIN_WEIGHT = QuotaProto.MIN_WEIGHT;
+  public static final double MIN_WEIGHT = QuotaMessages.MIN_WEIGHT;
 
   private MaxMinAllocator() {}
 

@@ -2,7 +2,6 @@ package dev.ballast.quota;
 
 import dev.ballast.internal.Ranges;
 import dev.ballast.overload.Backoff;
-import dev.ballast.quota.v1.QuotaProto;
 import dev.ballast.time.NanoClock;
 import io.grpc.Channel;
 import java.time.Duration;
@@ -134,7 +133,7 @@ public final class QuotaClient implements AutoCloseable {
     private long seed = System.nanoTime();
 
     private Builder(Map<String, ? extends Channel> channels, String clientId) {
-      QuotaProto.checkId("clientId", clientId);
+      QuotaMessages.checkId("clientId", clientId);
       this.channels = channels;
       this.clientId = clientId;
     }

@@ -19,9 +19,13 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
-import java.util.regex.Matcher;
 import java.util.function.BiConsumer;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import picocli.CommandLine;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.OptionSpec;
+import picocli.CommandLine.ParseResult;
 
 /**
  * The quota service as a process:
@@ -30,14 +34,16 @@ import java.util.regex.Pattern;
  * java -cp ... dev.ballast.quota.QuotaServerMain --port 8470 --resource db=50000:safe=500 --lease 20s --refresh 5s
  * </pre>
  *
- * (or {@code ./ballast quota-server} with the same flags). Needs grpc-netty-shaded on the class
- * path (the ballast command bundles it): it binds one address and serves TLS from PEM files. A bad
- * flag prints one line naming the value and exits with status 2. The flags are declared once, in
- * {@link #FLAGS}: this class's parser and the {@code ballast quota-server} command both read them
- * from there, with their meanings and defaults.
+ * (or {@code ./ballast quota-server} with the same flags). Needs grpc-netty-shaded and picocli on
+ * the class path (the ballast command bundles both): it binds one address and serves TLS from PEM
+ * files. A bad flag prints one line naming the value and exits with status 2; {@code --help} lists
+ * the flags. The flags are declared once, in {@link #FLAGS}: picocli parses them, here and in the
+ * {@code ballast quota-server} command ({@link #addOptions}), and {@link #read} reads what it
+ * matched, with their meanings and defaults.
  *
  * <p>It listens on the loopback address unless {@code --host} names another: without TLS the
- * service authenticates no one, so it is reachable from other machines only when asked to be. *
+ * service authenticates no one, so it is reachable from other machines only when asked to be.
+ *
  * <p>Its command line is the supported interface (docs/quota.md). Its Java members are shared with
  * the {@code ballast} command and are {@link Internal}: they may change in any release.
  */
@@ -263,7 +269,13 @@ public final class QuotaServerMain {
     Options options;
     QuotaServer server;
     try {
-      options = parse(args);
+      CommandLine commandLine = commandLine();
+      ParseResult parsed = parseArgs(commandLine, args);
+      if (parsed.isUsageHelpRequested()) {
+        commandLine.usage(System.out);
+        return;
+      }
+      options = read(parsed).options();
       server = start(options);
     } catch (IllegalArgumentException e) {
       System.err.println("QuotaServerMain: " + e.getMessage());
@@ -383,35 +395,95 @@ public final class QuotaServerMain {
   }
 
   /**
-   * Parses the flags.
+   * Parses the flags; a bad one is an IllegalArgumentException with a one-line message naming it.
    *
-   * @param args the flags, as the command line gives them
-   * @return what they say, each value checked
-   * @throws IllegalArgumentException with a one-line message naming the bad flag
+   * @param args the command line
+   * @return the options the flags say, each value checked
+   * @throws IllegalArgumentException in one line naming the flag and the value, and what was expected
    */
   public static Options parse(String[] args) {
-    Flags flags = new Flags();
-    for (int i = 0; i < args.length; i++) {
-      String arg = args[i];
-      Flag flag = null;
-      for (Flag candidate : FLAGS) {
-        if (candidate.name().equals(arg) || candidate.isSwitch() && candidate.negatedName().equals(arg)) {
-          flag = candidate;
-        }
+    return read(parseArgs(commandLine(), args)).options();
+  }
+
+  /** This class's command line: the server's flags and {@code --help}. */
+  private static CommandLine commandLine() {
+    CommandSpec command = CommandSpec.create().name("QuotaServerMain");
+    command.usageMessage().description("Runs the Ballast quota service (docs/quota.md). Stops on SIGTERM or Ctrl-C.");
+    command.addOption(OptionSpec.builder("-h", "--help").usageHelp(true).description("Show this help and exit.").build());
+    addOptions(command);
+    return new CommandLine(command);
+  }
+
+  /** Picocli's parse, its errors in this class's one-line shape. */
+  private static ParseResult parseArgs(CommandLine commandLine, String[] args) {
+    try {
+      return commandLine.parseArgs(args);
+    } catch (CommandLine.UnmatchedArgumentException e) {
+      String first = e.getUnmatched().isEmpty() ? "" : e.getUnmatched().get(0);
+      throw new IllegalArgumentException("unknown option: " + Ranges.quote(first) + " (" + USAGE + ")", e);
+    } catch (CommandLine.MissingParameterException e) {
+      String name = e.getMissing().isEmpty() || !(e.getMissing().get(0) instanceof OptionSpec option)
+          ? "" : option.longestName();
+      throw new IllegalArgumentException(name + ": missing value (" + USAGE + ")", e);
+    } catch (CommandLine.OverwrittenOptionException e) {
+      String name = e.getOverwritten() instanceof OptionSpec option ? option.longestName() : "an option";
+      throw new IllegalArgumentException(name + ": given more than once (expected: once; only --resource repeats)", e);
+    } catch (CommandLine.ParameterException e) {
+      if (e.getArgSpec() instanceof OptionSpec option && option.negatable() && e.getValue() != null) {
+        throw new IllegalArgumentException(
+            option.longestName() + ": " + Ranges.quote(e.getValue()) + " (expected: no value, or true or false)", e);
       }
-      if (flag == null) {
-        throw new IllegalArgumentException("unknown option: " + Ranges.quote(arg) + " (" + USAGE + ")");
-      }
+      throw new IllegalArgumentException(e.getMessage() + " (" + USAGE + ")", e);
+    }
+  }
+
+  /**
+   * Adds the server's flags, as {@link #FLAGS} declares them, to a picocli command: a switch as a
+   * negatable option ({@code --learning}, {@code --no-learning}), a repeatable flag as a list, the
+   * others as one string each. Their values are checked when {@link #read} reads them.
+   *
+   * @param command the command to add them to ({@code QuotaServerMain}'s own, or {@code ballast
+   *     quota-server})
+   */
+  public static void addOptions(CommandSpec command) {
+    for (Flag flag : FLAGS) {
+      OptionSpec.Builder option = OptionSpec.builder(flag.name()).description(flag.description());
       if (flag.isSwitch()) {
-        flag.readInto(flags, Boolean.toString(flag.name().equals(arg)));
+        String on = Boolean.toString(flag.switchedOn());
+        option.negatable(true).type(boolean.class).defaultValue(on).fallbackValue(on);
+      } else if (flag.repeatable()) {
+        option.paramLabel(flag.label()).type(List.class).auxiliaryTypes(String.class);
+      } else {
+        option.paramLabel(flag.label()).type(String.class);
+      }
+      command.addOption(option.build());
+    }
+  }
+
+  /**
+   * Reads the server's flags that a parse matched, each by its {@link Flag}; those not given keep
+   * their defaults (and an error that names one says "(the default)").
+   *
+   * @param parsed picocli's result for a command that {@link #addOptions} built
+   * @return the flags' values, to be checked together by {@link Flags#options()}
+   * @throws IllegalArgumentException in one line naming the flag and the value, when one is bad
+   */
+  public static Flags read(ParseResult parsed) {
+    Flags flags = new Flags();
+    for (Flag flag : FLAGS) {
+      if (!parsed.hasMatchedOption(flag.name())) {
         continue;
       }
-      if (i + 1 == args.length) {
-        throw new IllegalArgumentException(arg + ": missing value (" + USAGE + ")");
+      Object given = parsed.matchedOption(flag.name()).getValue();
+      if (given instanceof List<?> values) {
+        for (Object value : values) {
+          flag.readInto(flags, (String) value);
+        }
+      } else {
+        flag.readInto(flags, given.toString());
       }
-      flag.readInto(flags, args[++i]);
     }
-    return flags.options();
+    return flags;
   }
 
   /** The flags' values as read, each with its default; {@link #options()} checks them together. */

@@ -2,23 +2,29 @@ package dev.ballast.quota;
 
 import com.google.protobuf.InvalidProtocolBufferException;
 import dev.ballast.internal.Ranges;
+import dev.ballast.quota.v1.GetCapacityRequest;
+import dev.ballast.quota.v1.GetCapacityResponse;
 import dev.ballast.quota.v1.QuotaGrpc;
-import dev.ballast.quota.v1.QuotaProto.GetCapacityRequest;
-import dev.ballast.quota.v1.QuotaProto.GetCapacityResponse;
-import dev.ballast.quota.v1.QuotaProto.ReleaseCapacityRequest;
-import dev.ballast.quota.v1.QuotaProto.ReleaseCapacityResponse;
-import dev.ballast.quota.v1.QuotaProto.ResourceRequest;
-import dev.ballast.quota.v1.QuotaProto.ResourceResponse;
+import dev.ballast.quota.v1.ReleaseCapacityRequest;
+import dev.ballast.quota.v1.ReleaseCapacityResponse;
+import dev.ballast.quota.v1.ResourceRequest;
+import dev.ballast.quota.v1.ResourceResponse;
 import dev.ballast.time.NanoClock;
 import io.grpc.BindableService;
 import io.grpc.Metadata;
+import io.grpc.MethodDescriptor;
 import io.grpc.ServerInterceptors;
 import io.grpc.ServerServiceDefinition;
+import io.grpc.ServiceDescriptor;
 import io.grpc.ServerTransportFilter;
 import io.grpc.Status;
 import io.grpc.StatusException;
 import io.grpc.stub.ServerCalls;
 import io.grpc.stub.StreamObserver;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -191,25 +197,27 @@ public final class QuotaService implements BindableService {
    *
    * @param request what the client wants of each resource
    * @return its leases
-   * @throws StatusException INVALID_ARGUMENT for a bad request, NOT_FOUND for an unknown resource,
-   *     UNAVAILABLE (naming the leader) where this service does not lead, RESOURCE_EXHAUSTED past a
-   *     resource's client bound
+   * @throws StatusException NOT_FOUND for an unknown resource, UNAVAILABLE (naming the leader) where
+   *     this service does not lead, RESOURCE_EXHAUSTED past a resource's client bound
+   * @throws IllegalArgumentException naming the value, if the request is out of bounds ({@link
+   *     QuotaMessages#check(GetCapacityRequest)}; over gRPC such a request is INVALID_ARGUMENT)
    */
   public GetCapacityResponse getCapacity(GetCapacityRequest request) throws StatusException {
-    return getCapacity(QuotaCaller.ANONYMOUS, request);
+    return getCapacity(QuotaCaller.ANONYMOUS, QuotaMessages.check(request));
   }
 
+  /** {@code request} was checked by its receiver. */
   GetCapacityResponse getCapacity(QuotaCaller caller, GetCapacityRequest request) throws StatusException {
-    List<ResourceState> states = new ArrayList<>(request.resources().size());
-    for (ResourceRequest resource : request.resources()) {
-      states.add(led(resource.resourceId()));
+    List<ResourceState> states = new ArrayList<>(request.getResourceCount());
+    for (ResourceRequest resource : request.getResourceList()) {
+      states.add(led(resource.getResourceId()));
     }
     long now = clock.nanoTime();
-    List<ResourceResponse> leases = new ArrayList<>(states.size());
+    GetCapacityResponse.Builder leases = GetCapacityResponse.newBuilder();
     for (int i = 0; i < states.size(); i++) {
-      leases.add(states.get(i).request(caller, request.clientId(), request.resources().get(i), now));
+      leases.addResource(states.get(i).request(caller, request.getClientId(), request.getResource(i), now));
     }
-    return new GetCapacityResponse(leases);
+    return leases.build();
   }
 
   /**
@@ -217,15 +225,19 @@ public final class QuotaService implements BindableService {
    * an anonymous caller.
    *
    * @param request the client and the resources it gives back
-   * @throws StatusException INVALID_ARGUMENT for a bad request, NOT_FOUND for an unknown resource
+   * @throws StatusException NOT_FOUND for an unknown resource, UNAVAILABLE where this service does
+   *     not lead
+   * @throws IllegalArgumentException naming the value, if the request is out of bounds ({@link
+   *     QuotaMessages#check(ReleaseCapacityRequest)}; over gRPC such a request is INVALID_ARGUMENT)
    */
   public void releaseCapacity(ReleaseCapacityRequest request) throws StatusException {
-    releaseCapacity(QuotaCaller.ANONYMOUS, request);
+    releaseCapacity(QuotaCaller.ANONYMOUS, QuotaMessages.check(request));
   }
 
+  /** {@code request} was checked by its receiver. */
   void releaseCapacity(QuotaCaller caller, ReleaseCapacityRequest request) throws StatusException {
     List<ResourceState> states = new ArrayList<>();
-    if (request.resourceIds().isEmpty()) {
+    if (request.getResourceIdCount() == 0) {
       for (Resource r : resources.values()) {
         ResourceState state = r.state;
         if (state != null) {
@@ -233,12 +245,12 @@ public final class QuotaService implements BindableService {
         }
       }
     } else {
-      for (String id : request.resourceIds()) {
+      for (String id : request.getResourceIdList()) {
         states.add(led(id));
       }
     }
     long now = clock.nanoTime();
-    states.forEach(state -> state.release(caller, request.clientId(), now));
+    states.forEach(state -> state.release(caller, request.getClientId(), now));
   }
 
   /**
@@ -337,16 +349,53 @@ public final class QuotaService implements BindableService {
         + ", not by this replica (expected: the leader, named in the trailer " + LEADER_TRAILER + ")").asException(trailers);
   }
 
+  /**
+   * The generated service's methods, with the request left as bytes: the service reads and checks
+   * each request itself ({@link QuotaMessages}), so that a malformed one is answered
+   * INVALID_ARGUMENT with the reason (a marshaller that throws leaves the answer to the transport).
+   * The descriptor keeps the proto's schema, for server reflection.
+   */
+  private static final MethodDescriptor<byte[], GetCapacityResponse> GET_CAPACITY =
+      rawRequest(QuotaGrpc.getGetCapacityMethod());
+  private static final MethodDescriptor<byte[], ReleaseCapacityResponse> RELEASE_CAPACITY =
+      rawRequest(QuotaGrpc.getReleaseCapacityMethod());
+
+  private static <ReqT, RespT> MethodDescriptor<byte[], RespT> rawRequest(MethodDescriptor<ReqT, RespT> method) {
+    return method.toBuilder(new RawBytes(), method.getResponseMarshaller()).build();
+  }
+
+  /** A request's bytes as they arrived. */
+  private static final class RawBytes implements MethodDescriptor.Marshaller<byte[]> {
+    @Override
+    public InputStream stream(byte[] value) {
+      return new ByteArrayInputStream(value);
+    }
+
+    @Override
+    public byte[] parse(InputStream stream) {
+      try {
+        return stream.readAllBytes();
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+  }
+
   @Override
   public ServerServiceDefinition bindService() {
-    return ServerInterceptors.intercept(ServerServiceDefinition.builder(QuotaGrpc.SERVICE_NAME)
-        .addMethod(QuotaGrpc.withRawRequest(QuotaGrpc.GET_CAPACITY),
-            ServerCalls.asyncUnaryCall(handler("GetCapacityRequest", GetCapacityRequest::parseFrom,
+    ServiceDescriptor descriptor = ServiceDescriptor.newBuilder(QuotaGrpc.SERVICE_NAME)
+        .setSchemaDescriptor(QuotaGrpc.getServiceDescriptor().getSchemaDescriptor())
+        .addMethod(GET_CAPACITY)
+        .addMethod(RELEASE_CAPACITY)
+        .build();
+    return ServerInterceptors.intercept(ServerServiceDefinition.builder(descriptor)
+        .addMethod(GET_CAPACITY,
+            ServerCalls.asyncUnaryCall(handler("GetCapacityRequest", QuotaMessages::parseGetCapacityRequest,
                 request -> getCapacity(QuotaCaller.current(), request))))
-        .addMethod(QuotaGrpc.withRawRequest(QuotaGrpc.RELEASE_CAPACITY),
-            ServerCalls.asyncUnaryCall(handler("ReleaseCapacityRequest", ReleaseCapacityRequest::parseFrom, request -> {
+        .addMethod(RELEASE_CAPACITY,
+            ServerCalls.asyncUnaryCall(handler("ReleaseCapacityRequest", QuotaMessages::parseReleaseCapacityRequest, request -> {
               releaseCapacity(QuotaCaller.current(), request);
-              return new ReleaseCapacityResponse();
+              return ReleaseCapacityResponse.getDefaultInstance();
             })))
         .build(), QuotaCaller.interceptor());
   }

@@ -1,7 +1,6 @@
 package dev.ballast.quota;
 
 import dev.ballast.internal.Ranges;
-import dev.ballast.quota.v1.QuotaProto;
 import java.time.Duration;
 
 /**
@@ -49,8 +48,8 @@ public record ResourceConfig(
    */
   public ResourceConfig {
     Ranges.checkInt("maxClients", maxClients, 1, MAX_MAX_CLIENTS);
-    QuotaProto.checkId("name", name);
-    QuotaProto.checkRate("capacity", capacity);
+    QuotaMessages.checkId("name", name);
+    QuotaMessages.checkRate("capacity", capacity);
     if (!(safeCapacity >= 0 && safeCapacity <= capacity)) {
       throw new IllegalArgumentException(
           "safeCapacity: " + Ranges.format(safeCapacity) + " (expected: 0.." + Ranges.format(capacity) + ", the capacity)");

@@ -2,15 +2,13 @@ package dev.ballast.quota;
 
 import dev.ballast.overload.Backoff;
 import dev.ballast.overload.TokenBucket;
-import dev.ballast.quota.v1.QuotaProto;
-import dev.ballast.quota.v1.QuotaProto.GetCapacityRequest;
-import dev.ballast.quota.v1.QuotaProto.GetCapacityResponse;
-import dev.ballast.quota.v1.QuotaProto.Lease;
-import dev.ballast.quota.v1.QuotaProto.ReleaseCapacityRequest;
-import dev.ballast.quota.v1.QuotaProto.ResourceRequest;
-import dev.ballast.quota.v1.QuotaProto.ResourceResponse;
+import dev.ballast.quota.v1.GetCapacityRequest;
+import dev.ballast.quota.v1.GetCapacityResponse;
+import dev.ballast.quota.v1.Lease;
+import dev.ballast.quota.v1.ReleaseCapacityRequest;
+import dev.ballast.quota.v1.ResourceRequest;
+import dev.ballast.quota.v1.ResourceResponse;
 import dev.ballast.time.NanoClock;
-import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.logging.Level;
@@ -121,7 +119,7 @@ public final class ResourceQuota implements AutoCloseable {
    * @throws IllegalArgumentException when it is out of range
    */
   public synchronized void setWants(double wants) {
-    QuotaProto.checkRate("wants", wants);
+    QuotaMessages.checkRate("wants", wants);
     this.wants = wants;
     if (closed) {
       return;
@@ -201,7 +199,8 @@ public final class ResourceQuota implements AutoCloseable {
       bucket.setRate(0);
     }
     client.forget(this);
-    transport.releaseCapacity(new ReleaseCapacityRequest(client.clientId(), List.of(resourceId)), rpcTimeoutNanos);
+    transport.releaseCapacity(
+        ReleaseCapacityRequest.newBuilder().setClientId(client.clientId()).addResourceId(resourceId).build(), rpcTimeoutNanos);
   }
 
   private void send() {
@@ -209,11 +208,12 @@ public final class ResourceQuota implements AutoCloseable {
     askAgain = false;
     long sentAt = clock.nanoTime();
     long left = leaseExpiresAtNanos - sentAt;
-    Lease has = source == Source.LEASE && left > 0
-        ? new Lease(leaseCapacity, TimeUnit.NANOSECONDS.toMillis(left), 0)
-        : null;
-    GetCapacityRequest request = new GetCapacityRequest(
-        client.clientId(), List.of(new ResourceRequest(resourceId, wants, has, weight)));
+    // The weight goes out even when it is 1 (the wire's default): a server reads both the same.
+    ResourceRequest.Builder resource = ResourceRequest.newBuilder().setResourceId(resourceId).setWants(wants).setWeight(weight);
+    if (source == Source.LEASE && left > 0) {
+      resource.setHas(Lease.newBuilder().setCapacity(leaseCapacity).setExpiresInMillis(TimeUnit.NANOSECONDS.toMillis(left)));
+    }
+    GetCapacityRequest request = GetCapacityRequest.newBuilder().setClientId(client.clientId()).addResource(resource).build();
     transport.getCapacity(request, rpcTimeoutNanos, (response, error) -> answered(sentAt, response, error));
   }
 
@@ -224,13 +224,18 @@ public final class ResourceQuota implements AutoCloseable {
     }
     ResourceResponse mine = null;
     if (response != null) {
-      for (ResourceResponse r : response.resources()) {
-        if (r.resourceId().equals(resourceId)) {
-          mine = r;
+      try {
+        QuotaMessages.check(response);
+        for (ResourceResponse r : response.getResourceList()) {
+          if (r.getResourceId().equals(resourceId)) {
+            mine = r;
+          }
         }
-      }
-      if (mine == null) {
-        error = new IllegalStateException("the service's answer has no lease for '" + resourceId + "'");
+        if (mine == null) {
+          error = new IllegalStateException("the service's answer has no lease for '" + resourceId + "'");
+        }
+      } catch (IllegalArgumentException e) {
+        error = new IllegalStateException("the service's answer is malformed: " + e.getMessage(), e);
       }
     }
     if (mine == null) {
@@ -240,12 +245,12 @@ public final class ResourceQuota implements AutoCloseable {
     failures = 0;
     redirects = 0;
     leases++;
-    Lease lease = mine.lease();
-    safeCapacity = mine.safeCapacity();
-    leaseCapacity = lease.capacity();
-    leaseExpiresAtNanos = sentAt + TimeUnit.MILLISECONDS.toNanos(lease.expiresInMillis());
-    if (lease.refreshIntervalMillis() > 0) {
-      refreshNanos = TimeUnit.MILLISECONDS.toNanos(lease.refreshIntervalMillis());
+    Lease lease = mine.getLease();
+    safeCapacity = mine.getSafeCapacity();
+    leaseCapacity = lease.getCapacity();
+    leaseExpiresAtNanos = sentAt + TimeUnit.MILLISECONDS.toNanos(lease.getExpiresInMillis());
+    if (lease.getRefreshIntervalMillis() > 0) {
+      refreshNanos = TimeUnit.MILLISECONDS.toNanos(lease.getRefreshIntervalMillis());
     }
     source = Source.LEASE;
     bucket.setRate(bucketRate(leaseCapacity));
@@ -308,7 +313,7 @@ public final class ResourceQuota implements AutoCloseable {
     private double safeCapacity;
 
     Builder(QuotaClient client, String resourceId) {
-      QuotaProto.checkId("resourceId", resourceId);
+      QuotaMessages.checkId("resourceId", resourceId);
       this.client = client;
       this.resourceId = resourceId;
     }
@@ -322,7 +327,7 @@ public final class ResourceQuota implements AutoCloseable {
      * @throws IllegalArgumentException when it is out of range
      */
     public Builder wants(double wants) {
-      QuotaProto.checkRate("wants", wants);
+      QuotaMessages.checkRate("wants", wants);
       this.wants = wants;
       return this;
     }
@@ -335,7 +340,7 @@ public final class ResourceQuota implements AutoCloseable {
      * @throws IllegalArgumentException when it is out of range
      */
     public Builder weight(double weight) {
-      QuotaProto.checkWeight("weight", weight);
+      QuotaMessages.checkWeight("weight", weight);
       this.weight = weight;
       return this;
     }
@@ -364,7 +369,7 @@ public final class ResourceQuota implements AutoCloseable {
      * @throws IllegalArgumentException when it is out of range
      */
     public Builder safeCapacity(double safeCapacity) {
-      QuotaProto.checkRate("safeCapacity", safeCapacity);
+      QuotaMessages.checkRate("safeCapacity", safeCapacity);
       this.safeCapacity = safeCapacity;
       return this;
     }
