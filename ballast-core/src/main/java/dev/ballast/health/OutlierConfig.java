@@ -14,34 +14,47 @@ import java.time.Duration;
  *
  * @param enabled whether the client ejects outliers at all (default on, as a user of A50's defaults
  *     expects; off leaves the policies alone to steer away from a bad backend)
- * @param interval how often the statistics of the interval just ended are judged (default 10 s,
- *     A50's; 1 ms..1 h)
+ * @param interval the sliding window the rules judge: at every refresh (about every second),
+ *     each backend is judged on what its requests showed over the last {@code interval} (default
+ *     10 s, A50's interval; 1 ms..1 h), so that a fault is caught as soon as the window holds
+ *     enough of it, whenever it starts
  * @param baseEjectionTime an ejection lasts this times the backend's ejection multiplier, which
  *     grows by one with each ejection and shrinks by one with each interval it spends in rotation
  *     (default 30 s, A50's; 1 ms..1 h)
  * @param maxEjectionTime the longest an ejection lasts (default 300 s, A50's;
  *     baseEjectionTime..1 d)
  * @param maxEjectedShare the largest share of the subset ejected at once, backends on probation
- *     included; at least one backend may be ejected whenever the share is above 0 (default 0.1,
+ *     included, rounded down; whenever the share is above 0, at least one backend may be ejected,
+ *     and at least two in a subset of eight or more (see {@link #maxEjected(int)}; default 0.1,
  *     A50's 10%; 0.0..1.0)
  * @param panicThreshold when fewer than this share of the subset are available and not ejected,
  *     ejections are lifted and the client balances over every available backend (default 0.5,
  *     Envoy's 50%; 0.0 never panics..1.0)
- * @param requestVolume the fewest requests (successes and failures; overload answers and
- *     cancellations do not count) a backend must have ended in an interval for the rules to judge it
- *     (default 100, A50's success-rate volume; 1..1000000)
+ * @param requestVolume the fewest requests a backend must have ended in the window for a rule to
+ *     judge it: successes and failures for the failure rules, successes for the slow rule, and
+ *     those plus overload answers for the overload rule; cancellations never count (default 100,
+ *     A50's success-rate volume; 1..1000000)
  * @param minimumHosts the fewest backends with that volume for the rules to judge any (default 5,
  *     A50's; 1..100000)
  * @param successRateRule whether the success-rate rule runs (default on)
  * @param successRateStdevFactor the success-rate rule ejects a backend whose success rate is below
- *     the judged backends' mean minus this many standard deviations (default 1.9, A50's 1900 /
- *     1000; 0.0..100.0)
+ *     the judged backends' median minus this many standard deviations (estimated robustly, as
+ *     1.4826 times the median absolute deviation), and whose failures are more than chance at the
+ *     median's rate explains (default 1.9, A50's 1900 / 1000; 0.0..100.0)
  * @param failurePercentageRule whether the failure-percentage rule runs (default on)
  * @param failurePercentageThreshold the failure-percentage rule ejects a backend whose failures
  *     are at least this percentage of its requests (default 85, A50's; 1..100)
  * @param slowRule whether the slow-not-dead rule runs (default on)
- * @param slowLatencyFactor the slow-not-dead rule ejects a backend whose mean success latency is
- *     above this multiple of the judged backends' median (default 3.0; 1.1..1000.0)
+ * @param slowLatencyFactor the slow-not-dead rule ejects a backend whose typical success latency
+ *     (the geometric mean over the window) is above this multiple of both the judged backends'
+ *     median and its own before the window: a machine slow by nature is left to the policies'
+ *     weights, a backend that became slow is ejected (default 3.0; 1.1..1000.0)
+ * @param overloadRule whether the shedding rule runs: an overload answer is never a failure, but
+ *     a backend that answers "overloaded" far more often than its peers and than it did itself
+ *     is telling the client something (default on)
+ * @param overloadShareExcess the shedding rule ejects a backend whose share of overload answers
+ *     in the window is at least this much above both the judged backends' median share and its
+ *     own share before the window (default 0.3; 0.01..1.0)
  * @param probeRequests when its ejection time is over, a backend is let back in for this many
  *     requests; if none of them fails it is back in rotation, otherwise it is ejected again, for
  *     longer (default 20; 1..1000)
@@ -61,6 +74,8 @@ public record OutlierConfig(
     int failurePercentageThreshold,
     boolean slowRule,
     double slowLatencyFactor,
+    boolean overloadRule,
+    double overloadShareExcess,
     int probeRequests) {
 
   /**
@@ -94,8 +109,15 @@ public record OutlierConfig(
   public static final int DEFAULT_FAILURE_PERCENTAGE_THRESHOLD = 85;
   /** On. */
   public static final boolean DEFAULT_SLOW_RULE = true;
-  /** Three times the median latency: {@value}. */
+  /** Three times the median latency, and its own before: {@value}. */
   public static final double DEFAULT_SLOW_LATENCY_FACTOR = 3.0;
+  /** On. */
+  public static final boolean DEFAULT_OVERLOAD_RULE = true;
+  /**
+   * {@value} of its answers: far beyond the few points by which equal machines' shares differ
+   * when a whole fleet sheds, or by which one machine's share moves when its neighbours change.
+   */
+  public static final double DEFAULT_OVERLOAD_SHARE_EXCESS = 0.3;
   /**
    * {@value} requests, all of which must not fail: enough to tell a backend still failing one
    * request in ten (it passes 0.9^20, 12% of the time) from a healthy one (at 0.5% errors it passes
@@ -110,9 +132,10 @@ public record OutlierConfig(
 
   public static final Setting<Boolean> ENABLED =
       Setting.flag("enabled", DEFAULT_ENABLED, "whether the client ejects outlier backends");
+  /** The {@link #interval()} setting. */
   public static final Setting<Duration> INTERVAL =
       Setting.duration("interval", DEFAULT_INTERVAL, ONE_MS, ONE_HOUR,
-          "how often each backend's statistics of the interval just ended are judged");
+          "the sliding window of outcomes each backend is judged on, at every refresh");
   public static final Setting<Duration> BASE_EJECTION_TIME =
       Setting.duration("baseEjectionTime", DEFAULT_BASE_EJECTION_TIME, ONE_MS, ONE_HOUR,
           "an ejection lasts this times the backend's ejection multiplier (ejections, less intervals since)");
@@ -121,13 +144,13 @@ public record OutlierConfig(
           "the longest an ejection lasts, no shorter than baseEjectionTime");
   public static final Setting<Double> MAX_EJECTED_SHARE =
       Setting.number("maxEjectedShare", DEFAULT_MAX_EJECTED_SHARE, 0.0, 1.0,
-          "the largest share of the subset ejected at once (at least one backend when above 0)");
+          "the largest share of the subset ejected at once (when above 0, at least one backend, two from eight)");
   public static final Setting<Double> PANIC_THRESHOLD =
       Setting.number("panicThreshold", DEFAULT_PANIC_THRESHOLD, 0.0, 1.0,
           "below this share of available, unejected backends, ejections are lifted");
   public static final Setting<Integer> REQUEST_VOLUME =
       Setting.wholeNumber("requestVolume", DEFAULT_REQUEST_VOLUME, 1, 1_000_000,
-          "the fewest requests a backend must end in an interval to be judged");
+          "the fewest requests a backend must end in the window to be judged");
   public static final Setting<Integer> MINIMUM_HOSTS =
       Setting.wholeNumber("minimumHosts", DEFAULT_MINIMUM_HOSTS, 1, 100_000,
           "the fewest backends with that volume for any to be judged");
@@ -135,7 +158,7 @@ public record OutlierConfig(
       Setting.flag("successRateRule", DEFAULT_SUCCESS_RATE_RULE, "whether the success-rate rule runs");
   public static final Setting<Double> SUCCESS_RATE_STDEV_FACTOR =
       Setting.number("successRateStdevFactor", DEFAULT_SUCCESS_RATE_STDEV_FACTOR, 0.0, 100.0,
-          "eject below the mean success rate minus this many standard deviations");
+          "eject below the median success rate minus this many (robust) standard deviations");
   public static final Setting<Boolean> FAILURE_PERCENTAGE_RULE =
       Setting.flag("failurePercentageRule", DEFAULT_FAILURE_PERCENTAGE_RULE,
           "whether the failure-percentage rule runs");
@@ -146,7 +169,15 @@ public record OutlierConfig(
       Setting.flag("slowRule", DEFAULT_SLOW_RULE, "whether the slow-not-dead rule runs");
   public static final Setting<Double> SLOW_LATENCY_FACTOR =
       Setting.number("slowLatencyFactor", DEFAULT_SLOW_LATENCY_FACTOR, 1.1, 1000.0,
-          "eject a backend whose mean success latency is above this multiple of the median");
+          "eject a backend whose typical latency is above this multiple of the median's and its own before");
+  /** The {@link #overloadRule()} setting. */
+  public static final Setting<Boolean> OVERLOAD_RULE =
+      Setting.flag("overloadRule", DEFAULT_OVERLOAD_RULE,
+          "whether a backend shedding far more than its peers and its own past is ejected");
+  /** The {@link #overloadShareExcess()} setting. */
+  public static final Setting<Double> OVERLOAD_SHARE_EXCESS =
+      Setting.number("overloadShareExcess", DEFAULT_OVERLOAD_SHARE_EXCESS, 0.01, 1.0,
+          "eject a backend whose overload share is this much above the median's and its own before");
   public static final Setting<Integer> PROBE_REQUESTS =
       Setting.wholeNumber("probeRequests", DEFAULT_PROBE_REQUESTS, 1, 1000,
           "requests let through after an ejection; one failure ejects the backend again");
@@ -169,6 +200,8 @@ public record OutlierConfig(
               OutlierConfig::failurePercentageThreshold)
           .with(SLOW_RULE, Builder::slowRule, OutlierConfig::slowRule)
           .with(SLOW_LATENCY_FACTOR, Builder::slowLatencyFactor, OutlierConfig::slowLatencyFactor)
+          .with(OVERLOAD_RULE, Builder::overloadRule, OutlierConfig::overloadRule)
+          .with(OVERLOAD_SHARE_EXCESS, Builder::overloadShareExcess, OutlierConfig::overloadShareExcess)
           .with(PROBE_REQUESTS, Builder::probeRequests, OutlierConfig::probeRequests)
           .done();
 
@@ -188,6 +221,7 @@ public record OutlierConfig(
     SUCCESS_RATE_STDEV_FACTOR.check(successRateStdevFactor);
     FAILURE_PERCENTAGE_THRESHOLD.check(failurePercentageThreshold);
     SLOW_LATENCY_FACTOR.check(slowLatencyFactor);
+    OVERLOAD_SHARE_EXCESS.check(overloadShareExcess);
     PROBE_REQUESTS.check(probeRequests);
   }
 
@@ -207,8 +241,14 @@ public record OutlierConfig(
 
   /**
    * The most backends of a subset of {@code subsetSize} that may be ejected at once: {@link
-   * #maxEjectedShare()} of it rounded down, but at least one when the share is above 0, so that a
-   * subset of fewer than ten backends can still lose its one bad backend (Envoy and A50 do the same).
+   * #maxEjectedShare()} of it rounded down, but, when the share is above 0, at least one, so that
+   * a subset of fewer than ten backends can still lose its one bad backend (Envoy and A50 do the
+   * same), and at least two in a subset of {@value #TWO_FROM} or more, so that two bad backends of
+   * a small subset are both taken out; two of eight is a quarter, well within the panic threshold's
+   * half, and leaves the others a third more load at most. 0 for 0 backends or a share of 0.
+   *
+   * @param subsetSize the backends in the subset
+   * @return the cap: 1 for 1 to 7 backends, 2 for 8 to 29, then a tenth rounded down (by default)
    */
   public int maxEjected(int subsetSize) {
     if (maxEjectedShare == 0 || subsetSize == 0) {
@@ -216,8 +256,12 @@ public record OutlierConfig(
     }
     // The small addition keeps 0.1 x 30 at 3: in binary floating point it is 3.0000000000000004
     // or 2.9999999999999996 depending on the operands.
-    return Math.max(1, (int) Math.floor(maxEjectedShare * subsetSize + 1e-9));
+    int share = (int) Math.floor(maxEjectedShare * subsetSize + 1e-9);
+    return Math.max(subsetSize >= TWO_FROM ? 2 : 1, share);
   }
+
+  /** The smallest subset in which two backends may be ejected at once, whatever the share. */
+  public static final int TWO_FROM = 8;
 
   /** Settings start at their defaults; each setter validates on {@link #build()}. */
   public static final class Builder {
@@ -235,6 +279,8 @@ public record OutlierConfig(
     private int failurePercentageThreshold = DEFAULT_FAILURE_PERCENTAGE_THRESHOLD;
     private boolean slowRule = DEFAULT_SLOW_RULE;
     private double slowLatencyFactor = DEFAULT_SLOW_LATENCY_FACTOR;
+    private boolean overloadRule = DEFAULT_OVERLOAD_RULE;
+    private double overloadShareExcess = DEFAULT_OVERLOAD_SHARE_EXCESS;
     private int probeRequests = DEFAULT_PROBE_REQUESTS;
 
     private Builder() {}
@@ -309,6 +355,28 @@ public record OutlierConfig(
       return this;
     }
 
+    /**
+     * Sets {@link OutlierConfig#overloadRule()}.
+     *
+     * @param on whether the shedding rule runs
+     * @return this builder
+     */
+    public Builder overloadRule(boolean on) {
+      this.overloadRule = on;
+      return this;
+    }
+
+    /**
+     * Sets {@link OutlierConfig#overloadShareExcess()}.
+     *
+     * @param excess the overload share above the median's and the backend's own before
+     * @return this builder
+     */
+    public Builder overloadShareExcess(double excess) {
+      this.overloadShareExcess = excess;
+      return this;
+    }
+
     public Builder probeRequests(int requests) {
       this.probeRequests = requests;
       return this;
@@ -317,7 +385,7 @@ public record OutlierConfig(
     public OutlierConfig build() {
       return new OutlierConfig(enabled, interval, baseEjectionTime, maxEjectionTime, maxEjectedShare, panicThreshold,
           requestVolume, minimumHosts, successRateRule, successRateStdevFactor, failurePercentageRule,
-          failurePercentageThreshold, slowRule, slowLatencyFactor, probeRequests);
+          failurePercentageThreshold, slowRule, slowLatencyFactor, overloadRule, overloadShareExcess, probeRequests);
     }
   }
 }
