@@ -14,6 +14,7 @@ import dev.ballast.pick.Pick;
 import dev.ballast.subset.BackendSet;
 import dev.ballast.subset.Subsetter;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -46,6 +47,11 @@ final class Clients {
   private final int[] backendZone;
   private final Map<String, String> zoneOfKey;
   private final List<List<String>> subsetKeys = new ArrayList<>();
+  /** Failing and slow faults' backends, their onsets, and when each of their clients first ejected them (-1: not yet). */
+  private final int[] watched;
+  private final long[] watchedOnset;
+  private final boolean[] watchedFailing;
+  private final long[][] detectedAt;
   final int[][] subscribers;
   final int[] connections;
   private final HealthConfig health;
@@ -152,6 +158,29 @@ final class Clients {
       }
     }
     retry = overload.retry();
+    List<Integer> faulty = new ArrayList<>();
+    List<Long> onsets = new ArrayList<>();
+    List<Boolean> failingFaults = new ArrayList<>();
+    for (Scenario.Fault fault : scenario.faults()) {
+      if (fault.type() == Scenario.FaultType.FAILING || fault.type() == Scenario.FaultType.SLOW) {
+        for (int b = fault.first(); b < Math.min(fleet.count, fault.first() + fault.count()); b++) {
+          faulty.add(b);
+          onsets.add(fault.atNanos());
+          failingFaults.add(fault.type() == Scenario.FaultType.FAILING);
+        }
+      }
+    }
+    watched = faulty.stream().mapToInt(Integer::intValue).toArray();
+    watchedOnset = onsets.stream().mapToLong(Long::longValue).toArray();
+    watchedFailing = new boolean[watched.length];
+    for (int w = 0; w < watched.length; w++) {
+      watchedFailing[w] = failingFaults.get(w);
+    }
+    detectedAt = new long[watched.length][];
+    for (int w = 0; w < watched.length; w++) {
+      detectedAt[w] = new long[subscribers[watched[w]].length];
+      Arrays.fill(detectedAt[w], -1);
+    }
     double[] shares = scenario.load().criticalityShares();
     criticalityCumulative = new double[shares.length];
     double sum = 0;
@@ -574,7 +603,11 @@ final class Clients {
     }
     long start = q.firstStart;
     if (!retrying) {
-      result.failure(start, start >= warmup, now);
+      if (answer == AnswerKind.OVERLOADED) {
+        result.shedFailure(start, start >= warmup, now);
+      } else {
+        result.failure(start, start >= warmup, now);
+      }
       return;
     }
     int next = requests.allocate();
@@ -608,8 +641,46 @@ final class Clients {
     send(r, pick, now);
   }
 
+  /**
+   * For each failing or slow fault's backend in client {@code c}'s subset, the first refresh after
+   * the onset that finds it ejected: how long outlier ejection took to see the fault.
+   */
+  private void watchDetection(int c, long now) {
+    for (int w = 0; w < watched.length; w++) {
+      if (now < watchedOnset[w]) {
+        continue;
+      }
+      int b = watched[w];
+      int[] clients = subscribers[b];
+      for (int k = 0; k < clients.length; k++) {
+        if (clients[k] == c && detectedAt[w][k] < 0 && balancers[c].backend(fleet.keys[b]).isEjected()) {
+          detectedAt[w][k] = now;
+        }
+      }
+    }
+  }
+
   /** Requests still unanswered at the end whose deadline passed before it are misses. */
   void finish(long end) {
+    if (outliers.enabled()) {
+      long ejections = 0;
+      for (int c = 0; c < count; c++) {
+        for (Backend backend : balancers[c].health().backends()) {
+          ejections += backend.ejections();
+        }
+      }
+      result.ejections = ejections;
+      for (int w = 0; w < watched.length; w++) {
+        for (long at : detectedAt[w]) {
+          long took = at < 0 ? Long.MAX_VALUE : at - watchedOnset[w];
+          if (watchedFailing[w]) {
+            result.failingDetectionNanos = Math.max(result.failingDetectionNanos, took);
+          } else {
+            result.slowDetectionNanos = Math.max(result.slowDetectionNanos, took);
+          }
+        }
+      }
+    }
     for (int r = 0; r < requests.allocated(); r++) {
       Requests.Attempt q = requests.at(r);
       if (q.pick != null && q.deadline <= end) {
@@ -625,6 +696,7 @@ final class Clients {
     balancers[c].refresh();
     if (outliers.enabled()) {
       result.ejected(balancers[c].health().ejectedBackends(), subsetKeys.get(c).size(), now);
+      watchDetection(c, now);
     }
     events.schedule(now + balancers[c].refreshIntervalNanos(), Simulation.REFRESH, c);
   }

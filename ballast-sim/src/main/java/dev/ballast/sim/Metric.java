@@ -17,7 +17,12 @@ public enum Metric {
   P50_MS("p50-ms", "p50 ms", Better.LOWER, Unit.MILLIS, RunResult.Summary::p50Millis),
   P99_MS("p99-ms", "p99 ms", Better.LOWER, Unit.MILLIS, RunResult.Summary::p99Millis),
   P999_MS("p999-ms", "p99.9 ms", Better.LOWER, Unit.MILLIS, RunResult.Summary::p999Millis),
-  ERROR_RATE("error-rate", "errors", Better.LOWER, Unit.SHARE, RunResult.Summary::errorRate),
+  /** Every request that did not succeed: failed, refused for overload, or never sent. */
+  ERROR_RATE("error-rate", "errors incl. shed", Better.LOWER, Unit.SHARE, RunResult.Summary::errorRate),
+  /** Requests that failed for any reason but overload. */
+  FAILURE_RATE("failure-rate", "errors", Better.LOWER, Unit.SHARE, RunResult.Summary::errorRateBesidesSheds),
+  /** Requests refused for overload: a backend's overload answer not retried, or the client's throttle. */
+  SHED_RATE("shed-rate", "shed", Better.LOWER, Unit.SHARE, RunResult.Summary::shedRate),
   DEADLINE_MISSES("deadline-misses", "misses", Better.LOWER, Unit.COUNT, s -> s.deadlineMisses()),
   BROKEN_ATTEMPTS("broken-attempts", "broken attempts", Better.LOWER, Unit.COUNT, s -> s.brokenAttempts()),
   CONNECTIONS_MIN("connections-min", "conn min", Better.HIGHER, Unit.COUNT, RunResult.Summary::minConnections),
@@ -51,6 +56,14 @@ public enum Metric {
   FAULT_ERRORS("fault-errors", "fault errors", Better.LOWER, Unit.SHARE, s -> s.ejection().faultErrorShare()),
   /** The largest share of a client's subset outlier ejection held out at once. */
   MAX_EJECTED_SHARE("max-ejected-share", "max ejected", Better.LOWER, Unit.SHARE, s -> s.ejection().maxEjectedShare()),
+  /** The longest a client took from a failing fault's onset to eject its backend. */
+  FAILING_DETECTION_S("failing-detection-s", "failing ejected after", Better.LOWER, Unit.SECONDS,
+      s -> s.ejection().failingDetectionSeconds()),
+  /** The longest a client took from a slow fault's onset to eject its backend. */
+  SLOW_DETECTION_S("slow-detection-s", "slow ejected after", Better.LOWER, Unit.SECONDS,
+      s -> s.ejection().slowDetectionSeconds()),
+  /** Ejections over the whole run, by every client (nothing ejected: 0). */
+  EJECTIONS("ejections", "ejections", Better.LOWER, Unit.COUNT, s -> s.ejection().ejections()),
   CROSS_ZONE_SHARE("cross-zone-share", "cross-zone", Better.LOWER, Unit.SHARE, s -> s.zones().crossZoneShare()),
   CROSS_ZONE_MINIMUM("cross-zone-minimum", "minimum", Better.LOWER, Unit.SHARE,
       s -> s.zones().minimumCrossZoneShare()),

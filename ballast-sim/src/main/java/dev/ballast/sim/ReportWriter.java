@@ -141,7 +141,7 @@ public final class ReportWriter {
     if (scenarioColumn) {
       html.append("<th>scenario</th>");
     }
-    for (String header : List.of("policy", "cpu max/mean", "cpu max/min", "wasted", "p99 ms", "errors", "deadline misses",
+    for (String header : List.of("policy", "cpu max/mean", "cpu max/min", "wasted", "p99 ms", "errors", "shed", "deadline misses",
         "goodput", "sheds", "ampl", "verdict")) {
       html.append("<th>").append(escape(header)).append("</th>");
     }
@@ -159,7 +159,8 @@ public final class ReportWriter {
         }
         html.append("<td>").append(escape(policy.policy())).append("</td>");
         for (Metric m : List.of(Metric.CPU_MAX_OVER_MEAN, Metric.CPU_MAX_OVER_MIN, Metric.WASTED_SHARE, Metric.P99_MS,
-            Metric.ERROR_RATE, Metric.DEADLINE_MISSES, Metric.GOODPUT_SHARE, Metric.SHEDS, Metric.AMPLIFICATION)) {
+            Metric.FAILURE_RATE, Metric.SHED_RATE, Metric.DEADLINE_MISSES, Metric.GOODPUT_SHARE, Metric.SHEDS,
+            Metric.AMPLIFICATION)) {
           double value = m.of(s);
           boolean noLatency = m == Metric.P99_MS && s.overload().goodputRps() == 0;
           html.append("<td class=\"n\">").append(noLatency ? "-" : m.format(value)).append("</td>");
@@ -187,7 +188,11 @@ public final class ReportWriter {
         + "as a share of the cores reserved, because every task must be provisioned for the most loaded one's load.");
     terms.put("p50 ms, p99 ms, p99.9 ms", "latency the callers saw, of requests that succeeded or missed their deadline "
         + "(a miss counts as the deadline); \"-\" where no request succeeded.");
-    terms.put("errors", "requests that failed (after their retries), found no backend, or were rejected locally, as a share of all requests.");
+    terms.put("errors", "requests that failed (after their retries) or found no backend, for any reason but overload, as a "
+        + "share of all requests.");
+    terms.put("shed", "requests refused for overload, as a share of all requests: a backend answered \"overloaded\" and the "
+        + "request was not retried, or the client's throttle rejected it locally. Overload protection doing its work, shown "
+        + "apart from the errors; a check's \"errors incl. shed\" (error-rate) counts both.");
     terms.put("deadline misses (misses)", "requests answered after their caller's deadline, or not at all by then.");
     terms.put("broken attempts", "attempts whose connection broke (the backend was down or died holding them); a retry may still save the request.");
     terms.put("conn min/mean/max", "connections per backend, from the subsetting.");
@@ -449,7 +454,10 @@ public final class ReportWriter {
             + "p99_before_switch_ms,p99_after_switch_ms,"
             + "goodput_rps,goodput_share,local_rejections,backend_sheds,expired_unstarted,first_attempts,retries,"
             + "retry_amplification,success_critical_plus,success_critical,success_sheddable_plus,success_sheddable,"
-            + "recovery_s,probes_per_request,failing_share,slow_fair_share,fault_errors,max_ejected_share,verdict,best\n");
+            + "recovery_s,probes_per_request,failing_share,slow_fair_share,fault_errors,max_ejected_share,"
+            + "failing_detection_s,slow_detection_s,ejections,error_rate_besides_shed,shed_rate,"
+            + "cross_zone_share,cross_zone_minimum,cross_zone_over_minimum,outage_errors_after_detection,"
+            + "outage_survivors_cpu_max_over_mean,zone_recovery_s,outage_after_return_cpu_max_over_mean,verdict,best\n");
     for (SuiteRunner.ScenarioResult scenario : results) {
       Verdict verdict = Verdict.of(scenario);
       for (SuiteRunner.PolicyResult policy : scenario.policies()) {
@@ -475,6 +483,13 @@ public final class ReportWriter {
             optional(o.criticalitySuccess()[2]), optional(o.criticalitySuccess()[3]), optional(o.recoverySeconds()),
             num(o.probesPerRequest()), optional(s.ejection().failingShare()), optional(s.ejection().slowFairShare()),
             optional(s.ejection().faultErrorShare()), optional(s.ejection().maxEjectedShare()),
+            optional(s.ejection().failingDetectionSeconds()), optional(s.ejection().slowDetectionSeconds()),
+            optional(s.ejection().ejections()),
+            num(s.errorRateBesidesSheds()), num(s.shedRate()),
+            optional(s.zones().crossZoneShare()), optional(s.zones().minimumCrossZoneShare()),
+            optional(s.zones().crossZoneOverMinimum()), optional(s.zones().errorsAfterDetection()),
+            optional(s.zones().survivorsCpuMaxOverMean()), optional(s.zones().recoverySeconds()),
+            optional(s.zones().afterReturnCpuMaxOverMean()),
             verdict.word(), verdict.best().contains(policy.policy()) ? "best" : ""))
             .append('\n');
       }

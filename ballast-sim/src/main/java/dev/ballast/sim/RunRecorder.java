@@ -50,6 +50,17 @@ final class RunRecorder {
   long faultErrors;
   /** The largest share of a client's subset that outlier ejection held out at once, after the warm-up. */
   double maxEjectedShare;
+  /**
+   * The longest any client whose subset holds a failing fault's backend took, from the fault's
+   * onset, to eject it (Long.MAX_VALUE: one never did); -1 without such faults or ejection.
+   */
+  long failingDetectionNanos = -1;
+  /** The same for slow faults' backends. */
+  long slowDetectionNanos = -1;
+  /** Ejections over the whole run, by every client of every backend (warm-up included). */
+  long ejections;
+  /** Measured requests that failed because a backend answered "overloaded" and they were not retried. */
+  long shedFailures;
 
   /**
    * How long after a fault begins its backends' traffic is judged: the time outlier ejection has
@@ -261,6 +272,14 @@ final class RunRecorder {
       // The caller saw the deadline expire, not the late answer.
       recordLatency(start, deadlineNanos);
       count(start, false, true);
+    }
+  }
+
+  /** A measured request failed on an overload answer it did not retry: refused for overload, not broken. */
+  void shedFailure(long start, boolean measured, long now) {
+    failure(start, measured, now);
+    if (measured) {
+      shedFailures++;
     }
   }
 

@@ -36,7 +36,7 @@ final class CheckTest {
   @Test
   void namesTheWrongPartAndWhatWasExpected() {
     assertThatThrownBy(() -> Check.parse("every goodput-share >=", POLICIES))
-        .hasMessage("'every goodput-share >=' (expected: POLICY|every METRIC <=|>=|<|>|== NUMBER [x POLICY [METRIC]])");
+        .hasMessage("'every goodput-share >=' (expected: [median] POLICY|every METRIC <=|>=|<|>|== NUMBER [x POLICY [METRIC]])");
     assertThatThrownBy(() -> Check.parse("best p99-ms < 100", POLICIES))
         .hasMessageStartingWith("'best p99-ms < 100': policy 'best' (expected: every, or one of round_robin, ");
     assertThatThrownBy(() -> Check.parse("every p98-ms < 100", POLICIES))
@@ -143,7 +143,7 @@ final class CheckTest {
     Scenario s = new Scenario(base.name(), base.source(), base.title(), claim, base.seed(), base.seeds(), base.durationNanos(),
         base.warmupNanos(), base.sampleIntervalNanos(), base.policies(), base.clients(), base.fleet(), base.load(), base.cost(),
         base.rttNanos(), base.deadlineNanos(), base.health(), base.reports(), base.restart(), base.faults(),
-        base.policySwitch(), base.policySettings(), base.overload(), base.outliers(), base.variants(), base.zones(), null);
+        base.policySwitch(), base.policySettings(), base.overload(), base.outliers(), base.variants(), base.zones(), null, base.sweep());
     return new SuiteRunner.ScenarioResult(s, run.policies());
   }
 
