@@ -49,6 +49,9 @@ final class EjectionRecord {
   // and unflagged. A machine slow by nature is slow here too; one that became slow is not.
   double baseAnswers;
   double baseOverloads;
+  double baseSuccesses;
+  /** The buckets folded in, decayed alike: the baseline's successes per bucket are baseSuccesses over this. */
+  double baseBuckets;
   double baseLatencySamples;
   double baseLogLatency;
 
@@ -74,6 +77,8 @@ final class EjectionRecord {
     if (fold) {
       baseAnswers = baseAnswers * keep + successes[slot] + failures[slot] + overloads[slot];
       baseOverloads = baseOverloads * keep + overloads[slot];
+      baseSuccesses = baseSuccesses * keep + successes[slot];
+      baseBuckets = baseBuckets * keep + 1;
       baseLatencySamples = baseLatencySamples * keep + latencySamples[slot];
       baseLogLatency = baseLogLatency * keep + logLatencySums[slot];
     }

@@ -57,6 +57,10 @@ final class OutlierEjection {
   private long[] overloads = new long[0];
   private long[] answers = new long[0];
   private double[] logLatency = new double[0];
+  /** Successes per bucket over the newest buckets that hold the overload rule's volume. */
+  private double[] servedPerBucket = new double[0];
+  /** The typical latency of each backend's newest few successes (a tenth of the volume): a shedding backend has few. */
+  private double[] fewLogLatency = new double[0];
   private double[] scratch = new double[0];
   private boolean[] outlier = new boolean[0];
 
@@ -178,6 +182,8 @@ final class OutlierEjection {
       overloads = new long[n];
       answers = new long[n];
       logLatency = new double[n];
+      servedPerBucket = new double[n];
+      fewLogLatency = new double[n];
       scratch = new double[n];
       outlier = new boolean[n];
     }
@@ -187,12 +193,15 @@ final class OutlierEjection {
     int n = backends.size();
     ensureScratch(n);
     long volume = config.requestVolume();
+    long fewVolume = Math.max(1, volume / 10);
     int newest = (int) Math.floorMod(bucket, (long) EjectionRecord.BUCKETS);
     for (int i = 0; i < n; i++) {
       EjectionRecord book = backends.get(i).ejection;
       outlier[i] = false;
       successes[i] = failures[i] = overloads[i] = answers[i] = 0;
       logLatency[i] = Double.NaN;
+      servedPerBucket[i] = Double.NaN;
+      fewLogLatency[i] = Double.NaN;
       if (book.standing != Standing.IN_ROTATION) {
         continue;
       }
@@ -206,6 +215,10 @@ final class OutlierEjection {
       long a = 0;
       long logSum = 0;
       long samples = 0;
+      long answerSuccesses = 0;
+      int answerBuckets = 0;
+      long fewLogSum = 0;
+      long fewSamples = 0;
       boolean failuresDone = false;
       boolean answersDone = false;
       boolean latencyDone = false;
@@ -219,6 +232,8 @@ final class OutlierEjection {
         if (!answersDone) {
           a += book.successes[slot] + book.failures[slot] + book.overloads[slot];
           o += book.overloads[slot];
+          answerSuccesses += book.successes[slot];
+          answerBuckets++;
           answersDone = a >= volume;
         }
         if (!latencyDone) {
@@ -226,12 +241,19 @@ final class OutlierEjection {
           samples += book.latencySamples[slot];
           latencyDone = samples >= volume;
         }
+        if (fewSamples < fewVolume) {
+          fewLogSum += book.logLatencySums[slot];
+          fewSamples += book.latencySamples[slot];
+        }
       }
       successes[i] = s;
       failures[i] = f;
       overloads[i] = o;
       answers[i] = a;
       logLatency[i] = latencyDone ? (double) logSum / samples : Double.NaN;
+      servedPerBucket[i] = answerBuckets == 0 ? Double.NaN : (double) answerSuccesses / answerBuckets;
+      // No few successes in the whole window reads as slower than any latency.
+      fewLogLatency[i] = fewSamples >= fewVolume ? (double) fewLogSum / fewSamples : Double.POSITIVE_INFINITY;
     }
     if (config.successRateRule()) {
       flagLowSuccessRates(n);
@@ -346,10 +368,14 @@ final class OutlierEjection {
 
   /**
    * Shedding while the others serve: a share of overload answers at least overloadShareExcess
-   * above both the judged backends' median share and the backend's own before the window. An
-   * overload answer is never a failure, and a fleet that sheds alike ejects nothing; but a backend
-   * that answers "overloaded" while its peers answer "ok", and did not before, has become slower
-   * than its share of the traffic, whatever its few successes' latency says.
+   * above both the judged backends' median share and the backend's own before the window, while
+   * it serves this client slowLatencyFactor times less than before, and its few successes (a
+   * tenth of the volume) come late, at least the factor's square root slower than before, or not
+   * at all. An overload answer is
+   * never a failure, and a fleet that sheds alike ejects nothing; but a backend that answers
+   * "overloaded" while its peers answer "ok", and did not before, and serves a fraction of what it
+   * did, has become slower than its share of the traffic: the slow rule alone would wait for a
+   * full volume of successes it no longer has, or see none at all.
    */
   private void flagShedding(List<TrackedBackend> backends, int n) {
     int count = 0;
@@ -364,7 +390,15 @@ final class OutlierEjection {
     double bar = median(scratch, count) + config.overloadShareExcess();
     for (int i = 0; i < n; i++) {
       EjectionRecord book = backends.get(i).ejection;
-      if (answers[i] < config.requestVolume() || book.baseAnswers < config.requestVolume()) {
+      if (answers[i] < config.requestVolume() || book.baseAnswers < config.requestVolume()
+          || book.baseLatencySamples < config.requestVolume()
+          || !(servedPerBucket[i] * config.slowLatencyFactor() < book.baseSuccesses / book.baseBuckets)
+          || !(fewLogLatency[i] > book.baseLogLatency / book.baseLatencySamples + log2SlowFactor / 2)) {
+        // It must also serve this client slowLatencyFactor times less than it did, and its few
+        // successes come its square root slower than before (or none come at all): a healthy
+        // backend that a policy moving load around (probing, least-loaded) overloads for a while
+        // sheds at its usual speed, where one that became slower serves a fraction of what it
+        // did, late.
         continue;
       }
       double share = (double) overloads[i] / answers[i];

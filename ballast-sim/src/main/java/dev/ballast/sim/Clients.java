@@ -51,6 +51,8 @@ final class Clients {
   private final int[] watched;
   private final long[] watchedOnset;
   private final boolean[] watchedFailing;
+  /** Clients whose subset holds a failing or slow fault's backend: their latencies are also recorded apart. */
+  private final boolean[] faultClient;
   private final long[][] detectedAt;
   final int[][] subscribers;
   final int[] connections;
@@ -175,6 +177,12 @@ final class Clients {
     watchedFailing = new boolean[watched.length];
     for (int w = 0; w < watched.length; w++) {
       watchedFailing[w] = failingFaults.get(w);
+    }
+    faultClient = new boolean[count];
+    for (int b : watched) {
+      for (int c : subscribers[b]) {
+        faultClient[c] = true;
+      }
     }
     detectedAt = new long[watched.length][];
     for (int w = 0; w < watched.length; w++) {
@@ -561,6 +569,9 @@ final class Clients {
       // a long-queued request included): never held against the backend.
       pick.onCancel();
       result.deadlineMiss(start, deadline, measured, Math.max(now, q.deadline));
+      if (measured && faultClient[c]) {
+        result.faultClientLatency(deadline);
+      }
       requests.release(r);
       return;
     }
@@ -568,6 +579,9 @@ final class Clients {
       case Requests.OK -> {
         pick.onSuccess(latency);
         result.success(start, now - start, measured, q.criticality);
+        if (measured && faultClient[c]) {
+          result.faultClientLatency(now - start);
+        }
       }
       case Requests.ERROR -> {
         pick.onFailure(FailureKind.BACKEND, latency);

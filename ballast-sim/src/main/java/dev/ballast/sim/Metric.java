@@ -62,6 +62,9 @@ public enum Metric {
   /** The longest a client took from a slow fault's onset to eject its backend. */
   SLOW_DETECTION_S("slow-detection-s", "slow ejected after", Better.LOWER, Unit.SECONDS,
       s -> s.ejection().slowDetectionSeconds()),
+  /** The p99 of the clients whose subset holds a failing or slow fault's backend. */
+  FAULT_CLIENTS_P99_MS("fault-clients-p99-ms", "its clients' p99 ms", Better.LOWER, Unit.MILLIS,
+      s -> s.ejection().faultClientsP99Millis()),
   /** Ejections over the whole run, by every client (nothing ejected: 0). */
   EJECTIONS("ejections", "ejections", Better.LOWER, Unit.COUNT, s -> s.ejection().ejections()),
   CROSS_ZONE_SHARE("cross-zone-share", "cross-zone", Better.LOWER, Unit.SHARE, s -> s.zones().crossZoneShare()),

@@ -20,6 +20,8 @@ final class RunRecorder {
   final LatencyHistogram latency = new LatencyHistogram();
   final LatencyHistogram latencyBefore = new LatencyHistogram();
   final LatencyHistogram latencyAfter = new LatencyHistogram();
+  /** Latencies of the measured requests of clients whose subset holds a failing or slow fault's backend. */
+  final LatencyHistogram faultClientLatency = new LatencyHistogram();
   final long sampleInterval;
   private final long switchAt;
   private final long settledAt;
@@ -273,6 +275,11 @@ final class RunRecorder {
       recordLatency(start, deadlineNanos);
       count(start, false, true);
     }
+  }
+
+  /** A measured request of a client whose subset holds a faulty backend succeeded or missed its deadline, after this long. */
+  void faultClientLatency(long latencyNanos) {
+    faultClientLatency.record(latencyNanos);
   }
 
   /** A measured request failed on an overload answer it did not retry: refused for overload, not broken. */

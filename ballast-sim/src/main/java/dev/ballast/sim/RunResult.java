@@ -217,9 +217,12 @@ public final class RunResult {
    * @param slowDetectionSeconds the same for slow faults' backends
    * @param ejections ejections by every client over the whole run, warm-up included (NaN without
    *     ejection)
+   * @param faultClientsP99Millis the p99 latency of the clients whose subset holds a failing or
+   *     slow fault's backend (NaN: no such fault); a variant that keeps the fault with no effect (a
+   *     slow factor of 1) measures the same clients without it
    */
   public record Ejection(double failingShare, double slowFairShare, double faultErrorShare, double maxEjectedShare,
-      double failingDetectionSeconds, double slowDetectionSeconds, double ejections) {
+      double failingDetectionSeconds, double slowDetectionSeconds, double ejections, double faultClientsP99Millis) {
     static Ejection mean(List<Ejection> runs) {
       int n = runs.size();
       return new Ejection(
@@ -230,7 +233,8 @@ public final class RunResult {
           runs.stream().mapToDouble(Ejection::maxEjectedShare).max().orElse(Double.NaN),
           runs.stream().mapToDouble(Ejection::failingDetectionSeconds).max().orElse(Double.NaN),
           runs.stream().mapToDouble(Ejection::slowDetectionSeconds).max().orElse(Double.NaN),
-          runs.stream().mapToDouble(Ejection::ejections).sum());
+          runs.stream().mapToDouble(Ejection::ejections).sum(),
+          runs.stream().mapToDouble(Ejection::faultClientsP99Millis).sum() / n);
     }
   }
 
@@ -265,7 +269,8 @@ public final class RunResult {
         ejecting ? b.maxEjectedShare : Double.NaN,
         ejecting ? seconds(b.failingDetectionNanos) : Double.NaN,
         ejecting ? seconds(b.slowDetectionNanos) : Double.NaN,
-        ejecting ? b.ejections : Double.NaN);
+        ejecting ? b.ejections : Double.NaN,
+        b.faultClientLatency.count() == 0 ? Double.NaN : b.faultClientLatency.quantileMillis(0.99));
   }
 
   /**

@@ -36,6 +36,9 @@ public final class ShippedSuite {
           "overload-all-failing",
           "overload-all-failing-unprotected",
           "gray-failure",
+          "gray-slow-10x",
+          "mixed-speed-no-fault",
+          "small-subset-two-failing",
           "ejection-storm",
           "zone-imbalance",
           "zone-outage");
