@@ -18,8 +18,11 @@ import java.util.List;
  *     other scenarios are not captioned with them
  * @param goodputCurve the name of a goodput-against-offered-load chart this scenario is a point
  *     of; empty: none
+ * @param situation the situation whose recommendation the claim supports (see {@link
+ *     Recommendation#SITUATIONS}); empty: none
  */
-public record Claim(Source source, String text, List<Check> checks, Metric bestBy, Check bestAmong, List<String> figures, String goodputCurve) {
+public record Claim(Source source, String text, List<Check> checks, Metric bestBy, Check bestAmong, List<String> figures,
+    String goodputCurve, String situation) {
   public Claim {
     checks = List.copyOf(checks);
     figures = List.copyOf(figures);
@@ -30,7 +33,8 @@ public record Claim(Source source, String text, List<Check> checks, Metric bestB
     NONE("", ""),
     CHAPTER("chapter", "SRE book, \"Load Balancing in the Datacenter\""),
     SRE_BOOK("sre-book", "SRE book, \"Handling Overload\""),
-    TALK("talk", "talk on overload protection"),
+    /** The talk on high availability for microservices, Ballast's source document 004 (docs/overload.md). */
+    TALK("talk", "talk on high availability for microservices (source 004)"),
     PREQUAL("prequal", "Prequal (NSDI 2024)"),
     BALLAST("ballast", "Ballast's own");
 

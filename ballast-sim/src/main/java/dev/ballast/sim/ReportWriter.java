@@ -79,6 +79,7 @@ public final class ReportWriter {
         return section.toString();
       }).toList();
       sections.forEach(html::append);
+      recommendation(html, verdicts);
       html.append("</body></html>\n");
       Files.writeString(dir.resolve("index.html"), html.toString(), StandardCharsets.UTF_8);
     } catch (IOException e) {
@@ -88,6 +89,30 @@ public final class ReportWriter {
 
   // ---- The page ----
 
+  /** The page's last section: what to use in each situation, derived from the verdicts above. */
+  private static void recommendation(StringBuilder html, List<Verdict> verdicts) {
+    List<Recommendation> recommendations = Recommendation.of(verdicts);
+    if (recommendations.isEmpty()) {
+      return;
+    }
+    html.append("<h2 id=\"recommendation\">Recommendation</h2>\n<p>For each situation the scenarios cover: the policy ")
+        .append("named best most often among its claims that hold, the protective settings all of those ran with, and the ")
+        .append("claims it rests on. It is worked out from this run's verdicts, so a claim that fails shows here first.</p>\n")
+        .append("<table>\n<tr><th>situation</th><th>use</th><th>with</th><th>rests on (claims that hold)</th>")
+        .append("<th>claims that do not hold</th></tr>\n");
+    for (Recommendation r : recommendations) {
+      html.append("<tr><td class=\"t\">").append(escape(Recommendation.SITUATIONS.get(r.situation()))).append("</td><td>")
+          .append(r.policies().isEmpty() ? "<span class=\"not\">no policy named best</span>"
+              : escape(String.join(" or ", r.policies())) + "<br><small>best in " + r.bestCount() + " of "
+                  + r.holding().size() + "</small>")
+          .append("</td><td class=\"t\">").append(escape(String.join(", ", r.settings()))).append("</td><td class=\"t\">")
+          .append(escape(String.join(", ", r.holding()))).append("</td><td class=\"t\">")
+          .append(r.failing().isEmpty() ? "none" : "<span class=\"FAILS\">" + escape(String.join(", ", r.failing())) + "</span>")
+          .append("</td></tr>\n");
+    }
+    html.append("</table>\n");
+  }
+
   private static void headline(StringBuilder html, List<Verdict> verdicts) {
     long holds = verdicts.stream().filter(v -> v.outcome() == Check.Outcome.HOLDS).count();
     long fails = verdicts.stream().filter(v -> v.outcome() == Check.Outcome.FAILS).count();
@@ -95,7 +120,7 @@ public final class ReportWriter {
     html.append("<h2>Headline</h2>\n<p><b>").append(holds).append(" of ").append(judged).append(" claims hold")
         .append(fails > 0 ? ", " + fails + " fail" : "").append(".</b> Each claim comes from the SRE book's chapter ")
         .append("\"Load Balancing in the Datacenter\" (chapter), its chapter \"Handling Overload\" (sre-book), the talk on ")
-        .append("overload protection (talk), a paper, or is Ballast's own; it holds when every check below it holds on the ")
+        .append("high availability for microservices of source document 004 (talk), a paper, or is Ballast's own; it holds when every check below it holds on the ")
         .append("measured figures. The best policy is the best by the figure the scenario names.</p>\n");
     html.append("<table>\n<tr><th>scenario</th><th>source</th><th>claim</th><th>measured</th><th>verdict</th><th>best policy</th></tr>\n");
     for (Verdict v : verdicts) {

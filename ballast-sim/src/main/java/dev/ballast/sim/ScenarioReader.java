@@ -118,7 +118,7 @@ public final class ScenarioReader {
    * so that a policy's runs in the scenario and in its variants compare figure by figure.
    */
   private static final List<String> SCENARIO_WIDE_KEYS = List.of("name", "title", "claim", "source", "checks", "best-by", "best-among",
-      "figures", "goodput-curve", "policies", "seed", "seeds", "duration", "warmup", "sample-interval", "switch",
+      "figures", "goodput-curve", "situation", "policies", "seed", "seeds", "duration", "warmup", "sample-interval", "switch",
       "onset-shifts", "judge-each-run", DEFAULT_SUITE);
   /** The simulator's own keys within sections that ballast-core's settings are read from. */
   private static final Set<String> ENABLED = Set.of("enabled");
@@ -668,7 +668,12 @@ public final class ScenarioReader {
         throw fail("figures", figure, "one of " + String.join(", ", Claim.CHAPTER_FIGURES));
       }
     }
-    return new Claim(source, string("claim"), checks, metric, among, figures, string("goodput-curve"));
+    String situation = string("situation");
+    if (!situation.isEmpty() && !Recommendation.SITUATIONS.containsKey(situation)) {
+      throw fail("situation", situation, "one of " + String.join(", ", Recommendation.SITUATIONS.keySet())
+          + ", or \"\" for none");
+    }
+    return new Claim(source, string("claim"), checks, metric, among, figures, string("goodput-curve"), situation);
   }
 
   /** What a check may name: every policy, and every policy in every variant ({@code POLICY@VARIANT}). */

@@ -118,7 +118,23 @@ public final class SummaryTable {
       }
       out.append('\n');
     }
-    return out.append(claimsLine(results)).toString();
+    return out.append(recommendationText(results)).append(claimsLine(results)).toString();
+  }
+
+  /**
+   * The recommendation that ends every summary, derived from the verdicts (see {@link
+   * Recommendation}); empty when no scenario of the run names a situation.
+   */
+  static String recommendationText(List<SuiteRunner.ScenarioResult> results) {
+    List<Recommendation> recommendations = Recommendation.of(results.stream().map(Verdict::of).toList());
+    if (recommendations.isEmpty()) {
+      return "";
+    }
+    StringBuilder out = new StringBuilder("recommendation (from the claims of this run):\n");
+    for (Recommendation r : recommendations) {
+      wrap(out, "  " + r.line(), "    ");
+    }
+    return out.append('\n').toString();
   }
 
   /**
