@@ -253,6 +253,9 @@ public final class ReportWriter {
     Claim claim = scenario.claim();
     Path scenarioDir = dir.resolve(scenario.name());
     Files.createDirectories(scenarioDir);
+    if (scenario.runsPerPolicy() > 1) {
+      writeRuns(scenarioDir.resolve("runs.csv"), result);
+    }
     html.append("<h2 id=\"").append(escape(scenario.name())).append("\">").append(escape(scenario.name()))
         .append(scenario.title().isEmpty() ? "" : ": " + escape(scenario.title())).append("</h2>\n");
     if (!claim.text().isEmpty()) {
@@ -517,6 +520,33 @@ public final class ReportWriter {
             optional(s.zones().afterReturnCpuMaxOverMean()),
             verdict.word(), verdict.best().contains(policy.policy()) ? "best" : ""))
             .append('\n');
+      }
+    }
+    Files.writeString(file, csv.toString(), StandardCharsets.UTF_8);
+  }
+
+  /**
+   * One line per run of a scenario of several runs (seeds, onset shifts): every metric of each
+   * policy's run, so that a sweep's worst and median runs can be read off, and any other figure.
+   */
+  private static void writeRuns(Path file, SuiteRunner.ScenarioResult result) throws IOException {
+    StringBuilder csv = new StringBuilder("policy,run,seed,onset_shift_s");
+    for (Metric m : Metric.values()) {
+      csv.append(',').append(m.key());
+    }
+    csv.append('\n');
+    Scenario scenario = result.scenario();
+    List<Long> shifts = scenario.sweep().shifts();
+    for (SuiteRunner.PolicyResult policy : result.policies()) {
+      List<RunResult> runs = policy.runs();
+      for (int k = 0; k < runs.size(); k++) {
+        RunResult.Summary s = runs.get(k).summary();
+        csv.append(policy.policy()).append(',').append(k).append(',').append(runs.get(k).seed()).append(',')
+            .append(num(shifts.get(k % shifts.size()) / 1e9));
+        for (Metric m : Metric.values()) {
+          csv.append(',').append(optional(m.of(s)));
+        }
+        csv.append('\n');
       }
     }
     Files.writeString(file, csv.toString(), StandardCharsets.UTF_8);
