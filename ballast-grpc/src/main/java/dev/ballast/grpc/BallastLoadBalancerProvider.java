@@ -55,6 +55,10 @@ public final class BallastLoadBalancerProvider extends LoadBalancerProvider {
 
   private final BallastConfigParser parser;
 
+  /**
+   * The provider gRPC finds through {@code META-INF/services}; anonymous clients of this process
+   * share one random seed.
+   */
   public BallastLoadBalancerProvider() {
     this(ANONYMOUS_SEED);
   }

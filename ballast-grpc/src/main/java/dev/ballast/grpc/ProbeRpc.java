@@ -63,9 +63,10 @@ final class ProbeRpc {
             ServerCalls.asyncUnaryCall(
                 (request, response) -> {
                   int inFlight = responder.requestsInFlight();
+                  // Counted before the answer leaves: a client that has its answer sees it counted.
+                  answered.increment();
                   response.onNext(new Answer(inFlight, responder.latencyEstimateNanos(inFlight)));
                   response.onCompleted();
-                  answered.increment();
                 }))
         .build();
   }

@@ -43,7 +43,15 @@ public final class MaxMinAllocator {
 
   private MaxMinAllocator() {}
 
-  /** Unweighted max-min fair shares of {@code capacity} for {@code demands} (a new array, same order). */
+  /**
+   * Unweighted max-min fair shares: with the capacity short, every hungry client gets the same.
+   *
+   * @param capacity what there is to share, per second
+   * @param demands what each client wants, per second
+   * @return each client's share, a new array in the same order
+   * @throws IllegalArgumentException naming the value if the capacity or a demand is NaN, negative
+   *     or above {@link #MAX_RATE}
+   */
   public static double[] allocate(double capacity, double[] demands) {
     double[] weights = new double[demands.length];
     java.util.Arrays.fill(weights, 1.0);
@@ -54,6 +62,10 @@ public final class MaxMinAllocator {
    * Weighted max-min fair shares: with the capacity short, the hungry clients' shares are in
    * proportion to {@code weights}.
    *
+   * @param capacity what there is to share, per second
+   * @param demands what each client wants, per second
+   * @param weights each client's weight, relative to the others'
+   * @return each client's share, a new array in the same order
    * @throws IllegalArgumentException naming the value if the capacity or a demand is NaN,
    *     negative or above {@link #MAX_RATE}, a weight is not in {@code [MIN_WEIGHT, MAX_WEIGHT]}, or the
    *     arrays differ in length

@@ -1,5 +1,6 @@
 package dev.ballast.quota;
 
+import dev.ballast.annotation.Internal;
 import dev.ballast.internal.Ranges;
 import io.grpc.InsecureServerCredentials;
 import io.grpc.ServerCredentials;
@@ -36,10 +37,15 @@ import java.util.regex.Pattern;
  * from there, with their meanings and defaults.
  *
  * <p>It listens on the loopback address unless {@code --host} names another: without TLS the
- * service authenticates no one, so it is reachable from other machines only when asked to be.
+ * service authenticates no one, so it is reachable from other machines only when asked to be. *
+ * <p>Its command line is the supported interface (docs/quota.md). Its Java members are shared with
+ * the {@code ballast} command and are {@link Internal}: they may change in any release.
  */
+@Internal
 public final class QuotaServerMain {
+  /** {@code --port}'s default: {@value}. */
   public static final int DEFAULT_PORT = 8470;
+  /** {@code --host}'s default, this machine only: {@value}. */
   public static final String DEFAULT_HOST = "127.0.0.1";
   /** {@code --lease}: how long a grant holds. */
   public static final String DEFAULT_LEASE = "20s";
@@ -110,12 +116,20 @@ public final class QuotaServerMain {
       return new Flag(name, null, false, switchedOn, description, (flags, value) -> set.accept(flags, Boolean.parseBoolean(value)));
     }
 
-    /** Whether the flag is a switch, {@code --name} or {@code --no-name}, with no value. */
+    /**
+     * Whether the flag is a switch, {@code --name} or {@code --no-name}, with no value.
+     *
+     * @return true for a switch
+     */
     public boolean isSwitch() {
       return label == null;
     }
 
-    /** A switch's off form, {@code --no-name}. */
+    /**
+     * A switch's off form.
+     *
+     * @return {@code --no-name} for {@code --name}
+     */
     public String negatedName() {
       return "--no-" + name.substring(2);
     }
@@ -123,6 +137,8 @@ public final class QuotaServerMain {
     /**
      * Reads {@code value} (a switch's: {@code true} or {@code false}) into {@code flags}.
      *
+     * @param flags the values read so far
+     * @param value the value as written; a switch's {@code true} or {@code false}
      * @throws IllegalArgumentException in one line naming the flag and the value, when it is bad
      */
     public void readInto(Flags flags, String value) {
@@ -141,9 +157,22 @@ public final class QuotaServerMain {
    *
    * @param host the address to listen on, as written (a name or an IP address; {@code 0.0.0.0} for
    *     every IPv4 interface, {@code ::} for every interface)
+   * @param port the port to listen on; 0 picks a free one
+   * @param resources the resources served, at least one
+   * @param learn whether the server starts learning what its clients hold, as after a restart
    * @param tls null for plaintext
    */
   public record Options(String host, int port, List<ResourceConfig> resources, boolean learn, Tls tls) {
+    /**
+     * Checks the port and that there is a resource, and copies the list.
+     *
+     * @param host the address to listen on, as written
+     * @param port the port to listen on, 0..65535
+     * @param resources the resources served, at least one
+     * @param learn whether the server starts learning
+     * @param tls null for plaintext
+     * @throws IllegalArgumentException {@code "--port: ..."} or {@code "--resource: none ..."}
+     */
     public Options {
       if (port < 0 || port > 65535) {
         throw new IllegalArgumentException("--port: " + port + " (expected: 0..65535)");
@@ -154,7 +183,14 @@ public final class QuotaServerMain {
       }
     }
 
-    /** Plaintext on the loopback address. */
+    /**
+     * Plaintext on the loopback address.
+     *
+     * @param port the port to listen on, 0..65535
+     * @param resources the resources served, at least one
+     * @param learn whether the server starts learning
+     * @throws IllegalArgumentException for a port out of range or no resource
+     */
     public Options(int port, List<ResourceConfig> resources, boolean learn) {
       this(DEFAULT_HOST, port, resources, learn, null);
     }
@@ -170,6 +206,14 @@ public final class QuotaServerMain {
    *     certificate's identity (docs/quota.md)
    */
   public record Tls(Path certificateChain, Path privateKey, Path clientCa) {
+    /**
+     * Checks that each file is given and readable.
+     *
+     * @param certificateChain the server's certificate, then any intermediates
+     * @param privateKey its private key, PKCS#8
+     * @param clientCa null, or the authority that signs the clients' certificates
+     * @throws IllegalArgumentException naming the flag of a missing or unreadable file
+     */
     public Tls {
       readable("--tls-cert", certificateChain, "the server's certificate chain");
       readable("--tls-key", privateKey, "the server's private key");
@@ -178,7 +222,12 @@ public final class QuotaServerMain {
       }
     }
 
-    /** The credentials gRPC serves with. */
+    /**
+     * The credentials gRPC serves with: TLS, and mutual TLS with a client authority.
+     *
+     * @return the credentials
+     * @throws IllegalArgumentException naming {@code --tls-cert} when the files cannot be read
+     */
     public ServerCredentials credentials() {
       try {
         TlsServerCredentials.Builder tls = TlsServerCredentials.newBuilder()
@@ -203,6 +252,13 @@ public final class QuotaServerMain {
     }
   }
 
+  /**
+   * Runs the quota server until the process is stopped; a bad flag prints one line and exits
+   * with status 2.
+   *
+   * @param args the flags
+   * @throws InterruptedException when the main thread is interrupted while it serves
+   */
   public static void main(String[] args) throws InterruptedException {
     Options options;
     QuotaServer server;
@@ -220,6 +276,8 @@ public final class QuotaServerMain {
   /**
    * Starts the service on the options' address.
    *
+   * @param options what the flags say
+   * @return the started server
    * @throws IllegalArgumentException in one line naming the flag and the cause, when the address
    *     cannot be listened on (most often another process holds the port) or the TLS files cannot
    *     be used
@@ -228,7 +286,14 @@ public final class QuotaServerMain {
     return start(options, QuotaService.create(options.resources(), options.learn(), dev.ballast.time.NanoClock.system()));
   }
 
-  /** Starts {@code service} on the options' address; errors as {@link #start(Options)}. */
+  /**
+   * Starts {@code service} on the options' address.
+   *
+   * @param options what the flags say; their resources are ignored, the service has its own
+   * @param service the service to serve
+   * @return the started server
+   * @throws IllegalArgumentException as {@link #start(Options)} words it
+   */
   public static QuotaServer start(Options options, QuotaService service) {
     NettyServerBuilder builder = serverBuilder(options);
     try {
@@ -242,6 +307,11 @@ public final class QuotaServerMain {
   /**
    * Prints what the started server serves and blocks until the process is stopped; SIGTERM and
    * Ctrl-C let the calls in flight finish.
+   *
+   * @param server the started server
+   * @param options what the flags say, for the lines printed
+   * @param out where the lines go
+   * @throws InterruptedException when the thread is interrupted while it waits
    */
   public static void serve(QuotaServer server, Options options, PrintWriter out) throws InterruptedException {
     Runtime.getRuntime().addShutdownHook(new Thread(server::close, "ballast-quota-shutdown"));
@@ -265,7 +335,13 @@ public final class QuotaServerMain {
     return "cannot listen: " + (innermost.getMessage() == null ? innermost.getClass().getSimpleName() : innermost.getMessage());
   }
 
-  /** A Netty server builder on the options' address, with their TLS if any. */
+  /**
+   * A Netty server builder on the options' address, with their TLS if any.
+   *
+   * @param options what the flags say
+   * @return the builder, with no service added
+   * @throws IllegalArgumentException naming the flag when the host or the TLS files cannot be used
+   */
   public static NettyServerBuilder serverBuilder(Options options) {
     ServerCredentials credentials = options.tls() == null ? InsecureServerCredentials.create() : options.tls().credentials();
     try {
@@ -277,7 +353,13 @@ public final class QuotaServerMain {
     }
   }
 
-  /** The address {@code --host} names. */
+  /**
+   * The address {@code --host} names.
+   *
+   * @param host a name or an IP address, as written
+   * @return the address
+   * @throws IllegalArgumentException naming {@code --host} when it does not resolve
+   */
   public static InetAddress address(String host) {
     try {
       return InetAddress.getByName(host);
@@ -300,7 +382,13 @@ public final class QuotaServerMain {
     return text.toString();
   }
 
-  /** Parses the flags; a bad one is an IllegalArgumentException with a one-line message naming it. */
+  /**
+   * Parses the flags.
+   *
+   * @param args the flags, as the command line gives them
+   * @return what they say, each value checked
+   * @throws IllegalArgumentException with a one-line message naming the bad flag
+   */
   public static Options parse(String[] args) {
     Flags flags = new Flags();
     for (int i = 0; i < args.length; i++) {
@@ -328,16 +416,25 @@ public final class QuotaServerMain {
 
   /** The flags' values as read, each with its default; {@link #options()} checks them together. */
   public static final class Flags {
+    /** {@code --host}. */
     public String host = DEFAULT_HOST;
+    /** {@code --port}. */
     public int port = DEFAULT_PORT;
+    /** {@code --resource}, each as written. */
     public List<String> resources = new ArrayList<>();
+    /** {@code --max-clients}. */
     public int maxClients = ResourceConfig.DEFAULT_MAX_CLIENTS;
+    /** {@code --lease}, as written. */
     public String lease = DEFAULT_LEASE;
+    /** {@code --refresh}, as written. */
     public String refresh = DEFAULT_REFRESH;
+    /** {@code --learning} or {@code --no-learning}. */
     public boolean learn = DEFAULT_LEARNING;
-    /** Null: plaintext. */
+    /** {@code --tls-cert}; null for plaintext. */
     public String tlsCert;
+    /** {@code --tls-key}. */
     public String tlsKey;
+    /** {@code --tls-client-ca}; null without mutual TLS. */
     public String tlsClientCa;
     /** The flags read into these, so that an error can say which values are the defaults. */
     private final Set<String> given = new HashSet<>();
@@ -347,7 +444,12 @@ public final class QuotaServerMain {
       return given.contains(flag) ? value : value + " (the default)";
     }
 
-    /** The options, each value checked. */
+    /**
+     * The options, each value checked.
+     *
+     * @return the options
+     * @throws IllegalArgumentException with a one-line message naming the bad flag
+     */
     public Options options() {
       address(host);
       Tls tls = null;
@@ -379,7 +481,17 @@ public final class QuotaServerMain {
     }
   }
 
-  /** The options from the flags' values, each checked: plaintext on the loopback address. */
+  /**
+   * The options from the flags' values, each checked: plaintext on the loopback address.
+   *
+   * @param port {@code --port}
+   * @param resourceSpecs {@code --resource}, each {@code NAME=CAPACITY[:safe=RATE]}
+   * @param lease {@code --lease}, such as {@code 20s}
+   * @param refresh {@code --refresh}, such as {@code 5s}
+   * @param learn {@code --learning}
+   * @return the options
+   * @throws IllegalArgumentException with a one-line message naming the bad flag
+   */
   public static Options options(int port, List<String> resourceSpecs, String lease, String refresh, boolean learn) {
     Duration leaseLength = duration("--lease", lease);
     Duration refreshInterval = duration("--refresh", refresh);
@@ -421,7 +533,14 @@ public final class QuotaServerMain {
     throw new IllegalArgumentException("--port: '" + value + "' (expected: 0..65535)");
   }
 
-  /** {@code 500ms}, {@code 20s}, {@code 2m}, {@code 1h}. */
+  /**
+   * A duration as the flags write it: {@code 500ms}, {@code 20s}, {@code 2m}, {@code 1h}.
+   *
+   * @param flag the flag, for the message
+   * @param value the value as written
+   * @return the duration
+   * @throws IllegalArgumentException {@code "flag: 'value' (expected: ...)"}
+   */
   public static Duration duration(String flag, String value) {
     Matcher m = DURATION.matcher(value);
     if (!m.matches()) {
@@ -436,7 +555,15 @@ public final class QuotaServerMain {
     };
   }
 
-  /** {@code NAME=CAPACITY[:safe=RATE]} with the given lease terms. */
+  /**
+   * A resource from its flag, {@code NAME=CAPACITY[:safe=RATE]}, with the given lease terms.
+   *
+   * @param spec the flag's value
+   * @param leaseLength how long a grant holds
+   * @param refreshInterval how often clients ask again
+   * @return the resource
+   * @throws IllegalArgumentException naming {@code --resource} and the bad part
+   */
   public static ResourceConfig resource(String spec, Duration leaseLength, Duration refreshInterval) {
     Matcher m = RESOURCE.matcher(spec);
     if (!m.matches()) {

@@ -95,15 +95,23 @@ public final class QuotaService implements BindableService {
    * A service that starts learning: for each resource's first lease length it grants a client at
    * most what it reports holding (see {@link ResourceState}). This is the safe start for a server
    * that may be a restart.
+   *
+   * @param resources the resources it serves, each name once
+   * @return the service, on the system clock
    */
   public static QuotaService create(List<ResourceConfig> resources) {
     return create(resources, true, NanoClock.system());
   }
 
   /**
+   * A service with a choice of start.
+   *
+   * @param resources the resources it serves, each name once
    * @param learn whether to start learning; without it the service hands out the whole capacity
    *     from the first request, which is right only if no other instance has granted leases for
    *     these resources within a lease length
+   * @param clock the clock its leases run on
+   * @return the service
    */
   public static QuotaService create(List<ResourceConfig> resources, boolean learn, NanoClock clock) {
     return new QuotaService(List.copyOf(resources), true, learn, clock);
@@ -112,6 +120,10 @@ public final class QuotaService implements BindableService {
   /**
    * A replica that leads none of its resources yet: it answers UNAVAILABLE for each until {@link
    * #lead} or {@link #follow} says otherwise.
+   *
+   * @param resources the resources it may serve, each name once
+   * @param clock the clock its leases run on
+   * @return the service
    */
   public static QuotaService replica(List<ResourceConfig> resources, NanoClock clock) {
     return new QuotaService(List.copyOf(resources), false, false, clock);
@@ -121,6 +133,9 @@ public final class QuotaService implements BindableService {
    * Starts granting leases of a resource, from an empty ledger and learning for one lease length:
    * a new leader does not know the leases the old one granted, exactly as after a restart. Does
    * nothing if this service leads it already.
+   *
+   * @param resource the resource's name
+   * @throws IllegalArgumentException for a resource this service does not have
    */
   public void lead(String resource) {
     Resource r = require(resource);
@@ -135,6 +150,10 @@ public final class QuotaService implements BindableService {
   /**
    * Stops granting leases of a resource at once, forgetting its ledger, and sends its clients to
    * {@code leaderAddress} ({@code host:port}; null while no leader is known).
+   *
+   * @param resource the resource's name
+   * @param leaderAddress where its clients go now, or null
+   * @throws IllegalArgumentException for a resource this service does not have
    */
   public void follow(String resource, String leaderAddress) {
     Resource r = require(resource);
@@ -144,7 +163,13 @@ public final class QuotaService implements BindableService {
     }
   }
 
-  /** Whether this service grants leases of the resource now. */
+  /**
+   * Whether this service grants leases of the resource now.
+   *
+   * @param resource the resource's name
+   * @return true while it leads the resource
+   * @throws IllegalArgumentException for a resource this service does not have
+   */
   public boolean leads(String resource) {
     return require(resource).state != null;
   }
@@ -153,12 +178,23 @@ public final class QuotaService implements BindableService {
    * Marks each connection, so that the service tells two processes sharing a client id apart.
    * {@link QuotaServer} adds it; add it to a server you build yourself with {@code
    * ServerBuilder.addTransportFilter}.
+   *
+   * @return the filter
    */
   public ServerTransportFilter transportFilter() {
     return QuotaCaller.connections();
   }
 
-  /** Grants the client a lease for every resource of the request, in the request's order. */
+  /**
+   * Grants the client a lease for every resource of the request, in the request's order, as an
+   * anonymous caller (no certificate identity).
+   *
+   * @param request what the client wants of each resource
+   * @return its leases
+   * @throws StatusException INVALID_ARGUMENT for a bad request, NOT_FOUND for an unknown resource,
+   *     UNAVAILABLE (naming the leader) where this service does not lead, RESOURCE_EXHAUSTED past a
+   *     resource's client bound
+   */
   public GetCapacityResponse getCapacity(GetCapacityRequest request) throws StatusException {
     return getCapacity(QuotaCaller.ANONYMOUS, request);
   }
@@ -176,7 +212,13 @@ public final class QuotaService implements BindableService {
     return new GetCapacityResponse(leases);
   }
 
-  /** Forgets the client's leases of the listed resources (of all it leads if none is listed). */
+  /**
+   * Releases the client's leases of the request's resources (all of them when it names none), as
+   * an anonymous caller.
+   *
+   * @param request the client and the resources it gives back
+   * @throws StatusException INVALID_ARGUMENT for a bad request, NOT_FOUND for an unknown resource
+   */
   public void releaseCapacity(ReleaseCapacityRequest request) throws StatusException {
     releaseCapacity(QuotaCaller.ANONYMOUS, request);
   }
@@ -199,24 +241,46 @@ public final class QuotaService implements BindableService {
     states.forEach(state -> state.release(caller, request.clientId(), now));
   }
 
-  /** The configured resources' names. */
+  /**
+   * The configured resources' names.
+   *
+   * @return the names
+   */
   public Set<String> resourceNames() {
     return resources.keySet();
   }
 
-  /** The sum of the leases of a resource outstanding now (0 where this service does not lead it). */
+  /**
+   * The sum of the leases of a resource outstanding now.
+   *
+   * @param resource the resource's name
+   * @return the sum, per second; 0 where this service does not lead the resource
+   * @throws IllegalArgumentException for a resource this service does not have
+   */
   public double granted(String resource) {
     ResourceState state = require(resource).state;
     return state == null ? 0 : state.granted(clock.nanoTime());
   }
 
-  /** The clients holding a lease of a resource now (0 where this service does not lead it). */
+  /**
+   * The clients holding a lease of a resource now.
+   *
+   * @param resource the resource's name
+   * @return the count; 0 where this service does not lead the resource
+   * @throws IllegalArgumentException for a resource this service does not have
+   */
   public int clients(String resource) {
     ResourceState state = require(resource).state;
     return state == null ? 0 : state.clients(clock.nanoTime());
   }
 
-  /** Whether a resource is still in its learning period (false where this service does not lead it). */
+  /**
+   * Whether a resource is still in its learning period.
+   *
+   * @param resource the resource's name
+   * @return true while learning; false where this service does not lead the resource
+   * @throws IllegalArgumentException for a resource this service does not have
+   */
   public boolean learning(String resource) {
     ResourceState state = require(resource).state;
     return state != null && state.learning(clock.nanoTime());
@@ -226,12 +290,18 @@ public final class QuotaService implements BindableService {
    * Requests and releases refused because another open connection holds the client id's lease:
    * two processes sharing one client id. Each such client id is also logged, at WARNING, at most
    * once a lease length.
+   *
+   * @return the count
    */
   public long duplicateClientIds() {
     return duplicates.sum();
   }
 
-  /** New clients refused because their resource already had {@link ResourceConfig#maxClients()}. */
+  /**
+   * New clients refused because their resource already had {@link ResourceConfig#maxClients()}.
+   *
+   * @return the count
+   */
   public long clientsRefused() {
     return refused.sum();
   }

@@ -93,17 +93,33 @@ public final class ResourceQuota implements AutoCloseable {
     send();
   }
 
-  /** Takes one token: whether the lease admits one more request now. No network call, no lock of this class. */
+  /**
+   * Takes one token: whether the lease admits one more request now. No network call, no lock of
+   * this class.
+   *
+   * @return whether the request may go
+   */
   public boolean tryAcquire() {
     return bucket.tryAcquire();
   }
 
-  /** Takes {@code n} tokens at once, or none; {@code n} is 1..burst. */
+  /**
+   * Takes {@code n} tokens at once, or none.
+   *
+   * @param n the tokens, 1..burst
+   * @return whether they were taken
+   * @throws IllegalArgumentException when {@code n} is out of range
+   */
   public boolean tryAcquire(long n) {
     return bucket.tryAcquire(n);
   }
 
-  /** Changes the demand reported to the service, and asks it again at once. */
+  /**
+   * Changes the demand reported to the service, and asks it again at once.
+   *
+   * @param wants the demand, per second, 0..1e12
+   * @throws IllegalArgumentException when it is out of range
+   */
   public synchronized void setWants(double wants) {
     QuotaProto.checkRate("wants", wants);
     this.wants = wants;
@@ -118,29 +134,56 @@ public final class ResourceQuota implements AutoCloseable {
     }
   }
 
+  /**
+   * The demand reported to the service.
+   *
+   * @return the demand, per second
+   */
   public synchronized double wants() {
     return wants;
   }
 
+  /**
+   * The resource's name on the service.
+   *
+   * @return the name
+   */
   public String resourceId() {
     return resourceId;
   }
 
-  /** The rate enforced now, per second. */
+  /**
+   * The rate enforced now.
+   *
+   * @return the rate, per second
+   */
   public double rate() {
     return bucket.rate();
   }
 
+  /**
+   * Where the rate enforced now comes from.
+   *
+   * @return the source
+   */
   public synchronized Source source() {
     return source;
   }
 
-  /** Leases received so far. */
+  /**
+   * Leases received so far.
+   *
+   * @return the count
+   */
   public synchronized long leases() {
     return leases;
   }
 
-  /** Calls to the service that failed so far. */
+  /**
+   * Calls to the service that failed so far.
+   *
+   * @return the count
+   */
   public synchronized long failedCalls() {
     return failedCalls;
   }
@@ -270,21 +313,40 @@ public final class ResourceQuota implements AutoCloseable {
       this.resourceId = resourceId;
     }
 
-    /** The demand to report, per second (default 0; 0..1e12); {@link ResourceQuota#setWants} changes it. */
+    /**
+     * The demand to report, per second (default 0; 0..1e12); {@link ResourceQuota#setWants}
+     * changes it.
+     *
+     * @param wants the demand
+     * @return this builder
+     * @throws IllegalArgumentException when it is out of range
+     */
     public Builder wants(double wants) {
       QuotaProto.checkRate("wants", wants);
       this.wants = wants;
       return this;
     }
 
-    /** The priority: hungry clients' shares are in proportion to weight (default 1; 1e-6..1e6). */
+    /**
+     * The priority: hungry clients' shares are in proportion to weight (default 1; 1e-6..1e6).
+     *
+     * @param weight the weight
+     * @return this builder
+     * @throws IllegalArgumentException when it is out of range
+     */
     public Builder weight(double weight) {
       QuotaProto.checkWeight("weight", weight);
       this.weight = weight;
       return this;
     }
 
-    /** The local bucket's burst: tokens kept for requests that come together (default 10; 1..1e9). */
+    /**
+     * The local bucket's burst: tokens kept for requests that come together (default 10; 1..1e9).
+     *
+     * @param burst the burst
+     * @return this builder
+     * @throws IllegalArgumentException when it is out of range
+     */
     public Builder burst(long burst) {
       if (burst < 1 || burst > 1_000_000_000L) {
         throw new IllegalArgumentException("burst: " + burst + " (expected: 1..1000000000)");
@@ -293,13 +355,25 @@ public final class ResourceQuota implements AutoCloseable {
       return this;
     }
 
-    /** The rate before the first lease arrives, until the service says its own (default 0; 0..1e12). The bucket starts full. */
+    /**
+     * The rate before the first lease arrives, until the service says its own (default 0;
+     * 0..1e12). The bucket starts full.
+     *
+     * @param safeCapacity the rate, per second
+     * @return this builder
+     * @throws IllegalArgumentException when it is out of range
+     */
     public Builder safeCapacity(double safeCapacity) {
       QuotaProto.checkRate("safeCapacity", safeCapacity);
       this.safeCapacity = safeCapacity;
       return this;
     }
 
+    /**
+     * Starts keeping the lease: the first request to the service goes out at once.
+     *
+     * @return the quota, to close when done
+     */
     public ResourceQuota start() {
       return client.start(this);
     }

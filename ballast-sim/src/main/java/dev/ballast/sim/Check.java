@@ -1,5 +1,6 @@
 package dev.ballast.sim;
 
+import dev.ballast.annotation.Experimental;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -20,10 +21,22 @@ import java.util.Locale;
  * other policy's run of the same seed and shift ({@code median round_robin fault-errors <= 0.05 x
  * round_robin@no-ejection}: half the runs or more cut the errors at least twentyfold).
  */
+@Experimental
 public record Check(
     String text, String subject, Metric metric, Op op, double number, String otherPolicy, Metric otherMetric, boolean median) {
 
-  /** A check of the runs' mean, or of each run (see {@link Scenario.Sweep#judgeEachRun()}). */
+  /**
+   * A check of the runs' mean, or of each run (see {@link Scenario.Sweep#judgeEachRun()}), not of
+   * the median run.
+   *
+   * @param text the check as written
+   * @param subject a policy, or {@code every}
+   * @param metric the figure checked
+   * @param op how it compares with its bound
+   * @param number the bound, or the factor of the other policy's figure
+   * @param otherPolicy the policy compared with, or null
+   * @param otherMetric the other policy's figure, or null
+   */
   public Check(String text, String subject, Metric metric, Op op, double number, String otherPolicy, Metric otherMetric) {
     this(text, subject, metric, op, number, otherPolicy, otherMetric, false);
   }
@@ -34,8 +47,18 @@ public record Check(
   /** Each policy the scenario ran. */
   static final String EVERY = "every";
 
+  /** How the measured figure compares with its bound. */
   public enum Op {
-    LE("<="), GE(">="), LT("<"), GT(">"), EQ("==");
+    /** At most the bound. */
+    LE("<="),
+    /** At least the bound. */
+    GE(">="),
+    /** Below the bound. */
+    LT("<"),
+    /** Above the bound. */
+    GT(">"),
+    /** Equal to the bound. */
+    EQ("==");
 
     private final String symbol;
 
@@ -136,12 +159,26 @@ public record Check(
   public record Result(Check check, String policy, double value, double otherValue, double bound, Outcome outcome,
       int runs, int held, double medianValue, String worstRun) {
 
-    /** One comparison on the runs' mean. */
+    /**
+     * One comparison on the runs' mean.
+     *
+     * @param check the check
+     * @param policy the policy it judged
+     * @param value the measured figure
+     * @param otherValue the other policy's figure, or NaN
+     * @param bound what the figure was held to
+     * @param outcome how it came out
+     */
     public Result(Check check, String policy, double value, double otherValue, double bound, Outcome outcome) {
       this(check, policy, value, otherValue, bound, outcome, 1, outcome == Outcome.HOLDS ? 1 : 0, Double.NaN, "");
     }
 
-    /** The measured figure next to what it was held to, e.g. {@code weighted_round_robin cpu max/min 1.44 <= 0.5 x 3.31}. */
+    /**
+     * The measured figure next to what it was held to, and over several runs the worst and the
+     * median.
+     *
+     * @return e.g. {@code weighted_round_robin cpu max/min 1.44 <= 0.5 x 3.31}
+     */
     public String describe() {
       Check c = check;
       if (c.median) {
@@ -182,7 +219,15 @@ public record Check(
     return Double.isNaN(number) ? "-" : Double.isInfinite(number) ? "inf" : String.format(Locale.ROOT, "%.3f", number);
   }
 
-  public enum Outcome { HOLDS, FAILS, NOT_JUDGED }
+  /** How a check came out. */
+  public enum Outcome {
+    /** The figure is within its bound. */
+    HOLDS,
+    /** The figure is outside its bound. */
+    FAILS,
+    /** The figure or its bound does not apply to the run (NaN), so nothing was judged. */
+    NOT_JUDGED
+  }
 
   /**
    * Evaluates the check on each run: {@code runs} holds, per policy (in the order of {@code

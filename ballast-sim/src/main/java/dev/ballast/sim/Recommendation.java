@@ -1,5 +1,6 @@
 package dev.ballast.sim;
 
+import dev.ballast.annotation.Experimental;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -21,6 +22,7 @@ import java.util.Map;
  * @param failing the scenarios whose claims fail or are not judged
  * @param bestCount in how many holding claims the recommended policies were named best
  */
+@Experimental
 public record Recommendation(
     String situation, List<String> policies, List<String> settings, List<String> holding, List<String> failing, int bestCount) {
 
