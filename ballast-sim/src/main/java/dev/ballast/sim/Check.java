@@ -19,11 +19,14 @@ import java.util.Locale;
  * metric unless named). A check that starts with {@code median} judges the median of the runs
  * (seeds and onset shifts): of the figure, or, for the second form, of each run's ratio to the
  * other policy's run of the same seed and shift ({@code median round_robin fault-errors <= 0.05 x
- * round_robin@no-ejection}: half the runs or more cut the errors at least twentyfold).
+ * round_robin@no-ejection}: half the runs or more cut the errors at least twentyfold); one that
+ * starts with {@code mean} judges the runs' mean even where each run is judged (a total over many
+ * runs of a figure too small for one run to say much, a handful of errors).
  */
 @Experimental
 public record Check(
-    String text, String subject, Metric metric, Op op, double number, String otherPolicy, Metric otherMetric, boolean median) {
+    String text, String subject, Metric metric, Op op, double number, String otherPolicy, Metric otherMetric, boolean median,
+    boolean mean) {
 
   /**
    * A check of the runs' mean, or of each run (see {@link Scenario.Sweep#judgeEachRun()}), not of
@@ -38,11 +41,13 @@ public record Check(
    * @param otherMetric the other policy's figure, or null
    */
   public Check(String text, String subject, Metric metric, Op op, double number, String otherPolicy, Metric otherMetric) {
-    this(text, subject, metric, op, number, otherPolicy, otherMetric, false);
+    this(text, subject, metric, op, number, otherPolicy, otherMetric, false, false);
   }
 
   /** The word that makes a check judge the median run. */
   static final String MEDIAN = "median";
+  /** The word that makes a check judge the runs' mean even where each run is judged. */
+  static final String MEAN = "mean";
 
   /** Each policy the scenario ran. */
   static final String EVERY = "every";
@@ -94,7 +99,7 @@ public record Check(
   /** A condition on each run, as a scenario's best-among names it. */
   static final String CONDITION_GRAMMAR = "METRIC <=|>=|<|>|== NUMBER";
 
-  static final String GRAMMAR = "[median] POLICY|every METRIC <=|>=|<|>|== NUMBER [x POLICY [METRIC]]";
+  static final String GRAMMAR = "[median|mean] POLICY|every METRIC <=|>=|<|>|== NUMBER [x POLICY [METRIC]]";
 
   /**
    * Parses a check; {@code policies} are the names a check may use.
@@ -104,7 +109,8 @@ public record Check(
   static Check parse(String text, List<String> policies) {
     String[] all = text.trim().split("\\s+");
     boolean median = all[0].equals(MEDIAN);
-    String[] words = median ? java.util.Arrays.copyOfRange(all, 1, all.length) : all;
+    boolean mean = all[0].equals(MEAN);
+    String[] words = median || mean ? java.util.Arrays.copyOfRange(all, 1, all.length) : all;
     if (words.length != 4 && words.length != 6 && words.length != 7) {
       throw new IllegalArgumentException("'" + text + "' (expected: " + GRAMMAR + ")");
     }
@@ -128,7 +134,7 @@ public record Check(
       throw new IllegalArgumentException("'" + text + "': number '" + words[3] + "' (expected: a decimal number such as 0.95)");
     }
     if (words.length == 4) {
-      return new Check(text.trim(), subject, metric, op, number, null, null, median);
+      return new Check(text.trim(), subject, metric, op, number, null, null, median, mean);
     }
     if (!words[4].equals("x")) {
       throw new IllegalArgumentException("'" + text + "': '" + words[4] + "' (expected: x, as in 0.5 x round_robin)");
@@ -138,7 +144,7 @@ public record Check(
       throw new IllegalArgumentException("'" + text + "': policy '" + other + "' (expected: one of " + String.join(", ", policies) + ")");
     }
     Metric otherMetric = words.length == 7 ? metric(text, words[6]) : metric;
-    return new Check(text.trim(), subject, metric, op, number, other, otherMetric, median);
+    return new Check(text.trim(), subject, metric, op, number, other, otherMetric, median, mean);
   }
 
   private static Metric metric(String text, String key) {
@@ -194,7 +200,8 @@ public record Check(
         return text.append(' ').append(c.op).append(' ').append(c.otherPolicy != null ? plain(c.number) : c.metric.format(c.number))
             .toString();
       }
-      StringBuilder text = new StringBuilder(policy).append(' ').append(c.metric.label()).append(' ').append(c.metric.format(value));
+      StringBuilder text = new StringBuilder(c.mean ? "mean of the runs: " : "").append(policy).append(' ')
+          .append(c.metric.label()).append(' ').append(c.metric.format(value));
       if (outcome == Outcome.NOT_JUDGED) {
         return text.append(" (not judged: ").append(c.otherPolicy != null ? c.otherPolicy : policy).append(" not run or no value)").toString();
       }

@@ -685,13 +685,18 @@ final class Clients {
       }
       result.ejections = ejections;
       for (int w = 0; w < watched.length; w++) {
+        long first = Long.MAX_VALUE;
         for (long at : detectedAt[w]) {
           long took = at < 0 ? Long.MAX_VALUE : at - watchedOnset[w];
+          first = Math.min(first, took);
           if (watchedFailing[w]) {
             result.failingDetectionNanos = Math.max(result.failingDetectionNanos, took);
           } else {
             result.slowDetectionNanos = Math.max(result.slowDetectionNanos, took);
           }
+        }
+        if (watchedFailing[w] && detectedAt[w].length > 0) {
+          result.failingFirstDetectionNanos = Math.max(result.failingFirstDetectionNanos, first);
         }
       }
     }

@@ -92,6 +92,9 @@ public enum Metric {
   /** The longest a client took from a failing fault's onset to eject its backend. */
   FAILING_DETECTION_S("failing-detection-s", "failing ejected after", Better.LOWER, Unit.SECONDS,
       s -> s.ejection().failingDetectionSeconds()),
+  /** The time from a failing fault's onset until the first of its backend's clients ejected it. */
+  FAILING_FIRST_DETECTION_S("failing-first-detection-s", "failing first ejected after", Better.LOWER, Unit.SECONDS,
+      s -> s.ejection().failingFirstDetectionSeconds()),
   /** The longest a client took from a slow fault's onset to eject its backend. */
   SLOW_DETECTION_S("slow-detection-s", "slow ejected after", Better.LOWER, Unit.SECONDS,
       s -> s.ejection().slowDetectionSeconds()),

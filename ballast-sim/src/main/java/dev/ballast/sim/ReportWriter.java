@@ -493,7 +493,7 @@ public final class ReportWriter {
             + "goodput_rps,goodput_share,local_rejections,backend_sheds,expired_unstarted,first_attempts,retries,"
             + "retry_amplification,success_critical_plus,success_critical,success_sheddable_plus,success_sheddable,"
             + "recovery_s,probes_per_request,failing_share,slow_fair_share,fault_errors,max_ejected_share,"
-            + "failing_detection_s,slow_detection_s,ejections,fault_clients_p99_ms,error_rate_besides_shed,shed_rate,"
+            + "failing_detection_s,failing_first_detection_s,slow_detection_s,ejections,fault_clients_p99_ms,error_rate_besides_shed,shed_rate,"
             + "cross_zone_share,cross_zone_minimum,cross_zone_over_minimum,outage_errors_after_detection,"
             + "outage_survivors_cpu_max_over_mean,zone_recovery_s,outage_after_return_cpu_max_over_mean,verdict,best\n");
     for (SuiteRunner.ScenarioResult scenario : results) {
@@ -521,7 +521,8 @@ public final class ReportWriter {
             optional(o.criticalitySuccess()[2]), optional(o.criticalitySuccess()[3]), optional(o.recoverySeconds()),
             num(o.probesPerRequest()), optional(s.ejection().failingShare()), optional(s.ejection().slowFairShare()),
             optional(s.ejection().faultErrorShare()), optional(s.ejection().maxEjectedShare()),
-            optional(s.ejection().failingDetectionSeconds()), optional(s.ejection().slowDetectionSeconds()),
+            optional(s.ejection().failingDetectionSeconds()), optional(s.ejection().failingFirstDetectionSeconds()),
+            optional(s.ejection().slowDetectionSeconds()),
             optional(s.ejection().ejections()), optional(s.ejection().faultClientsP99Millis()),
             num(s.errorRateBesidesSheds()), num(s.shedRate()),
             optional(s.zones().crossZoneShare()), optional(s.zones().minimumCrossZoneShare()),

@@ -57,7 +57,9 @@ final class RunRecorder {
    * onset, to eject it (Long.MAX_VALUE: one never did); -1 without such faults or ejection.
    */
   long failingDetectionNanos = -1;
-  /** The same for slow faults' backends. */
+  /** The longest, over failing faults' backends, until the first of its clients ejected it. */
+  long failingFirstDetectionNanos = -1;
+  /** The same as {@link #failingDetectionNanos} for slow faults' backends. */
   long slowDetectionNanos = -1;
   /** Ejections over the whole run, by every client of every backend (warm-up included). */
   long ejections;

@@ -308,6 +308,8 @@ public final class RunResult {
    *     backend took from the fault's onset to eject it (infinite: one never did within the run;
    *     NaN: no such fault, or no ejection)
    * @param slowDetectionSeconds the same for slow faults' backends
+   * @param failingFirstDetectionSeconds for each failing fault's backend, the time from its onset
+   *     until the first of its clients ejected it; the longest of those
    * @param ejections ejections by every client over the whole run, warm-up included (NaN without
    *     ejection)
    * @param faultClientsP99Millis the p99 latency of the clients whose subset holds a failing or
@@ -315,7 +317,8 @@ public final class RunResult {
    *     slow factor of 1) measures the same clients without it
    */
   public record Ejection(double failingShare, double slowFairShare, double faultErrorShare, double maxEjectedShare,
-      double failingDetectionSeconds, double slowDetectionSeconds, double ejections, double faultClientsP99Millis) {
+      double failingDetectionSeconds, double slowDetectionSeconds, double failingFirstDetectionSeconds, double ejections,
+      double faultClientsP99Millis) {
     static Ejection mean(List<Ejection> runs) {
       int n = runs.size();
       return new Ejection(
@@ -326,6 +329,7 @@ public final class RunResult {
           runs.stream().mapToDouble(Ejection::maxEjectedShare).max().orElse(Double.NaN),
           runs.stream().mapToDouble(Ejection::failingDetectionSeconds).max().orElse(Double.NaN),
           runs.stream().mapToDouble(Ejection::slowDetectionSeconds).max().orElse(Double.NaN),
+          runs.stream().mapToDouble(Ejection::failingFirstDetectionSeconds).max().orElse(Double.NaN),
           runs.stream().mapToDouble(Ejection::ejections).sum(),
           runs.stream().mapToDouble(Ejection::faultClientsP99Millis).sum() / n);
     }
@@ -362,6 +366,7 @@ public final class RunResult {
         ejecting ? b.maxEjectedShare : Double.NaN,
         ejecting ? seconds(b.failingDetectionNanos) : Double.NaN,
         ejecting ? seconds(b.slowDetectionNanos) : Double.NaN,
+        ejecting ? seconds(b.failingFirstDetectionNanos) : Double.NaN,
         ejecting ? b.ejections : Double.NaN,
         b.faultClientLatency.count() == 0 ? Double.NaN : b.faultClientLatency.quantileMillis(0.99));
   }

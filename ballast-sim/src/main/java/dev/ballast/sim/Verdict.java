@@ -45,7 +45,8 @@ public record Verdict(
     List<String> labels = runLabels(result.scenario());
     boolean eachRun = result.scenario().sweep().judgeEachRun();
     for (Check check : claim.checks()) {
-      results.addAll(eachRun || check.median() ? check.evaluateRuns(names, runs, labels) : check.evaluate(names, summaries));
+      boolean perRun = check.median() || (eachRun && !check.mean());
+      results.addAll(perRun ? check.evaluateRuns(names, runs, labels) : check.evaluate(names, summaries));
     }
     Check.Outcome outcome = results.isEmpty() ? Check.Outcome.NOT_JUDGED : Check.Outcome.HOLDS;
     for (Check.Result r : results) {

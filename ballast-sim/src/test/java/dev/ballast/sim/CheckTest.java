@@ -36,7 +36,7 @@ final class CheckTest {
   @Test
   void namesTheWrongPartAndWhatWasExpected() {
     assertThatThrownBy(() -> Check.parse("every goodput-share >=", POLICIES))
-        .hasMessage("'every goodput-share >=' (expected: [median] POLICY|every METRIC <=|>=|<|>|== NUMBER [x POLICY [METRIC]])");
+        .hasMessage("'every goodput-share >=' (expected: [median|mean] POLICY|every METRIC <=|>=|<|>|== NUMBER [x POLICY [METRIC]])");
     assertThatThrownBy(() -> Check.parse("best p99-ms < 100", POLICIES))
         .hasMessageStartingWith("'best p99-ms < 100': policy 'best' (expected: every, or one of round_robin, ");
     assertThatThrownBy(() -> Check.parse("every p98-ms < 100", POLICIES))
