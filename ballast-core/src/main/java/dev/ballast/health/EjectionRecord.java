@@ -41,6 +41,7 @@ final class EjectionRecord {
   // What they added in each bucket of the window, while the backend was in rotation.
   final long[] successes = new long[BUCKETS];
   final long[] failures = new long[BUCKETS];
+  /** Overload answers and cancellations: requests the backend did not serve, for the shedding rule. */
   final long[] overloads = new long[BUCKETS];
   final long[] logLatencySums = new long[BUCKETS];
   final long[] latencySamples = new long[BUCKETS];
@@ -59,6 +60,8 @@ final class EjectionRecord {
   long probationSuccesses;
   long probationFailures;
   long probationNeither;
+  long probationLogLatencySum;
+  long probationLatencySamples;
 
   /** Empties the window: what the backend does from now on is judged afresh. */
   void clearWindow() {

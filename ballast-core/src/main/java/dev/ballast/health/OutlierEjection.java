@@ -122,7 +122,7 @@ final class OutlierEjection {
     EjectionRecord book = backend.ejection;
     long s = backend.successes();
     long f = backend.failures();
-    long o = backend.overloads();
+    long o = backend.neitherEnds();
     long logSum = backend.logLatencySum();
     long samples = backend.latencySamples();
     if (book.standing == Standing.IN_ROTATION) {
@@ -145,6 +145,8 @@ final class OutlierEjection {
     book.probationSuccesses = backend.successes();
     book.probationFailures = backend.failures();
     book.probationNeither = backend.neitherEnds();
+    book.probationLogLatencySum = backend.logLatencySum();
+    book.probationLatencySamples = backend.latencySamples();
   }
 
   /**
@@ -159,10 +161,38 @@ final class OutlierEjection {
       eject(backend, now);
       return;
     }
-    long ended = backend.successes() - book.probationSuccesses + backend.neitherEnds() - book.probationNeither;
+    long succeeded = backend.successes() - book.probationSuccesses;
+    long ended = succeeded + backend.neitherEnds() - book.probationNeither;
     if (ended >= config.probeRequests()) {
-      returnToRotation(backend, now);
+      if (stillSlow(backend, succeeded)) {
+        eject(backend, now);
+      } else {
+        returnToRotation(backend, now);
+      }
     }
+  }
+
+  /**
+   * Whether probes that did not fail still show a backend slower than its own past: their
+   * successes' typical latency slowLatencyFactor times its baseline's, or, when at least half of
+   * its answers used to be successes, none of them succeeded (all shed or given up on). Without a
+   * baseline nothing is held against it. A slow backend's probes do not fail, and would otherwise
+   * let it back for the seconds the rules need to judge it again.
+   */
+  private boolean stillSlow(TrackedBackend backend, long succeeded) {
+    EjectionRecord book = backend.ejection;
+    if (!config.slowRule() || book.baseLatencySamples < config.requestVolume()) {
+      return false;
+    }
+    if (succeeded == 0) {
+      return config.overloadRule() && book.baseSuccesses >= book.baseAnswers / 2;
+    }
+    long samples = backend.latencySamples() - book.probationLatencySamples;
+    if (samples == 0) {
+      return false;
+    }
+    double probes = (double) (backend.logLatencySum() - book.probationLogLatencySum) / samples;
+    return probes > book.baseLogLatency / book.baseLatencySamples + log2SlowFactor;
   }
 
   /** Back in rotation: its window starts empty, as what it did before says nothing of it now. */
@@ -339,8 +369,8 @@ final class OutlierEjection {
   }
 
   /**
-   * Slow, not dead: a typical success latency (the geometric mean over the window) above
-   * slowLatencyFactor times both the judged backends' median and the backend's own before the
+   * Slow, not dead: a typical success latency (the geometric mean over the newest volume of
+   * successes) above slowLatencyFactor times both the judged backends' median and the backend's own before the
    * window. The median, not the mean, so that one very slow backend does not raise the bar it is
    * held to; relative to the others, so that a whole fleet slowed by overload ejects nothing; and
    * relative to its own past, so that a machine slow by nature (an older generation, a busy
@@ -486,7 +516,7 @@ final class OutlierEjection {
     EjectionRecord book = backend.ejection;
     book.seenSuccesses = backend.successes();
     book.seenFailures = backend.failures();
-    book.seenOverloads = backend.overloads();
+    book.seenOverloads = backend.neitherEnds();
     book.seenLogLatencySum = backend.logLatencySum();
     book.seenLatencySamples = backend.latencySamples();
   }
