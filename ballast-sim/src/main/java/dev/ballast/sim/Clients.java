@@ -15,6 +15,7 @@ import dev.ballast.pick.Pick;
 import dev.ballast.subset.BackendSet;
 import dev.ballast.subset.Subsetter;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -47,6 +48,13 @@ final class Clients {
   private final int[] backendZone;
   private final Map<String, String> zoneOfKey;
   private final List<List<String>> subsetKeys = new ArrayList<>();
+  /** Failing and slow faults' backends, their onsets, and when each of their clients first ejected them (-1: not yet). */
+  private final int[] watched;
+  private final long[] watchedOnset;
+  private final boolean[] watchedFailing;
+  /** Clients whose subset holds a failing or slow fault's backend: their latencies are also recorded apart. */
+  private final boolean[] faultClient;
+  private final long[][] detectedAt;
   final int[][] subscribers;
   final int[] connections;
   private final HealthConfig health;
@@ -171,6 +179,35 @@ final class Clients {
       }
     } else {
       hedgings = null;
+    }
+    List<Integer> faulty = new ArrayList<>();
+    List<Long> onsets = new ArrayList<>();
+    List<Boolean> failingFaults = new ArrayList<>();
+    for (Scenario.Fault fault : scenario.faults()) {
+      if (fault.type() == Scenario.FaultType.FAILING || fault.type() == Scenario.FaultType.SLOW) {
+        for (int b = fault.first(); b < Math.min(fleet.count, fault.first() + fault.count()); b++) {
+          faulty.add(b);
+          onsets.add(fault.atNanos());
+          failingFaults.add(fault.type() == Scenario.FaultType.FAILING);
+        }
+      }
+    }
+    watched = faulty.stream().mapToInt(Integer::intValue).toArray();
+    watchedOnset = onsets.stream().mapToLong(Long::longValue).toArray();
+    watchedFailing = new boolean[watched.length];
+    for (int w = 0; w < watched.length; w++) {
+      watchedFailing[w] = failingFaults.get(w);
+    }
+    faultClient = new boolean[count];
+    for (int b : watched) {
+      for (int c : subscribers[b]) {
+        faultClient[c] = true;
+      }
+    }
+    detectedAt = new long[watched.length][];
+    for (int w = 0; w < watched.length; w++) {
+      detectedAt[w] = new long[subscribers[watched[w]].length];
+      Arrays.fill(detectedAt[w], -1);
     }
     double[] shares = scenario.load().criticalityShares();
     criticalityCumulative = new double[shares.length];
@@ -651,6 +688,9 @@ final class Clients {
       // a long-queued request included): never held against the backend.
       pick.onCancel();
       result.deadlineMiss(start, deadline, measured, Math.max(now, q.deadline));
+      if (measured && faultClient[c]) {
+        result.faultClientLatency(deadline);
+      }
       requests.release(r);
       return;
     }
@@ -658,6 +698,9 @@ final class Clients {
       case Requests.OK -> {
         pick.onSuccess(latency);
         result.success(start, now - start, measured, q.criticality);
+        if (measured && faultClient[c]) {
+          result.faultClientLatency(now - start);
+        }
       }
       case Requests.ERROR -> {
         pick.onFailure(FailureKind.BACKEND, latency);
@@ -783,7 +826,11 @@ final class Clients {
     }
     long start = q.firstStart;
     if (!retrying) {
-      result.failure(start, start >= warmup, now);
+      if (answer == AnswerKind.OVERLOADED) {
+        result.shedFailure(start, start >= warmup, now);
+      } else {
+        result.failure(start, start >= warmup, now);
+      }
       return;
     }
     int next = requests.allocate();
@@ -817,8 +864,51 @@ final class Clients {
     send(r, pick, now);
   }
 
+  /**
+   * For each failing or slow fault's backend in client {@code c}'s subset, the first refresh after
+   * the onset that finds it ejected: how long outlier ejection took to see the fault.
+   */
+  private void watchDetection(int c, long now) {
+    for (int w = 0; w < watched.length; w++) {
+      if (now < watchedOnset[w]) {
+        continue;
+      }
+      int b = watched[w];
+      int[] clients = subscribers[b];
+      for (int k = 0; k < clients.length; k++) {
+        if (clients[k] == c && detectedAt[w][k] < 0 && balancers[c].backend(fleet.keys[b]).isEjected()) {
+          detectedAt[w][k] = now;
+        }
+      }
+    }
+  }
+
   /** Requests still unanswered at the end whose deadline passed before it are misses. */
   void finish(long end) {
+    if (outliers.enabled()) {
+      long ejections = 0;
+      for (int c = 0; c < count; c++) {
+        for (Backend backend : balancers[c].health().backends()) {
+          ejections += backend.ejections();
+        }
+      }
+      result.ejections = ejections;
+      for (int w = 0; w < watched.length; w++) {
+        long first = Long.MAX_VALUE;
+        for (long at : detectedAt[w]) {
+          long took = at < 0 ? Long.MAX_VALUE : at - watchedOnset[w];
+          first = Math.min(first, took);
+          if (watchedFailing[w]) {
+            result.failingDetectionNanos = Math.max(result.failingDetectionNanos, took);
+          } else {
+            result.slowDetectionNanos = Math.max(result.slowDetectionNanos, took);
+          }
+        }
+        if (watchedFailing[w] && detectedAt[w].length > 0) {
+          result.failingFirstDetectionNanos = Math.max(result.failingFirstDetectionNanos, first);
+        }
+      }
+    }
     for (int r = 0; r < requests.allocated(); r++) {
       Requests.Attempt q = requests.at(r);
       if (q.pick != null && q.deadline <= end) {
@@ -842,6 +932,7 @@ final class Clients {
     balancers[c].refresh();
     if (outliers.enabled()) {
       result.ejected(balancers[c].health().ejectedBackends(), subsetKeys.get(c).size(), now);
+      watchDetection(c, now);
     }
     events.schedule(now + balancers[c].refreshIntervalNanos(), Simulation.REFRESH, c);
   }

@@ -40,6 +40,9 @@ public final class ShippedSuite {
           "hedging-tail",
           "hedging-overload",
           "gray-failure",
+          "gray-slow-10x",
+          "mixed-speed-no-fault",
+          "small-subset-two-failing",
           "ejection-storm",
           "zone-imbalance",
           "zone-outage");
