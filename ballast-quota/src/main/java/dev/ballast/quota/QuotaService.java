@@ -239,7 +239,7 @@ public final class QuotaService implements BindableService {
   private Resource require(String resource) {
     Resource r = resources.get(resource);
     if (r == null) {
-      throw new IllegalArgumentException("resource: " + Ranges.quote(resource) + " (expected: one of " + resources.keySet() + ")");
+      throw new IllegalArgumentException("resource: " + Ranges.quote(resource) + " (expected: one of " + Ranges.quoteList(resources.keySet()) + ")");
     }
     return r;
   }
@@ -249,7 +249,7 @@ public final class QuotaService implements BindableService {
     Resource r = resources.get(id);
     if (r == null) {
       throw Status.NOT_FOUND
-          .withDescription("ballast quota: resource_id: " + Ranges.quote(id) + " (expected: one of " + resources.keySet() + ")")
+          .withDescription("ballast quota: resource_id: " + Ranges.quote(id) + " (expected: one of " + Ranges.quoteList(resources.keySet()) + ")")
           .asException();
     }
     ResourceState state = r.state;

@@ -206,7 +206,7 @@ public final class ZooKeeperQuotaReplica implements AutoCloseable {
   public boolean hasLeadership(String resource) {
     Election election = elections.get(resource);
     if (election == null) {
-      throw new IllegalArgumentException("resource: " + Ranges.quote(resource) + " (expected: one of " + elections.keySet() + ")");
+      throw new IllegalArgumentException("resource: " + Ranges.quote(resource) + " (expected: one of " + Ranges.quoteList(elections.keySet()) + ")");
     }
     return election.latch.hasLeadership();
   }
@@ -266,7 +266,7 @@ public final class ZooKeeperQuotaReplica implements AutoCloseable {
     public Builder preferred(List<String> resources) {
       for (String resource : resources) {
         if (!service.resourceNames().contains(resource)) {
-          throw new IllegalArgumentException("preferred: " + Ranges.quote(resource) + " (expected: one of " + service.resourceNames() + ")");
+          throw new IllegalArgumentException("preferred: " + Ranges.quote(resource) + " (expected: one of " + Ranges.quoteList(service.resourceNames()) + ")");
         }
       }
       preferred.addAll(resources);
