@@ -229,6 +229,7 @@ final class QuotaReplicaProcesses implements AutoCloseable {
 
   void pause(int i) throws Exception {
     signal("STOP", replicas[i]);
+    awaitStopped(replicas[i]);
   }
 
   void resume(int i) throws Exception {
@@ -242,6 +243,42 @@ final class QuotaReplicaProcesses implements AutoCloseable {
 
   void pauseZooKeeper() throws Exception {
     signal("STOP", zookeeper);
+    awaitStopped(zookeeper);
+  }
+
+  /**
+   * Waits until every thread of the process is stopped: SIGSTOP takes effect a moment after kill
+   * returns, and a thread still running could answer a request the test means the paused process
+   * to find only when it resumes. Linux shows a stopped thread as state T in /proc/PID/task/TID/stat.
+   */
+  private static void awaitStopped(Process process) throws Exception {
+    Path tasks = Path.of("/proc", Long.toString(process.pid()), "task");
+    long giveUp = System.nanoTime() + HANG_NANOS;
+    while (!allStopped(tasks)) {
+      if (System.nanoTime() - giveUp > 0) {
+        throw new IllegalStateException("process " + process.pid() + " not stopped within two minutes of SIGSTOP");
+      }
+      TimeUnit.MILLISECONDS.sleep(1); // polls the kernel's view of a signal's effect: a hang guard, no timing asserted
+    }
+  }
+
+  private static boolean allStopped(Path tasks) throws IOException {
+    try (var threads = Files.list(tasks)) {
+      for (Path task : (Iterable<Path>) threads::iterator) {
+        String stat;
+        try {
+          stat = Files.readString(task.resolve("stat"));
+        } catch (IOException gone) {
+          continue; // the thread ended
+        }
+        // pid (comm) state ...: the name may hold spaces and parentheses, so read after the last ')'.
+        char state = stat.charAt(stat.lastIndexOf(')') + 2);
+        if (state != 'T' && state != 't') {
+          return false;
+        }
+      }
+    }
+    return true;
   }
 
   void resumeZooKeeper() throws Exception {
