@@ -583,6 +583,7 @@ public final class ZooKeeperQuotaReplica implements AutoCloseable {
      *
      * @param timeout the timeout asked for, 1 ms..1 h
      * @return this builder
+     * @throws IllegalArgumentException if the timeout is outside 1 ms..1 h, naming it
      */
     public Builder expectedSessionTimeout(Duration timeout) {
       this.expectedSessionTimeout = Ranges.checkDuration("expectedSessionTimeout", timeout, Duration.ofMillis(1), Duration.ofHours(1));
