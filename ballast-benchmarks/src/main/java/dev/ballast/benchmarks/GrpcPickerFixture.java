@@ -1,5 +1,6 @@
 package dev.ballast.benchmarks;
 
+import dev.ballast.grpc.orca.v3.OrcaLoadReport;
 import dev.ballast.testing.FakeClock;
 import dev.ballast.testing.FakeScheduler;
 import io.grpc.Attributes;
@@ -17,11 +18,8 @@ import io.grpc.MethodDescriptor;
 import io.grpc.NameResolver;
 import io.grpc.Status;
 import io.grpc.SynchronizationContext;
-import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
 import java.net.SocketAddress;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -143,22 +141,14 @@ final class GrpcPickerFixture implements AutoCloseable {
     }
   }
 
-  /**
-   * An ORCA {@code OrcaLoadReport} in protobuf wire format: cpu_utilization (field 1),
-   * rps_fractional (field 6) and eps (field 7), each a little-endian double.
-   */
+  /** A serialized ORCA {@code OrcaLoadReport} with cpu_utilization, rps_fractional and eps. */
   static byte[] orcaLoadReport(double cpuUtilization, double rpsFractional, double eps) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    writeDouble(out, 1, cpuUtilization);
-    writeDouble(out, 6, rpsFractional);
-    writeDouble(out, 7, eps);
-    return out.toByteArray();
-  }
-
-  private static void writeDouble(ByteArrayOutputStream out, int field, double value) {
-    out.write((field << 3) | 1);
-    byte[] bytes = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putDouble(value).array();
-    out.write(bytes, 0, 8);
+    return OrcaLoadReport.newBuilder()
+        .setCpuUtilization(cpuUtilization)
+        .setRpsFractional(rpsFractional)
+        .setEps(eps)
+        .build()
+        .toByteArray();
   }
 
   @Override

@@ -5,10 +5,10 @@ import dev.ballast.quota.QuotaServer;
 import dev.ballast.quota.QuotaService;
 import dev.ballast.quota.ResourceConfig;
 import dev.ballast.quota.v1.QuotaGrpc;
-import dev.ballast.quota.v1.QuotaProto.GetCapacityRequest;
-import dev.ballast.quota.v1.QuotaProto.GetCapacityResponse;
-import dev.ballast.quota.v1.QuotaProto.Lease;
-import dev.ballast.quota.v1.QuotaProto.ResourceRequest;
+import dev.ballast.quota.v1.GetCapacityRequest;
+import dev.ballast.quota.v1.GetCapacityResponse;
+import dev.ballast.quota.v1.Lease;
+import dev.ballast.quota.v1.ResourceRequest;
 import dev.ballast.time.NanoClock;
 import io.grpc.CallOptions;
 import io.grpc.ForwardingServerCall;
@@ -159,17 +159,20 @@ public final class QuotaServerScale {
         sentMeasured++;
       }
       Lease has = held.get(client);
-      GetCapacityRequest request = new GetCapacityRequest("client-" + client,
-          List.of(new ResourceRequest("db", WANTS, has, 1)));
+      ResourceRequest.Builder resource = ResourceRequest.newBuilder().setResourceId("db").setWants(WANTS).setWeight(1);
+      if (has != null) {
+        resource.setHas(has);
+      }
+      GetCapacityRequest request = GetCapacityRequest.newBuilder().setClientId("client-" + client).addResource(resource).build();
       long sent = System.nanoTime();
-      ClientCalls.asyncUnaryCall(channels.get(client % connections).newCall(QuotaGrpc.GET_CAPACITY,
+      ClientCalls.asyncUnaryCall(channels.get(client % connections).newCall(QuotaGrpc.getGetCapacityMethod(),
               CallOptions.DEFAULT.withDeadlineAfter(10, TimeUnit.SECONDS)), request,
           new StreamObserver<GetCapacityResponse>() {
             @Override
             public void onNext(GetCapacityResponse response) {
               long took = System.nanoTime() - sent;
-              Lease lease = response.resources().get(0).lease();
-              held.set(client, new Lease(lease.capacity(), lease.expiresInMillis(), 0));
+              Lease lease = response.getResource(0).getLease();
+              held.set(client, lease.toBuilder().clearRefreshIntervalMillis().build());
               answered.incrementAndGet();
               if (measure) {
                 int at = recorded.getAndIncrement();

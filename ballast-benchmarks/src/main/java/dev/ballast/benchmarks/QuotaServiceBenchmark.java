@@ -2,10 +2,10 @@ package dev.ballast.benchmarks;
 
 import dev.ballast.quota.QuotaService;
 import dev.ballast.quota.ResourceConfig;
+import dev.ballast.quota.v1.GetCapacityRequest;
+import dev.ballast.quota.v1.GetCapacityResponse;
+import dev.ballast.quota.v1.ResourceRequest;
 import dev.ballast.quota.zookeeper.ZooKeeperQuotaReplica;
-import dev.ballast.quota.v1.QuotaProto.GetCapacityRequest;
-import dev.ballast.quota.v1.QuotaProto.GetCapacityResponse;
-import dev.ballast.quota.v1.QuotaProto.ResourceRequest;
 import dev.ballast.time.NanoClock;
 import io.grpc.StatusException;
 import java.io.IOException;
@@ -130,7 +130,10 @@ public class QuotaServiceBenchmark {
   }
 
   private static GetCapacityRequest request(int client, double wants) {
-    return new GetCapacityRequest("client-" + client, List.of(new ResourceRequest("db", wants)));
+    return GetCapacityRequest.newBuilder()
+        .setClientId("client-" + client)
+        .addResource(ResourceRequest.newBuilder().setResourceId("db").setWants(wants).setWeight(1))
+        .build();
   }
 
   @Benchmark

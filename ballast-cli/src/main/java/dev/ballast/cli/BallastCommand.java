@@ -23,6 +23,12 @@ public final class BallastCommand implements Runnable {
         spec.commandLine(), "missing command (expected: one of " + String.join(", ", spec.subcommands().keySet()) + ")");
   }
 
+  /**
+   * The {@code ballast} command: runs the command line and exits with its code (2 for a usage
+   * error).
+   *
+   * @param args the command line
+   */
   public static void main(String[] args) {
     System.exit(run(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
   }

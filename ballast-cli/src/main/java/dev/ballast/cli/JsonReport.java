@@ -1,12 +1,23 @@
 package dev.ballast.cli;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
 import dev.ballast.subset.SubsetReport;
+import java.io.IOException;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
-/** Renders subset reports as JSON: one object, or an array of objects with {@code --compare}. */
+/**
+ * Renders subset reports as JSON with Jackson's streaming generator: one object, or an array of
+ * objects with {@code --compare}. Fractions are written with six decimals; a figure that does not
+ * apply (NaN) is null.
+ */
 final class JsonReport {
+  private static final JsonFactory JSON = new JsonFactory();
+
   private JsonReport() {}
 
   static String render(
@@ -16,124 +27,95 @@ final class JsonReport {
       long salt,
       boolean assignments,
       boolean array) {
-    StringBuilder sb = new StringBuilder();
-    if (array) {
-      sb.append('[');
-    }
-    for (int i = 0; i < reports.size(); i++) {
-      if (i > 0) {
-        sb.append(',');
+    StringWriter text = new StringWriter();
+    try (JsonGenerator json = JSON.createGenerator(text)) {
+      if (array) {
+        json.writeStartArray();
       }
-      object(sb, reports.get(i), averages.get(i), seeds, salt, assignments);
+      for (int i = 0; i < reports.size(); i++) {
+        object(json, reports.get(i), averages.get(i), seeds, salt, assignments);
+      }
+      if (array) {
+        json.writeEndArray();
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("writing JSON into a string", e);
     }
-    if (array) {
-      sb.append(']');
-    }
-    return sb.toString();
+    return text.toString();
   }
 
   private static void object(
-      StringBuilder sb, SubsetReport r, double[] average, int seeds, long salt, boolean assignments) {
-    sb.append('{');
-    field(sb, "algorithm", quote(r.algorithm())).append(',');
-    field(sb, "clients", r.clients()).append(',');
-    field(sb, "backends", r.backends()).append(',');
-    field(sb, "subsetSize", r.subsetSize()).append(',');
-    field(sb, "salt", salt).append(',');
+      JsonGenerator json, SubsetReport r, double[] average, int seeds, long salt, boolean assignments) throws IOException {
+    json.writeStartObject();
+    json.writeStringField("algorithm", r.algorithm());
+    json.writeNumberField("clients", r.clients());
+    json.writeNumberField("backends", r.backends());
+    json.writeNumberField("subsetSize", r.subsetSize());
+    json.writeNumberField("salt", salt);
+
     SubsetReport.Connections c = r.connections();
-    sb.append("\"connections\":{");
-    field(sb, "min", c.min()).append(',');
-    field(sb, "mean", number(c.mean())).append(',');
-    field(sb, "max", c.max()).append(',');
-    field(sb, "maxMinusMin", c.maxMinusMin()).append(',');
-    field(sb, "minOverMean", number(c.minOverMean())).append(',');
-    field(sb, "maxOverMean", number(c.maxOverMean())).append(',');
-    field(sb, "idleBackends", c.idleBackends()).append(',');
-    sb.append("\"histogram\":[");
-    boolean first = true;
+    json.writeObjectFieldStart("connections");
+    json.writeNumberField("min", c.min());
+    fraction(json, "mean", c.mean());
+    json.writeNumberField("max", c.max());
+    json.writeNumberField("maxMinusMin", c.maxMinusMin());
+    fraction(json, "minOverMean", c.minOverMean());
+    fraction(json, "maxOverMean", c.maxOverMean());
+    json.writeNumberField("idleBackends", c.idleBackends());
+    json.writeArrayFieldStart("histogram");
     for (Map.Entry<Integer, Integer> e : c.histogram().entrySet()) {
-      if (!first) {
-        sb.append(',');
-      }
-      first = false;
-      sb.append("{\"connections\":").append(e.getKey()).append(",\"backends\":").append(e.getValue()).append('}');
+      json.writeStartObject();
+      json.writeNumberField("connections", e.getKey());
+      json.writeNumberField("backends", e.getValue());
+      json.writeEndObject();
     }
-    sb.append("]");
+    json.writeEndArray();
     if (average != null) {
-      sb.append(",\"averagedOverSalts\":{");
-      field(sb, "salts", seeds).append(',');
-      field(sb, "minOverMean", number(average[0])).append(',');
-      field(sb, "maxOverMean", number(average[1]));
-      sb.append('}');
+      json.writeObjectFieldStart("averagedOverSalts");
+      json.writeNumberField("salts", seeds);
+      fraction(json, "minOverMean", average[0]);
+      fraction(json, "maxOverMean", average[1]);
+      json.writeEndObject();
     }
-    sb.append("},");
+    json.writeEndObject();
+
     SubsetReport.Churn ch = r.churn();
-    sb.append("\"churn\":{");
-    field(sb, "backendRemoved", number(ch.backendRemoved())).append(',');
-    field(sb, "backendAdded", number(ch.backendAdded())).append(',');
-    field(sb, "clientAdded", number(ch.clientAdded())).append(',');
-    field(sb, "clientAddedRenumbered", number(ch.clientAddedRenumbered())).append(',');
-    field(sb, "clientRemoved", number(ch.clientRemoved())).append(',');
-    field(sb, "clientRemovedRenumbered", number(ch.clientRemovedRenumbered())).append(',');
-    field(sb, "subsetSizeGrew", number(ch.subsetSizeGrew())).append(',');
-    field(sb, "subsetSizeShrank", number(ch.subsetSizeShrank()));
-    sb.append("},");
+    json.writeObjectFieldStart("churn");
+    fraction(json, "backendRemoved", ch.backendRemoved());
+    fraction(json, "backendAdded", ch.backendAdded());
+    fraction(json, "clientAdded", ch.clientAdded());
+    fraction(json, "clientAddedRenumbered", ch.clientAddedRenumbered());
+    fraction(json, "clientRemoved", ch.clientRemoved());
+    fraction(json, "clientRemovedRenumbered", ch.clientRemovedRenumbered());
+    fraction(json, "subsetSizeGrew", ch.subsetSizeGrew());
+    fraction(json, "subsetSizeShrank", ch.subsetSizeShrank());
+    json.writeEndObject();
+
     SubsetReport.Diversity d = r.diversity();
-    sb.append("\"diversity\":{");
-    field(sb, "identicalSubsetClients", d.identicalSubsetClients()).append(',');
-    field(sb, "subsetLossMaxOverMean", number(d.subsetLossMaxOverMean())).append(',');
-    field(sb, "subsetLossClientsEvaluated", d.subsetLossClientsEvaluated()).append(',');
-    field(sb, "restartWorstLossFraction", number(d.restartWorstLossFraction()));
-    sb.append('}');
+    json.writeObjectFieldStart("diversity");
+    json.writeNumberField("identicalSubsetClients", d.identicalSubsetClients());
+    fraction(json, "subsetLossMaxOverMean", d.subsetLossMaxOverMean());
+    json.writeNumberField("subsetLossClientsEvaluated", d.subsetLossClientsEvaluated());
+    fraction(json, "restartWorstLossFraction", d.restartWorstLossFraction());
+    json.writeEndObject();
+
     if (assignments) {
-      sb.append(",\"assignments\":[");
-      int[][] a = r.assignments();
-      for (int i = 0; i < a.length; i++) {
-        if (i > 0) {
-          sb.append(',');
-        }
-        sb.append('[');
-        for (int j = 0; j < a[i].length; j++) {
-          if (j > 0) {
-            sb.append(',');
-          }
-          sb.append(a[i][j]);
-        }
-        sb.append(']');
+      json.writeArrayFieldStart("assignments");
+      for (int[] backends : r.assignments()) {
+        json.writeArray(backends, 0, backends.length);
       }
-      sb.append(']');
+      json.writeEndArray();
     }
-    sb.append('}');
+    json.writeEndObject();
   }
 
-  private static StringBuilder field(StringBuilder sb, String name, Object value) {
-    return sb.append(quote(name)).append(':').append(value);
-  }
-
-  /** JSON has no NaN: a figure that does not apply is null. */
-  static String number(double value) {
+  /** Six decimals, as the text report prints them; JSON has no NaN, so a figure that does not apply is null. */
+  private static void fraction(JsonGenerator json, String name, double value) throws IOException {
+    json.writeFieldName(name);
     if (Double.isNaN(value) || Double.isInfinite(value)) {
-      return "null";
+      json.writeNull();
+    } else {
+      json.writeNumber(String.format(Locale.ROOT, "%.6f", value));
     }
-    return String.format(Locale.ROOT, "%.6f", value);
-  }
-
-  static String quote(String s) {
-    StringBuilder sb = new StringBuilder("\"");
-    for (char ch : s.toCharArray()) {
-      switch (ch) {
-        case '"' -> sb.append("\\\"");
-        case '\\' -> sb.append("\\\\");
-        case '\n' -> sb.append("\\n");
-        default -> {
-          if (ch < 0x20) {
-            sb.append(String.format(Locale.ROOT, "\\u%04x", (int) ch));
-          } else {
-            sb.append(ch);
-          }
-        }
-      }
-    }
-    return sb.append('"').toString();
   }
 }

@@ -2,12 +2,10 @@ package dev.ballast.cli;
 
 import dev.ballast.quota.QuotaServer;
 import dev.ballast.quota.QuotaServerMain;
-import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Model.OptionSpec;
 import picocli.CommandLine.Option;
 
 /** {@code ballast quota-server}: the quota service (docs/quota.md) as a process. */
@@ -31,18 +29,7 @@ final class QuotaServerCommand implements Callable<Integer> {
   static final class ServerFlags implements CommandLine.IModelTransformer {
     @Override
     public CommandSpec transform(CommandSpec command) {
-      for (QuotaServerMain.Flag flag : QuotaServerMain.FLAGS) {
-        OptionSpec.Builder option = OptionSpec.builder(flag.name()).description(flag.description());
-        if (flag.isSwitch()) {
-          String on = Boolean.toString(flag.switchedOn());
-          option.negatable(true).type(boolean.class).defaultValue(on).fallbackValue(on);
-        } else if (flag.repeatable()) {
-          option.paramLabel(flag.label()).type(List.class).auxiliaryTypes(String.class);
-        } else {
-          option.paramLabel(flag.label()).type(String.class);
-        }
-        command.addOption(option.build());
-      }
+      QuotaServerMain.addOptions(command);
       return command;
     }
   }
@@ -99,17 +86,6 @@ final class QuotaServerCommand implements Callable<Integer> {
    * IllegalArgumentException naming the flag.
    */
   QuotaServerMain.Flags flags() {
-    QuotaServerMain.Flags flags = new QuotaServerMain.Flags();
-    for (QuotaServerMain.Flag flag : QuotaServerMain.FLAGS) {
-      Object given = spec.findOption(flag.name()).getValue();
-      if (given instanceof List<?> values) {
-        for (Object value : values) {
-          flag.readInto(flags, (String) value);
-        }
-      } else if (given != null) {
-        flag.readInto(flags, given.toString());
-      }
-    }
-    return flags;
+    return QuotaServerMain.read(spec.commandLine().getParseResult());
   }
 }

@@ -26,7 +26,11 @@ public enum BackendState {
     this.acceptsNewRequests = acceptsNewRequests;
   }
 
-  /** Whether a backend in this state may be picked for a new request. */
+  /**
+   * Whether a backend in this state may be picked for a new request.
+   *
+   * @return true for the states that take new requests
+   */
   public boolean acceptsNewRequests() {
     return acceptsNewRequests;
   }

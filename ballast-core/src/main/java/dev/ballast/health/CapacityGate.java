@@ -15,9 +15,14 @@ public interface CapacityGate {
   /** Registers a waiter; pair with {@link #exit()}. */
   void enter();
 
+  /** Unregisters a waiter that {@link #enter()} registered. */
   void exit();
 
-  /** A number that changes whenever capacity may have freed while a waiter is registered. */
+  /**
+   * A number that changes whenever capacity may have freed while a waiter is registered.
+   *
+   * @return the epoch, to hand to {@link #awaitChange}
+   */
   long epoch();
 
   /**
@@ -26,6 +31,10 @@ public interface CapacityGate {
    * this is the one place where Ballast does not use an injected clock. It returns nothing: a
    * change need not bring capacity, so a caller that retries reads the time it has left from the
    * clock, never from how long this wait took.
+   *
+   * @param seenEpoch the epoch the caller read before its last try
+   * @param timeoutNanos how long to wait at most, in nanoseconds of real time
+   * @throws InterruptedException when the thread is interrupted while it waits
    */
   void awaitChange(long seenEpoch, long timeoutNanos) throws InterruptedException;
 

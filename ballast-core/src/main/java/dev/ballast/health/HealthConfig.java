@@ -10,18 +10,16 @@ import java.time.Duration;
  * range, default and meaning, and every front end (the gRPC service config's top-level health
  * fields, the simulator's {@code health} section) reads it through {@link #SETTINGS}.
  *
- * @param activeRequestLimit flow control: the most requests this client keeps in flight to one
- *     backend; a backend at its limit is skipped (default 100, the chapter's value; 1..1000000)
- * @param healthCheckInterval how often the transport health-checks an active connection (default
- *     5 s; 1 ms..1 h)
- * @param idleHealthCheckInterval the cheaper rate for idle connections (default 60 s;
- *     healthCheckInterval..1 d)
- * @param idleAfter a healthy backend with no requests for this long becomes {@link
- *     BackendState#IDLE} (default 60 s; 1 ms..1 d)
- * @param warmUpWindow how long a backend that just became healthy after connecting or refusing
- *     connections is ramped in; {@link Duration#ZERO} turns warm-up off (default off; 0..1 h)
- * @param warmUpStartFactor the share of its normal traffic a warming backend gets at the start of
- *     the window, growing linearly to 1 (default 0.1; 0.01..1.0)
+ * @param activeRequestLimit {@setting ACTIVE_REQUEST_LIMIT} A backend at its limit is skipped; the
+ *     default is the chapter's value.
+ * @param healthCheckInterval {@setting HEALTH_CHECK_INTERVAL}
+ * @param idleHealthCheckInterval {@setting IDLE_HEALTH_CHECK_INTERVAL} It is at least {@code
+ *     healthCheckInterval}: idle checks are the cheaper ones.
+ * @param idleAfter {@setting IDLE_AFTER} The backend becomes {@link BackendState#IDLE}.
+ * @param warmUpWindow {@setting WARM_UP_WINDOW} A backend is ramped in after connecting or after
+ *     refusing connections; by default warm-up is off.
+ * @param warmUpStartFactor {@setting WARM_UP_START_FACTOR} Its share grows linearly to 1 over the
+ *     window.
  */
 public record HealthConfig(
     int activeRequestLimit,
@@ -31,38 +29,44 @@ public record HealthConfig(
     Duration warmUpWindow,
     double warmUpStartFactor) {
 
-  /** The chapter's flow-control limit: {@value}. */
+  /** The default of {@link #ACTIVE_REQUEST_LIMIT}: {@value}. */
   public static final int DEFAULT_ACTIVE_REQUEST_LIMIT = 100;
-  /** 5 s. */
+  /** The default of {@link #HEALTH_CHECK_INTERVAL}. */
   public static final Duration DEFAULT_HEALTH_CHECK_INTERVAL = Duration.ofSeconds(5);
-  /** 60 s. */
+  /** The default of {@link #IDLE_HEALTH_CHECK_INTERVAL}. */
   public static final Duration DEFAULT_IDLE_HEALTH_CHECK_INTERVAL = Duration.ofSeconds(60);
-  /** 60 s. */
+  /** The default of {@link #IDLE_AFTER}. */
   public static final Duration DEFAULT_IDLE_AFTER = Duration.ofSeconds(60);
-  /** Zero: warm-up off. */
+  /** The default of {@link #WARM_UP_WINDOW}. */
   public static final Duration DEFAULT_WARM_UP_WINDOW = Duration.ZERO;
-  /** A tenth of the normal traffic at the start of the window: {@value}. */
+  /** The default of {@link #WARM_UP_START_FACTOR}: {@value}. */
   public static final double DEFAULT_WARM_UP_START_FACTOR = 0.1;
 
   private static final Duration ONE_MS = Duration.ofMillis(1);
   private static final Duration ONE_HOUR = Duration.ofHours(1);
   private static final Duration ONE_DAY = Duration.ofDays(1);
 
+  /** {@setting} */
   public static final Setting<Integer> ACTIVE_REQUEST_LIMIT =
       Setting.wholeNumber("activeRequestLimit", DEFAULT_ACTIVE_REQUEST_LIMIT, 1, 1_000_000,
           "flow control: the most requests in flight from this client to one backend");
+  /** {@setting} */
   public static final Setting<Duration> HEALTH_CHECK_INTERVAL =
       Setting.duration("healthCheckInterval", DEFAULT_HEALTH_CHECK_INTERVAL, ONE_MS, ONE_HOUR,
           "how often the transport health-checks an active connection");
+  /** {@setting} */
   public static final Setting<Duration> IDLE_HEALTH_CHECK_INTERVAL =
       Setting.duration("idleHealthCheckInterval", DEFAULT_IDLE_HEALTH_CHECK_INTERVAL, ONE_MS, ONE_DAY,
           "how often it health-checks an idle connection, no more often than an active one");
+  /** {@setting} */
   public static final Setting<Duration> IDLE_AFTER =
       Setting.duration("idleAfter", DEFAULT_IDLE_AFTER, ONE_MS, ONE_DAY,
           "a healthy backend with no requests for this long becomes idle");
+  /** {@setting} */
   public static final Setting<Duration> WARM_UP_WINDOW =
       Setting.duration("warmUpWindow", DEFAULT_WARM_UP_WINDOW, Duration.ZERO, ONE_HOUR,
           "how long a backend that just became healthy is ramped in; 0s turns warm-up off");
+  /** {@setting} */
   public static final Setting<Double> WARM_UP_START_FACTOR =
       Setting.number("warmUpStartFactor", DEFAULT_WARM_UP_START_FACTOR, 0.01, 1.0,
           "the share of its normal traffic a warming backend gets at the start of the window");
@@ -78,6 +82,18 @@ public record HealthConfig(
           .with(WARM_UP_START_FACTOR, Builder::warmUpStartFactor, HealthConfig::warmUpStartFactor)
           .done();
 
+  /**
+   * Checks every setting and the relations between them.
+   *
+   * @param activeRequestLimit {@setting ACTIVE_REQUEST_LIMIT}
+   * @param healthCheckInterval {@setting HEALTH_CHECK_INTERVAL}
+   * @param idleHealthCheckInterval {@setting IDLE_HEALTH_CHECK_INTERVAL}
+   * @param idleAfter {@setting IDLE_AFTER}
+   * @param warmUpWindow {@setting WARM_UP_WINDOW}
+   * @param warmUpStartFactor {@setting WARM_UP_START_FACTOR}
+   * @throws IllegalArgumentException {@code "name: value (expected: ...)"} for a value out of range,
+   *     or an idle health-check interval shorter than the active one
+   */
   public HealthConfig {
     ACTIVE_REQUEST_LIMIT.check(activeRequestLimit);
     HEALTH_CHECK_INTERVAL.check(healthCheckInterval);
@@ -92,16 +108,29 @@ public record HealthConfig(
     WARM_UP_START_FACTOR.check(warmUpStartFactor);
   }
 
-  /** Every setting at its default. */
+  /**
+   * Every setting at its default: no warm-up.
+   *
+   * @return the config
+   */
   public static HealthConfig defaults() {
     return builder().build();
   }
 
+  /**
+   * A builder with every setting at its default.
+   *
+   * @return a new builder
+   */
   public static Builder builder() {
     return new Builder();
   }
 
-  /** Whether backends are ramped in after becoming healthy. */
+  /**
+   * Whether backends are ramped in after becoming healthy.
+   *
+   * @return true when {@code warmUpWindow} is longer than zero
+   */
   public boolean warmUpEnabled() {
     return !warmUpWindow.isZero();
   }
@@ -117,36 +146,79 @@ public record HealthConfig(
 
     private Builder() {}
 
+    /**
+     * {@setting ACTIVE_REQUEST_LIMIT}
+     *
+     * @param limit the value; {@link #build()} checks it
+     * @return this builder
+     */
     public Builder activeRequestLimit(int limit) {
       this.activeRequestLimit = limit;
       return this;
     }
 
+    /**
+     * {@setting HEALTH_CHECK_INTERVAL}
+     *
+     * @param interval the value; {@link #build()} checks it
+     * @return this builder
+     */
     public Builder healthCheckInterval(Duration interval) {
       this.healthCheckInterval = interval;
       return this;
     }
 
+    /**
+     * {@setting IDLE_HEALTH_CHECK_INTERVAL}
+     *
+     * @param interval the value; {@link #build()} checks it
+     * @return this builder
+     */
     public Builder idleHealthCheckInterval(Duration interval) {
       this.idleHealthCheckInterval = interval;
       return this;
     }
 
+    /**
+     * {@setting IDLE_AFTER}
+     *
+     * @param quietTime the value; {@link #build()} checks it
+     * @return this builder
+     */
     public Builder idleAfter(Duration quietTime) {
       this.idleAfter = quietTime;
       return this;
     }
 
+    /**
+     * {@setting WARM_UP_WINDOW}
+     *
+     * @param window the value; {@link #build()} checks it
+     * @return this builder
+     */
     public Builder warmUpWindow(Duration window) {
       this.warmUpWindow = window;
       return this;
     }
 
+    /**
+     * {@setting WARM_UP_START_FACTOR}
+     *
+     * @param factor the value; {@link #build()} checks it
+     * @return this builder
+     */
     public Builder warmUpStartFactor(double factor) {
       this.warmUpStartFactor = factor;
       return this;
     }
 
+    /**
+     * Builds the config.
+     *
+     * @return the config
+     * @throws IllegalArgumentException for a value out of range or a broken relation, in the
+     *     message shape {@code "name: value (expected: ...)"}
+     */
     public HealthConfig build() {
       return new HealthConfig(
           activeRequestLimit,

@@ -12,39 +12,31 @@ import java.time.Duration;
  * (gRFC A50, Envoy's outlier detection and panic threshold, Linkerd's failure accrual) are in
  * docs/outlier-ejection.md.
  *
- * @param enabled whether the client ejects outliers at all (default on, as a user of A50's defaults
- *     expects; off leaves the policies alone to steer away from a bad backend)
- * @param interval how often the statistics of the interval just ended are judged (default 10 s,
- *     A50's; 1 ms..1 h)
- * @param baseEjectionTime an ejection lasts this times the backend's ejection multiplier, which
- *     grows by one with each ejection and shrinks by one with each interval it spends in rotation
- *     (default 30 s, A50's; 1 ms..1 h)
- * @param maxEjectionTime the longest an ejection lasts (default 300 s, A50's;
- *     baseEjectionTime..1 d)
- * @param maxEjectedShare the largest share of the subset ejected at once, backends on probation
- *     included; at least one backend may be ejected whenever the share is above 0 (default 0.1,
- *     A50's 10%; 0.0..1.0)
- * @param panicThreshold when fewer than this share of the subset are available and not ejected,
- *     ejections are lifted and the client balances over every available backend (default 0.5,
- *     Envoy's 50%; 0.0 never panics..1.0)
- * @param requestVolume the fewest requests (successes and failures; overload answers and
- *     cancellations do not count) a backend must have ended in an interval for the rules to judge it
- *     (default 100, A50's success-rate volume; 1..1000000)
- * @param minimumHosts the fewest backends with that volume for the rules to judge any (default 5,
- *     A50's; 1..100000)
- * @param successRateRule whether the success-rate rule runs (default on)
- * @param successRateStdevFactor the success-rate rule ejects a backend whose success rate is below
- *     the judged backends' mean minus this many standard deviations (default 1.9, A50's 1900 /
- *     1000; 0.0..100.0)
- * @param failurePercentageRule whether the failure-percentage rule runs (default on)
- * @param failurePercentageThreshold the failure-percentage rule ejects a backend whose failures
- *     are at least this percentage of its requests (default 85, A50's; 1..100)
- * @param slowRule whether the slow-not-dead rule runs (default on)
- * @param slowLatencyFactor the slow-not-dead rule ejects a backend whose mean success latency is
- *     above this multiple of the judged backends' median (default 3.0; 1.1..1000.0)
- * @param probeRequests when its ejection time is over, a backend is let back in for this many
- *     requests; if none of them fails it is back in rotation, otherwise it is ejected again, for
- *     longer (default 20; 1..1000)
+ * @param enabled {@setting ENABLED} By default on, as a user of gRFC A50's defaults expects; off
+ *     leaves the policies alone to steer away from a bad backend.
+ * @param interval {@setting INTERVAL} The default is A50's.
+ * @param baseEjectionTime {@setting BASE_EJECTION_TIME} The multiplier grows by one with each
+ *     ejection and shrinks by one with each interval the backend spends in rotation; the default is
+ *     A50's.
+ * @param maxEjectionTime {@setting MAX_EJECTION_TIME} The default is A50's.
+ * @param maxEjectedShare {@setting MAX_EJECTED_SHARE} Backends on probation count. The default is
+ *     A50's 10%.
+ * @param panicThreshold {@setting PANIC_THRESHOLD} Then the client balances over every available
+ *     backend; 0 never panics. The default is Envoy's 50%.
+ * @param requestVolume {@setting REQUEST_VOLUME} Successes and failures count; overload answers and
+ *     cancellations do not. The default is A50's success-rate volume.
+ * @param minimumHosts {@setting MINIMUM_HOSTS} The default is A50's.
+ * @param successRateRule {@setting SUCCESS_RATE_RULE}
+ * @param successRateStdevFactor {@setting SUCCESS_RATE_STDEV_FACTOR} The mean and deviation are the
+ *     judged backends'; the default is A50's 1900 / 1000.
+ * @param failurePercentageRule {@setting FAILURE_PERCENTAGE_RULE}
+ * @param failurePercentageThreshold {@setting FAILURE_PERCENTAGE_THRESHOLD} The default is A50's.
+ * @param slowRule {@setting SLOW_RULE}
+ * @param slowLatencyFactor {@setting SLOW_LATENCY_FACTOR} The median is taken over the judged
+ *     backends' mean success latencies.
+ * @param probeRequests {@setting PROBE_REQUESTS} When its ejection time is over a backend is let
+ *     back in for this many requests; if none fails it is back in rotation, otherwise it is ejected
+ *     again, for longer.
  */
 public record OutlierConfig(
     boolean enabled,
@@ -63,90 +55,95 @@ public record OutlierConfig(
     double slowLatencyFactor,
     int probeRequests) {
 
-  /**
-   * On: a backend that fails a share of its requests or answers much slower than its peers still
-   * passes health checks, and a demanding user expects it taken out of rotation without asking
-   * (gRPC's A50 and Envoy do it with these defaults). The simulator measures it in {@code
-   * gray-failure} and {@code ejection-storm} (docs/outlier-ejection.md).
-   */
+  /** The default of {@link #ENABLED}: {@value}. */
   public static final boolean DEFAULT_ENABLED = true;
-  /** 10 s (A50). */
+  /** The default of {@link #INTERVAL}. */
   public static final Duration DEFAULT_INTERVAL = Duration.ofSeconds(10);
-  /** 30 s (A50). */
+  /** The default of {@link #BASE_EJECTION_TIME}. */
   public static final Duration DEFAULT_BASE_EJECTION_TIME = Duration.ofSeconds(30);
-  /** 300 s (A50). */
+  /** The default of {@link #MAX_EJECTION_TIME}. */
   public static final Duration DEFAULT_MAX_EJECTION_TIME = Duration.ofSeconds(300);
-  /** A tenth of the subset (A50's 10%): {@value}. */
+  /** The default of {@link #MAX_EJECTED_SHARE}: {@value}. */
   public static final double DEFAULT_MAX_EJECTED_SHARE = 0.1;
-  /** Half the subset (Envoy's healthy panic threshold): {@value}. */
+  /** The default of {@link #PANIC_THRESHOLD}: {@value}. */
   public static final double DEFAULT_PANIC_THRESHOLD = 0.5;
-  /** A50's success-rate request volume: {@value}. */
+  /** The default of {@link #REQUEST_VOLUME}: {@value}. */
   public static final int DEFAULT_REQUEST_VOLUME = 100;
-  /** A50's: {@value}. */
+  /** The default of {@link #MINIMUM_HOSTS}: {@value}. */
   public static final int DEFAULT_MINIMUM_HOSTS = 5;
-  /** On. */
+  /** The default of {@link #SUCCESS_RATE_RULE}: {@value}. */
   public static final boolean DEFAULT_SUCCESS_RATE_RULE = true;
-  /** A50's 1900 thousandths: {@value}. */
+  /** The default of {@link #SUCCESS_RATE_STDEV_FACTOR}: {@value}. */
   public static final double DEFAULT_SUCCESS_RATE_STDEV_FACTOR = 1.9;
-  /** On. */
+  /** The default of {@link #FAILURE_PERCENTAGE_RULE}: {@value}. */
   public static final boolean DEFAULT_FAILURE_PERCENTAGE_RULE = true;
-  /** A50's: {@value} percent. */
+  /** The default of {@link #FAILURE_PERCENTAGE_THRESHOLD}: {@value}. */
   public static final int DEFAULT_FAILURE_PERCENTAGE_THRESHOLD = 85;
-  /** On. */
+  /** The default of {@link #SLOW_RULE}: {@value}. */
   public static final boolean DEFAULT_SLOW_RULE = true;
-  /** Three times the median latency: {@value}. */
+  /** The default of {@link #SLOW_LATENCY_FACTOR}: {@value}. */
   public static final double DEFAULT_SLOW_LATENCY_FACTOR = 3.0;
-  /**
-   * {@value} requests, all of which must not fail: enough to tell a backend still failing one
-   * request in ten (it passes 0.9^20, 12% of the time) from a healthy one (at 0.5% errors it passes
-   * 90% of the time). With 3, the partly failing backend passed 73% of the time and then served a
-   * whole interval before it was judged again.
-   */
+  /** The default of {@link #PROBE_REQUESTS}: {@value}. */
   public static final int DEFAULT_PROBE_REQUESTS = 20;
 
   private static final Duration ONE_MS = Duration.ofMillis(1);
   private static final Duration ONE_HOUR = Duration.ofHours(1);
   private static final Duration ONE_DAY = Duration.ofDays(1);
 
+  /** {@setting} */
   public static final Setting<Boolean> ENABLED =
       Setting.flag("enabled", DEFAULT_ENABLED, "whether the client ejects outlier backends");
+  /** {@setting} */
   public static final Setting<Duration> INTERVAL =
       Setting.duration("interval", DEFAULT_INTERVAL, ONE_MS, ONE_HOUR,
           "how often each backend's statistics of the interval just ended are judged");
+  /** {@setting} */
   public static final Setting<Duration> BASE_EJECTION_TIME =
       Setting.duration("baseEjectionTime", DEFAULT_BASE_EJECTION_TIME, ONE_MS, ONE_HOUR,
           "an ejection lasts this times the backend's ejection multiplier (ejections, less intervals since)");
+  /** {@setting} */
   public static final Setting<Duration> MAX_EJECTION_TIME =
       Setting.duration("maxEjectionTime", DEFAULT_MAX_EJECTION_TIME, ONE_MS, ONE_DAY,
           "the longest an ejection lasts, no shorter than baseEjectionTime");
+  /** {@setting} */
   public static final Setting<Double> MAX_EJECTED_SHARE =
       Setting.number("maxEjectedShare", DEFAULT_MAX_EJECTED_SHARE, 0.0, 1.0,
           "the largest share of the subset ejected at once (at least one backend when above 0)");
+  /** {@setting} */
   public static final Setting<Double> PANIC_THRESHOLD =
       Setting.number("panicThreshold", DEFAULT_PANIC_THRESHOLD, 0.0, 1.0,
           "below this share of available, unejected backends, ejections are lifted");
+  /** {@setting} */
   public static final Setting<Integer> REQUEST_VOLUME =
       Setting.wholeNumber("requestVolume", DEFAULT_REQUEST_VOLUME, 1, 1_000_000,
           "the fewest requests a backend must end in an interval to be judged");
+  /** {@setting} */
   public static final Setting<Integer> MINIMUM_HOSTS =
       Setting.wholeNumber("minimumHosts", DEFAULT_MINIMUM_HOSTS, 1, 100_000,
           "the fewest backends with that volume for any to be judged");
+  /** {@setting} */
   public static final Setting<Boolean> SUCCESS_RATE_RULE =
       Setting.flag("successRateRule", DEFAULT_SUCCESS_RATE_RULE, "whether the success-rate rule runs");
+  /** {@setting} */
   public static final Setting<Double> SUCCESS_RATE_STDEV_FACTOR =
       Setting.number("successRateStdevFactor", DEFAULT_SUCCESS_RATE_STDEV_FACTOR, 0.0, 100.0,
           "eject below the mean success rate minus this many standard deviations");
+  /** {@setting} */
   public static final Setting<Boolean> FAILURE_PERCENTAGE_RULE =
       Setting.flag("failurePercentageRule", DEFAULT_FAILURE_PERCENTAGE_RULE,
           "whether the failure-percentage rule runs");
+  /** {@setting} */
   public static final Setting<Integer> FAILURE_PERCENTAGE_THRESHOLD =
       Setting.wholeNumber("failurePercentageThreshold", DEFAULT_FAILURE_PERCENTAGE_THRESHOLD, 1, 100,
           "eject a backend whose failures are at least this percentage of its requests");
+  /** {@setting} */
   public static final Setting<Boolean> SLOW_RULE =
       Setting.flag("slowRule", DEFAULT_SLOW_RULE, "whether the slow-not-dead rule runs");
+  /** {@setting} */
   public static final Setting<Double> SLOW_LATENCY_FACTOR =
       Setting.number("slowLatencyFactor", DEFAULT_SLOW_LATENCY_FACTOR, 1.1, 1000.0,
           "eject a backend whose mean success latency is above this multiple of the median");
+  /** {@setting} */
   public static final Setting<Integer> PROBE_REQUESTS =
       Setting.wholeNumber("probeRequests", DEFAULT_PROBE_REQUESTS, 1, 1000,
           "requests let through after an ejection; one failure ejects the backend again");
@@ -172,6 +169,27 @@ public record OutlierConfig(
           .with(PROBE_REQUESTS, Builder::probeRequests, OutlierConfig::probeRequests)
           .done();
 
+  /**
+   * Checks every setting and the relations between them.
+   *
+   * @param enabled {@setting ENABLED}
+   * @param interval {@setting INTERVAL}
+   * @param baseEjectionTime {@setting BASE_EJECTION_TIME}
+   * @param maxEjectionTime {@setting MAX_EJECTION_TIME}
+   * @param maxEjectedShare {@setting MAX_EJECTED_SHARE}
+   * @param panicThreshold {@setting PANIC_THRESHOLD}
+   * @param requestVolume {@setting REQUEST_VOLUME}
+   * @param minimumHosts {@setting MINIMUM_HOSTS}
+   * @param successRateRule {@setting SUCCESS_RATE_RULE}
+   * @param successRateStdevFactor {@setting SUCCESS_RATE_STDEV_FACTOR}
+   * @param failurePercentageRule {@setting FAILURE_PERCENTAGE_RULE}
+   * @param failurePercentageThreshold {@setting FAILURE_PERCENTAGE_THRESHOLD}
+   * @param slowRule {@setting SLOW_RULE}
+   * @param slowLatencyFactor {@setting SLOW_LATENCY_FACTOR}
+   * @param probeRequests {@setting PROBE_REQUESTS}
+   * @throws IllegalArgumentException {@code "name: value (expected: ...)"} for a value out of range,
+   *     or a longest ejection shorter than the base ejection time
+   */
   public OutlierConfig {
     INTERVAL.check(interval);
     BASE_EJECTION_TIME.check(baseEjectionTime);
@@ -191,16 +209,30 @@ public record OutlierConfig(
     PROBE_REQUESTS.check(probeRequests);
   }
 
-  /** Every setting at its default: ejection on. */
+  /**
+   * Every setting at its default: ejection on, with gRFC A50's rules.
+   *
+   * @return the config
+   */
   public static OutlierConfig defaults() {
     return builder().build();
   }
 
-  /** Every setting at its default, but ejection off: the policies alone steer away from a bad backend. */
+  /**
+   * Every setting at its default, but ejection off: the policies alone steer away from a bad
+   * backend.
+   *
+   * @return the config
+   */
   public static OutlierConfig disabled() {
     return builder().enabled(false).build();
   }
 
+  /**
+   * A builder with every setting at its default.
+   *
+   * @return a new builder
+   */
   public static Builder builder() {
     return new Builder();
   }
@@ -209,6 +241,9 @@ public record OutlierConfig(
    * The most backends of a subset of {@code subsetSize} that may be ejected at once: {@link
    * #maxEjectedShare()} of it rounded down, but at least one when the share is above 0, so that a
    * subset of fewer than ten backends can still lose its one bad backend (Envoy and A50 do the same).
+   *
+   * @param subsetSize the backends of the subset, 0 or more
+   * @return the most that may be ejected at once: 0 when the share or the subset is 0
    */
   public int maxEjected(int subsetSize) {
     if (maxEjectedShare == 0 || subsetSize == 0) {
@@ -239,81 +274,178 @@ public record OutlierConfig(
 
     private Builder() {}
 
+    /**
+     * {@setting ENABLED}
+     *
+     * @param on the value; {@link #build()} checks it
+     * @return this builder
+     */
     public Builder enabled(boolean on) {
       this.enabled = on;
       return this;
     }
 
+    /**
+     * {@setting INTERVAL}
+     *
+     * @param interval the value; {@link #build()} checks it
+     * @return this builder
+     */
     public Builder interval(Duration interval) {
       this.interval = interval;
       return this;
     }
 
+    /**
+     * {@setting BASE_EJECTION_TIME}
+     *
+     * @param time the value; {@link #build()} checks it
+     * @return this builder
+     */
     public Builder baseEjectionTime(Duration time) {
       this.baseEjectionTime = time;
       return this;
     }
 
+    /**
+     * {@setting MAX_EJECTION_TIME}
+     *
+     * @param time the value; {@link #build()} checks it
+     * @return this builder
+     */
     public Builder maxEjectionTime(Duration time) {
       this.maxEjectionTime = time;
       return this;
     }
 
+    /**
+     * {@setting MAX_EJECTED_SHARE}
+     *
+     * @param share the value; {@link #build()} checks it
+     * @return this builder
+     */
     public Builder maxEjectedShare(double share) {
       this.maxEjectedShare = share;
       return this;
     }
 
+    /**
+     * {@setting PANIC_THRESHOLD}
+     *
+     * @param share the value; {@link #build()} checks it
+     * @return this builder
+     */
     public Builder panicThreshold(double share) {
       this.panicThreshold = share;
       return this;
     }
 
+    /**
+     * {@setting REQUEST_VOLUME}
+     *
+     * @param requests the value; {@link #build()} checks it
+     * @return this builder
+     */
     public Builder requestVolume(int requests) {
       this.requestVolume = requests;
       return this;
     }
 
+    /**
+     * {@setting MINIMUM_HOSTS}
+     *
+     * @param backends the value; {@link #build()} checks it
+     * @return this builder
+     */
     public Builder minimumHosts(int backends) {
       this.minimumHosts = backends;
       return this;
     }
 
+    /**
+     * {@setting SUCCESS_RATE_RULE}
+     *
+     * @param on the value; {@link #build()} checks it
+     * @return this builder
+     */
     public Builder successRateRule(boolean on) {
       this.successRateRule = on;
       return this;
     }
 
+    /**
+     * {@setting SUCCESS_RATE_STDEV_FACTOR}
+     *
+     * @param factor the value; {@link #build()} checks it
+     * @return this builder
+     */
     public Builder successRateStdevFactor(double factor) {
       this.successRateStdevFactor = factor;
       return this;
     }
 
+    /**
+     * {@setting FAILURE_PERCENTAGE_RULE}
+     *
+     * @param on the value; {@link #build()} checks it
+     * @return this builder
+     */
     public Builder failurePercentageRule(boolean on) {
       this.failurePercentageRule = on;
       return this;
     }
 
+    /**
+     * {@setting FAILURE_PERCENTAGE_THRESHOLD}
+     *
+     * @param percent the value; {@link #build()} checks it
+     * @return this builder
+     */
     public Builder failurePercentageThreshold(int percent) {
       this.failurePercentageThreshold = percent;
       return this;
     }
 
+    /**
+     * {@setting SLOW_RULE}
+     *
+     * @param on the value; {@link #build()} checks it
+     * @return this builder
+     */
     public Builder slowRule(boolean on) {
       this.slowRule = on;
       return this;
     }
 
+    /**
+     * {@setting SLOW_LATENCY_FACTOR}
+     *
+     * @param factor the value; {@link #build()} checks it
+     * @return this builder
+     */
     public Builder slowLatencyFactor(double factor) {
       this.slowLatencyFactor = factor;
       return this;
     }
 
+    /**
+     * {@setting PROBE_REQUESTS}
+     *
+     * @param requests the value; {@link #build()} checks it
+     * @return this builder
+     */
     public Builder probeRequests(int requests) {
       this.probeRequests = requests;
       return this;
     }
 
+    /**
+     * Builds the config.
+     *
+     * @return the config
+     * @throws IllegalArgumentException for a value out of range or a broken relation, in the
+     *     message shape {@code "name: value (expected: ...)"}
+     */
     public OutlierConfig build() {
       return new OutlierConfig(enabled, interval, baseEjectionTime, maxEjectionTime, maxEjectedShare, panicThreshold,
           requestVolume, minimumHosts, successRateRule, successRateStdevFactor, failurePercentageRule,

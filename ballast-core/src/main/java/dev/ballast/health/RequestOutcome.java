@@ -2,6 +2,7 @@ package dev.ballast.health;
 
 /** How a request that a backend accepted ended, as the backend's counters record it. */
 public enum RequestOutcome {
+  /** The backend answered the request. */
   SUCCESS,
   /** The backend answered with an error. */
   BACKEND_FAILURE,

@@ -30,6 +30,9 @@ public final class CertificateIdentity {
   /**
    * The identity of the peer of a TLS session, or null when there is no session or the peer
    * presented no certificate the handshake verified.
+   *
+   * @param session the TLS session, or null
+   * @return the identity, or null
    */
   public static String of(SSLSession session) {
     if (session == null) {
@@ -44,7 +47,13 @@ public final class CertificateIdentity {
     return chain.length > 0 && chain[0] instanceof X509Certificate leaf ? of(leaf) : null;
   }
 
-  /** The identity a certificate names: its first URI name, else its first DNS name, else its subject's CN; null if none. */
+  /**
+   * The identity a certificate names: its first URI name, else its first DNS name, else its
+   * subject's CN.
+   *
+   * @param certificate the peer's leaf certificate
+   * @return the identity, or null when it names none
+   */
   public static String of(X509Certificate certificate) {
     String dns = null;
     try {

@@ -1,5 +1,7 @@
 package dev.ballast.internal;
 
+import dev.ballast.annotation.Internal;
+
 /**
  * A superclass whose only job is 128 bytes of unused fields ahead of a subclass's own fields.
  * The JVM lays out a superclass's fields before a subclass's, so an object that extends this keeps
@@ -10,10 +12,12 @@ package dev.ballast.internal;
  * reads, and a pick would touch two lines per backend instead of one. Internal to Ballast: not an
  * API.
  */
+@Internal
 public abstract class Padded {
   // 16 longs: 128 bytes.
   long p00, p01, p02, p03, p04, p05, p06, p07;
   long p08, p09, p10, p11, p12, p13, p14, p15;
 
+  /** For subclasses only. */
   protected Padded() {}
 }

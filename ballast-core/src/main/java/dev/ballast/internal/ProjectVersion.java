@@ -1,5 +1,6 @@
 package dev.ballast.internal;
 
+import dev.ballast.annotation.Internal;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -10,12 +11,19 @@ import java.util.Properties;
  * from the Maven project: what {@code -V} prints on the command line and in the examples, so that
  * it cannot drift from the release the way a version written in the code would.
  */
+@Internal
 public final class ProjectVersion {
   static final String RESOURCE = "version.properties";
 
   private ProjectVersion() {}
 
-  /** The version; fails if the build did not fill it in. */
+  /**
+   * The version the build stamped into ballast-core's jar.
+   *
+   * @return the version, such as {@code 0.1.0}
+   * @throws IllegalStateException when the build did not fill it in
+   * @throws java.io.UncheckedIOException when the stamp cannot be read
+   */
   public static String get() {
     try (InputStream in = ProjectVersion.class.getResourceAsStream(RESOURCE)) {
       if (in == null) {

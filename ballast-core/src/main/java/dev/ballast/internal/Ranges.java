@@ -1,5 +1,6 @@
 package dev.ballast.internal;
 
+import dev.ballast.annotation.Internal;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.time.Duration;
@@ -11,6 +12,7 @@ import java.time.Duration;
  * formats ({@code PT20S}, {@code 1.0E7}). Public so that every module validates and words its
  * messages the same way; not part of the API users program against.
  */
+@Internal
 public final class Ranges {
   // Largest first: a duration is written in the largest unit that holds it exactly.
   private static final String[] UNIT_NAMES = {"d", "h", "m", "s", "ms", "us", "ns"};
@@ -28,10 +30,30 @@ public final class Ranges {
 
   private Ranges() {}
 
+  /**
+   * Checks that {@code value} is in {@code min..max}, both included.
+   *
+   * @param name the setting's name, as the message starts
+   * @param value the value
+   * @param min the least value allowed
+   * @param max the largest value allowed
+   * @return {@code value}
+   * @throws IllegalArgumentException {@code "name: value (expected: min..max)"}
+   */
   public static int checkInt(String name, int value, int min, int max) {
     return (int) checkLong(name, value, min, max);
   }
 
+  /**
+   * Checks that {@code value} is in {@code min..max}, both included.
+   *
+   * @param name the setting's name, as the message starts
+   * @param value the value
+   * @param min the least value allowed
+   * @param max the largest value allowed
+   * @return {@code value}
+   * @throws IllegalArgumentException {@code "name: value (expected: min..max)"}
+   */
   public static long checkLong(String name, long value, long min, long max) {
     if (value < min || value > max) {
       throw new IllegalArgumentException(name + ": " + value + " (expected: " + min + ".." + max + ")");
@@ -39,6 +61,16 @@ public final class Ranges {
     return value;
   }
 
+  /**
+   * Checks that {@code value} is in {@code min..max}, both included. NaN is out of range.
+   *
+   * @param name the setting's name, as the message starts
+   * @param value the value
+   * @param min the least value allowed
+   * @param max the largest value allowed
+   * @return {@code value}
+   * @throws IllegalArgumentException {@code "name: value (expected: min..max)"}
+   */
   public static double checkDouble(String name, double value, double min, double max) {
     if (Double.isNaN(value) || value < min || value > max) {
       throw new IllegalArgumentException(
@@ -47,6 +79,16 @@ public final class Ranges {
     return value;
   }
 
+  /**
+   * Checks that {@code value} is in {@code min..max}, both included. Null is out of range.
+   *
+   * @param name the setting's name, as the message starts
+   * @param value the value
+   * @param min the least value allowed
+   * @param max the largest value allowed
+   * @return {@code value}
+   * @throws IllegalArgumentException {@code "name: value (expected: min..max)"}
+   */
   public static Duration checkDuration(String name, Duration value, Duration min, Duration max) {
     if (value == null || value.compareTo(min) < 0 || value.compareTo(max) > 0) {
       throw new IllegalArgumentException(
@@ -67,6 +109,9 @@ public final class Ranges {
    * whole in an error (a gRPC status travels in metadata of a few kilobytes). Characters count
    * Unicode code points; control characters are written as {@code \u0000} escapes, so a message
    * stays on one line.
+   *
+   * @param value the value, or null
+   * @return the quoted value, or {@code null}
    */
   public static String quote(String value) {
     if (value == null) {
@@ -122,6 +167,9 @@ public final class Ranges {
   /**
    * A duration in the largest unit that holds it exactly, as HOCON files and the command line's
    * flags take it: {@code 2m}, {@code 20s}, {@code 1500ms}, {@code 250us}; {@code 0s} for zero.
+   *
+   * @param value the duration, or null
+   * @return the duration as written, or {@code null}
    */
   public static String format(Duration value) {
     if (value == null) {
@@ -143,6 +191,9 @@ public final class Ranges {
   /**
    * A number as a user writes it: no trailing {@code .0}, no exponent for everyday magnitudes
    * ({@code 10000000}, {@code 0.05}, {@code 1.5}); {@code 1e20} and {@code 1e-12} beyond them.
+   *
+   * @param value the number
+   * @return the number as written; {@code NaN} and {@code Infinity} as Java writes them
    */
   public static String format(double value) {
     if (!Double.isFinite(value)) {

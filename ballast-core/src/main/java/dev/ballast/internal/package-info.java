@@ -3,6 +3,10 @@
  * one message shape for a bad setting, {@code "name: value (expected: ...)"}, and values written
  * as a user writes them), {@code VarHandles} (field handles for the lock-free classes) and {@code
  * Padded} (cache-line padding for counters that completions write). Public only so that Ballast's
- * modules can share them; they may change in any release.
+ * modules can share them: marked {@link dev.ballast.annotation.Internal}, they may change in any
+ * release, and the API compatibility check ignores them.
  */
+@Internal
 package dev.ballast.internal;
+
+import dev.ballast.annotation.Internal;

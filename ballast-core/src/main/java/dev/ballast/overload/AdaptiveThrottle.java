@@ -24,12 +24,24 @@ import java.util.random.RandomGenerator;
  */
 public interface AdaptiveThrottle {
 
-  /** A throttle on the {@linkplain NanoClock#cached() cached clock}, drawing from each thread's own random source. */
+  /**
+   * A throttle on the {@linkplain NanoClock#cached() cached clock}, drawing from each thread's own
+   * random source.
+   *
+   * @param config its settings
+   * @return a throttle with empty counts
+   */
   static AdaptiveThrottle create(ThrottleConfig config) {
     return new SlidingWindowThrottle(config, NanoClock.cached(), null);
   }
 
-  /** A throttle on {@code clock}, drawing from each thread's own random source. */
+  /**
+   * A throttle on {@code clock}, drawing from each thread's own random source.
+   *
+   * @param config its settings
+   * @param clock the clock its window slides on
+   * @return a throttle with empty counts
+   */
   static AdaptiveThrottle create(ThrottleConfig config, NanoClock clock) {
     return new SlidingWindowThrottle(config, clock, null);
   }
@@ -37,25 +49,58 @@ public interface AdaptiveThrottle {
   /**
    * A throttle on {@code clock} that draws from {@code random}, which must then be safe for the
    * threads that call {@link #tryAcquire} (the simulator and tests call it from one thread).
+   *
+   * @param config its settings
+   * @param clock the clock its window slides on
+   * @param random the source of its rejection draws
+   * @return a throttle with empty counts
    */
   static AdaptiveThrottle create(ThrottleConfig config, NanoClock clock, RandomGenerator random) {
     return new SlidingWindowThrottle(config, clock, random);
   }
 
+  /**
+   * The throttle's settings.
+   *
+   * @return the settings it was created with
+   */
   ThrottleConfig config();
 
-  /** Whether a request of criticality {@code c} may be sent; a local rejection is counted as a request. */
+  /**
+   * Whether a request may be sent; a local rejection is counted as a request.
+   *
+   * @param c the request's criticality
+   * @return true to send it, false to fail it locally with {@link LocalRejection#THROTTLED}
+   */
   boolean tryAcquire(Criticality c);
 
-  /** A backend accepted a request of criticality {@code c}: one more request, one more accept. */
+  /**
+   * A backend accepted a request: one more request, one more accept.
+   *
+   * @param c the request's criticality
+   */
   void onAccepted(Criticality c);
 
-  /** A backend rejected a request of criticality {@code c} for overload: one more request, no accept. */
+  /**
+   * A backend rejected a request for overload: one more request, no accept.
+   *
+   * @param c the request's criticality
+   */
   void onRejected(Criticality c);
 
-  /** The probability with which a request of criticality {@code c} is rejected now. */
+  /**
+   * The probability with which a request is rejected now, as last recomputed.
+   *
+   * @param c the request's criticality
+   * @return the probability, 0..1
+   */
   double rejectionProbability(Criticality c);
 
-  /** Requests of criticality {@code c} rejected locally so far. */
+  /**
+   * Requests rejected locally so far.
+   *
+   * @param c the requests' criticality
+   * @return the count
+   */
   long rejected(Criticality c);
 }

@@ -5,6 +5,7 @@ package dev.ballast.overload;
  * answer, distinct from other errors: the backend shed the request at once, without doing its work.
  */
 public enum AnswerKind {
+  /** The backend answered the request successfully. */
   SUCCESS,
   /** The backend shed the request for overload: another backend may take it. Retryable. */
   OVERLOADED,
@@ -24,6 +25,8 @@ public enum AnswerKind {
    * Whether the answer counts as an accept for the {@linkplain AdaptiveThrottle throttle}: every
    * answer but an overload rejection by the backend itself. Other errors say nothing about the
    * backend's load, and a throttle that counted them would reject requests for a backend's bugs.
+   *
+   * @return false only for {@link #OVERLOADED}
    */
   public boolean isAccept() {
     return this != OVERLOADED;

@@ -13,23 +13,26 @@ import java.util.random.RandomGenerator;
  * together. Each setting is declared once below, with its range, default and meaning, and every
  * front end reads it through {@link #SETTINGS}.
  *
- * @param initial the first retry's upper bound
- * @param multiplier growth per retry
- * @param cap the largest upper bound (at least {@code initial})
+ * @param initial {@setting INITIAL}
+ * @param multiplier {@setting MULTIPLIER}
+ * @param cap {@setting CAP} It is at least {@code initial}.
  */
 public record Backoff(Duration initial, double multiplier, Duration cap) {
-  /** 25 ms. */
+  /** The default of {@link #INITIAL}. */
   public static final Duration DEFAULT_INITIAL = Duration.ofMillis(25);
-  /** Growth per retry by default: {@value}. */
+  /** The default of {@link #MULTIPLIER}: {@value}. */
   public static final double DEFAULT_MULTIPLIER = 2;
-  /** 1 s. */
+  /** The default of {@link #CAP}. */
   public static final Duration DEFAULT_CAP = Duration.ofSeconds(1);
 
+  /** {@setting} */
   public static final Setting<Duration> INITIAL =
       Setting.duration("initial", DEFAULT_INITIAL, Duration.ofMillis(1), Duration.ofMinutes(1),
           "the first retry's upper bound on its wait");
+  /** {@setting} */
   public static final Setting<Double> MULTIPLIER =
       Setting.number("multiplier", DEFAULT_MULTIPLIER, 1, 10, "how much the bound grows per retry");
+  /** {@setting} */
   public static final Setting<Duration> CAP =
       Setting.duration("cap", DEFAULT_CAP, Duration.ofMillis(1), Duration.ofMinutes(10),
           "the largest upper bound on a wait (at least initial)");
@@ -42,6 +45,15 @@ public record Backoff(Duration initial, double multiplier, Duration cap) {
           .with(CAP, Builder::cap, Backoff::cap)
           .done();
 
+  /**
+   * Checks every setting and the relations between them.
+   *
+   * @param initial {@setting INITIAL}
+   * @param multiplier {@setting MULTIPLIER}
+   * @param cap {@setting CAP}
+   * @throws IllegalArgumentException {@code "name: value (expected: ...)"} for a value out of range
+   *     or a cap below the initial bound
+   */
   public Backoff {
     INITIAL.check(initial);
     MULTIPLIER.check(multiplier);
@@ -49,10 +61,20 @@ public record Backoff(Duration initial, double multiplier, Duration cap) {
     Ranges.checkDuration(CAP.name(), cap, initial, CAP.max());
   }
 
+  /**
+   * Every setting at its default.
+   *
+   * @return the config
+   */
   public static Backoff defaults() {
     return builder().build();
   }
 
+  /**
+   * A builder with every setting at its default.
+   *
+   * @return a new builder
+   */
   public static Builder builder() {
     return new Builder();
   }
@@ -65,27 +87,58 @@ public record Backoff(Duration initial, double multiplier, Duration cap) {
 
     private Builder() {}
 
+    /**
+     * {@setting INITIAL}
+     *
+     * @param value the value; {@link #build()} checks it
+     * @return this builder
+     */
     public Builder initial(Duration value) {
       this.initial = value;
       return this;
     }
 
+    /**
+     * {@setting MULTIPLIER}
+     *
+     * @param value the value; {@link #build()} checks it
+     * @return this builder
+     */
     public Builder multiplier(double value) {
       this.multiplier = value;
       return this;
     }
 
+    /**
+     * {@setting CAP}
+     *
+     * @param value the value; {@link #build()} checks it
+     * @return this builder
+     */
     public Builder cap(Duration value) {
       this.cap = value;
       return this;
     }
 
+    /**
+     * Builds the config.
+     *
+     * @return the config
+     * @throws IllegalArgumentException for a value out of range or a broken relation, in the
+     *     message shape {@code "name: value (expected: ...)"}
+     */
     public Backoff build() {
       return new Backoff(initial, multiplier, cap);
     }
   }
 
-  /** The upper bound of the wait before retry {@code retry} (1, 2, ...), in nanoseconds. */
+  /**
+   * The upper bound of the wait before a retry: {@code min(cap, initial x multiplier^(retry-1))}.
+   *
+   * @param retry which retry: 1 for the first
+   * @return the bound, in nanoseconds
+   * @throws IllegalArgumentException when {@code retry} is below 1
+   */
   public long boundNanos(int retry) {
     if (retry < 1) {
       throw new IllegalArgumentException("retry: " + retry + " (expected: 1 or more)");
@@ -94,7 +147,14 @@ public record Backoff(Duration initial, double multiplier, Duration cap) {
     return (long) Math.min(cap.toNanos(), bound);
   }
 
-  /** The wait before retry {@code retry}: uniform in [0, {@link #boundNanos}]. */
+  /**
+   * The wait before a retry, a uniform draw in {@code [0, }{@link #boundNanos bound}{@code ]}.
+   *
+   * @param retry which retry: 1 for the first
+   * @param random the source of the draw; one a thread does not share, or a thread-safe one
+   * @return the wait, in nanoseconds
+   * @throws IllegalArgumentException when {@code retry} is below 1
+   */
   public long delayNanos(int retry, RandomGenerator random) {
     return (long) (random.nextDouble() * boundNanos(retry));
   }

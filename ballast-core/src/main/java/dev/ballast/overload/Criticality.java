@@ -28,7 +28,12 @@ public enum Criticality {
     return VALUES;
   }
 
-  /** Whether requests of this criticality are shed before requests of {@code other}. */
+  /**
+   * Whether requests of this criticality are shed before requests of {@code other}.
+   *
+   * @param other another criticality
+   * @return true when this one is less important
+   */
   public boolean isLowerThan(Criticality other) {
     return ordinal() > other.ordinal();
   }
@@ -37,6 +42,8 @@ public enum Criticality {
    * Reads a criticality as carried in a header or a configuration file: the constant's name, in
    * any case, with {@code -} or {@code _} between words.
    *
+   * @param text the value as written; null is refused
+   * @return the criticality
    * @throws IllegalArgumentException naming the value and the accepted ones
    */
   public static Criticality parse(String text) {

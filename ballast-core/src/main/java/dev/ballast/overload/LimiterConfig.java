@@ -45,32 +45,31 @@ import java.util.Arrays;
  * </ul>
  *
  * <p>Each setting is declared once below, with its range, default and meaning, and every front end
- * reads it through {@link #SETTINGS}.
+ * reads it through {@link #SETTINGS}. A config is immutable and may be shared between threads.
  *
- * @param kind which limiter
- * @param cpuThreshold CPU utilization above which the CPU and CPU-or-latency limiters shed (the
- *     talk's 800 permille by default)
- * @param coolOff how long after a shed the CPU and CPU-or-latency limiters keep shedding above L
- *     though the server cooled, so that they do not flap
- * @param window how far back passes and service times are kept
- * @param slots the window's slots; L is recomputed once per slot
- * @param queueFactor the CPU and CPU-or-latency limiters' queue allowance, as a multiple of the
- *     requests the server can run at once (by default 4.0: at twice its capacity a server queues
- *     about three times what it runs, which keeps its cores busy and leaves critical requests room
- *     while sheddable ones are shed, see docs/overload.md)
- * @param initialLimit L before the first measurement, and the CPU-or-latency limiter's L until its
- *     latency has a baseline (minLimit..maxLimit)
- * @param minLimit the least L (at most maxLimit)
- * @param maxLimit the most L
- * @param tolerance the allowed latency, as a multiple of the baseline: the gradient limiter holds
- *     latency near it, the CPU-or-latency limiter is hot above it and then holds it near it
- * @param smoothing how far the gradient and CPU-or-latency limiters move the limit latency holds
- *     towards its new value per slot
- * @param baselineRise the factor by which the baseline latency of the gradient and CPU-or-latency
- *     limiters may rise per slot (by default 1.0001: doubling takes about 7,000 slots, 12 minutes
- *     at 100 ms)
+ * @param kind {@setting KIND}
+ * @param cpuThreshold {@setting CPU_THRESHOLD} The talk's 800 permille by default.
+ * @param coolOff {@setting COOL_OFF} Shedding goes on though the server cooled, so that the
+ *     limiter does not flap.
+ * @param window {@setting WINDOW}
+ * @param slots {@setting SLOTS} A slot lasts at least 1 ms, so a window holds at most one slot per
+ *     millisecond.
+ * @param queueFactor {@setting QUEUE_FACTOR} By default a server at twice its capacity queues
+ *     about three times what it runs, which keeps its cores busy and leaves critical requests
+ *     room while sheddable ones are shed (docs/overload.md).
+ * @param initialLimit {@setting INITIAL_LIMIT} It is also the CPU-or-latency limiter's L until its
+ *     latency has a baseline.
+ * @param minLimit {@setting MIN_LIMIT}
+ * @param maxLimit {@setting MAX_LIMIT}
+ * @param tolerance {@setting TOLERANCE} The gradient limiter holds latency near it; the
+ *     CPU-or-latency limiter is hot above it and then holds latency near it.
+ * @param smoothing {@setting SMOOTHING}
+ * @param baselineRise {@setting BASELINE_RISE} At the default, doubling takes about 7,000 slots,
+ *     12 minutes at 100 ms, so that a service that became slower for good is followed.
  * @param criticalityShares the share of L each criticality may fill, in the order of {@link
- *     Criticality}; none above a more important one's
+ *     Criticality}, none above a more important one's; each is a setting of its own: {@link
+ *     #CRITICAL_PLUS_SHARE}, {@link #CRITICAL_SHARE}, {@link #SHEDDABLE_PLUS_SHARE}, {@link
+ *     #SHEDDABLE_SHARE}
  */
 public record LimiterConfig(
     Kind kind,
@@ -100,81 +99,97 @@ public record LimiterConfig(
     GRADIENT
   }
 
-  /** {@link Kind#CPU_OR_LATENCY}. */
+  /** The default of {@link #KIND}. */
   public static final Kind DEFAULT_KIND = Kind.CPU_OR_LATENCY;
-  /** The talk's 800 permille: {@value}. */
+  /** The default of {@link #CPU_THRESHOLD}: {@value}. */
   public static final double DEFAULT_CPU_THRESHOLD = 0.8;
-  /** 1 s. */
+  /** The default of {@link #COOL_OFF}. */
   public static final Duration DEFAULT_COOL_OFF = Duration.ofSeconds(1);
-  /** 1 s. */
+  /** The default of {@link #WINDOW}. */
   public static final Duration DEFAULT_WINDOW = Duration.ofSeconds(1);
-  /** Slots of the window by default: {@value}. */
+  /** The default of {@link #SLOTS}: {@value}. */
   public static final int DEFAULT_SLOTS = 10;
-  /** {@value}. */
+  /** The default of {@link #QUEUE_FACTOR}: {@value}. */
   public static final double DEFAULT_QUEUE_FACTOR = 4.0;
-  /** {@value}. */
+  /** The default of {@link #INITIAL_LIMIT}: {@value}. */
   public static final int DEFAULT_INITIAL_LIMIT = 100;
-  /** {@value}. */
+  /** The default of {@link #MIN_LIMIT}: {@value}. */
   public static final int DEFAULT_MIN_LIMIT = 4;
-  /** {@value}. */
+  /** The default of {@link #MAX_LIMIT}: {@value}. */
   public static final int DEFAULT_MAX_LIMIT = 10_000;
-  /** {@value}. */
+  /** The default of {@link #TOLERANCE}: {@value}. */
   public static final double DEFAULT_TOLERANCE = 2.0;
-  /** {@value}. */
+  /** The default of {@link #SMOOTHING}: {@value}. */
   public static final double DEFAULT_SMOOTHING = 0.2;
-  /** {@value}. */
+  /** The default of {@link #BASELINE_RISE}: {@value}. */
   public static final double DEFAULT_BASELINE_RISE = 1.0001;
-  /** {@value}. */
+  /** The default of {@link #CRITICAL_PLUS_SHARE}: {@value}. */
   public static final double DEFAULT_CRITICAL_PLUS_SHARE = 1.5;
-  /** {@value}. */
+  /** The default of {@link #CRITICAL_SHARE}: {@value}. */
   public static final double DEFAULT_CRITICAL_SHARE = 1.0;
-  /** {@value}. */
+  /** The default of {@link #SHEDDABLE_PLUS_SHARE}: {@value}. */
   public static final double DEFAULT_SHEDDABLE_PLUS_SHARE = 0.75;
-  /** {@value}. */
+  /** The default of {@link #SHEDDABLE_SHARE}: {@value}. */
   public static final double DEFAULT_SHEDDABLE_SHARE = 0.5;
 
   private static final double MIN_SHARE = 0.05;
   private static final double MAX_SHARE = 10;
 
+  /** {@setting} */
   public static final Setting<Kind> KIND = Setting.choice("kind", DEFAULT_KIND, "which limiter");
+  /** {@setting} */
   public static final Setting<Double> CPU_THRESHOLD =
       Setting.number("cpuThreshold", DEFAULT_CPU_THRESHOLD, 0.05, 1.0,
           "CPU utilization above which the CPU and CPU-or-latency limiters shed");
+  /** {@setting} */
   public static final Setting<Duration> COOL_OFF =
       Setting.duration("coolOff", DEFAULT_COOL_OFF, Duration.ZERO, Duration.ofMinutes(1),
           "how long after a shed the CPU and CPU-or-latency limiters keep shedding above the limit");
+  /** {@setting} */
   public static final Setting<Duration> WINDOW =
       Setting.duration("window", DEFAULT_WINDOW, Duration.ofMillis(10), Duration.ofMinutes(1),
           "how far back passes and service times are kept");
+  /** {@setting} */
   public static final Setting<Integer> SLOTS =
       Setting.wholeNumber("slots", DEFAULT_SLOTS, 2, 1000, "the window's slots; the limit is recomputed once per slot");
+  /** {@setting} */
   public static final Setting<Double> QUEUE_FACTOR =
       Setting.number("queueFactor", DEFAULT_QUEUE_FACTOR, 1.0, 100,
           "the CPU limiters' queue allowance, a multiple of the requests the server can run at once");
+  /** {@setting} */
   public static final Setting<Integer> INITIAL_LIMIT =
       Setting.wholeNumber("initialLimit", DEFAULT_INITIAL_LIMIT, 1, 1_000_000,
           "the limit before the first measurement (minLimit..maxLimit)");
+  /** {@setting} */
   public static final Setting<Integer> MIN_LIMIT =
       Setting.wholeNumber("minLimit", DEFAULT_MIN_LIMIT, 1, 1_000_000, "the least limit (at most maxLimit)");
+  /** {@setting} */
   public static final Setting<Integer> MAX_LIMIT =
       Setting.wholeNumber("maxLimit", DEFAULT_MAX_LIMIT, 1, 1_000_000, "the most limit");
+  /** {@setting} */
   public static final Setting<Double> TOLERANCE =
       Setting.number("tolerance", DEFAULT_TOLERANCE, 1.0, 100, "the allowed latency, as a multiple of the baseline");
+  /** {@setting} */
   public static final Setting<Double> SMOOTHING =
       Setting.number("smoothing", DEFAULT_SMOOTHING, 0.01, 1.0,
           "how far the latency-held limit moves towards its new value per slot");
+  /** {@setting} */
   public static final Setting<Double> BASELINE_RISE =
       Setting.number("baselineRise", DEFAULT_BASELINE_RISE, 1.0, 2.0,
           "the factor by which the baseline latency may rise per slot");
+  /** {@setting} */
   public static final Setting<Double> CRITICAL_PLUS_SHARE =
       Setting.number("criticalityShares.criticalPlus", DEFAULT_CRITICAL_PLUS_SHARE, MIN_SHARE, MAX_SHARE,
           "the share of the limit critical_plus requests may fill");
+  /** {@setting} */
   public static final Setting<Double> CRITICAL_SHARE =
       Setting.number("criticalityShares.critical", DEFAULT_CRITICAL_SHARE, MIN_SHARE, MAX_SHARE,
           "the share of the limit critical requests may fill");
+  /** {@setting} */
   public static final Setting<Double> SHEDDABLE_PLUS_SHARE =
       Setting.number("criticalityShares.sheddablePlus", DEFAULT_SHEDDABLE_PLUS_SHARE, MIN_SHARE, MAX_SHARE,
           "the share of the limit sheddable_plus requests may fill");
+  /** {@setting} */
   public static final Setting<Double> SHEDDABLE_SHARE =
       Setting.number("criticalityShares.sheddable", DEFAULT_SHEDDABLE_SHARE, MIN_SHARE, MAX_SHARE,
           "the share of the limit sheddable requests may fill");
@@ -203,6 +218,27 @@ public record LimiterConfig(
               c -> c.share(Criticality.SHEDDABLE))
           .done();
 
+  /**
+   * Checks every setting and the relations between them.
+   *
+   * @param kind {@setting KIND}
+   * @param cpuThreshold {@setting CPU_THRESHOLD}
+   * @param coolOff {@setting COOL_OFF}
+   * @param window {@setting WINDOW}
+   * @param slots {@setting SLOTS}
+   * @param queueFactor {@setting QUEUE_FACTOR}
+   * @param initialLimit {@setting INITIAL_LIMIT}
+   * @param minLimit {@setting MIN_LIMIT}
+   * @param maxLimit {@setting MAX_LIMIT}
+   * @param tolerance {@setting TOLERANCE}
+   * @param smoothing {@setting SMOOTHING}
+   * @param baselineRise {@setting BASELINE_RISE}
+   * @param criticalityShares the share of the limit each criticality may fill, in the order of {@link
+   *     Criticality}
+   * @throws IllegalArgumentException {@code "name: value (expected: ...)"} for a value out of range,
+   *     a minimum limit above the most, an initial limit outside them, a slot shorter than 1 ms, or
+   *     a criticality given a larger share than a more important one
+   */
   public LimiterConfig {
     if (kind == null) {
       throw new IllegalArgumentException("kind: null (expected: cpu_or_latency, cpu or gradient)");
@@ -241,25 +277,50 @@ public record LimiterConfig(
     return Arrays.stream(shares).mapToObj(Ranges::format).collect(java.util.stream.Collectors.joining(", ", "[", "]"));
   }
 
+  /**
+   * The share of the limit each criticality may fill.
+   *
+   * @return a copy, in the order of {@link Criticality}
+   */
   @Override
   public double[] criticalityShares() {
     return criticalityShares.clone();
   }
 
-  /** The share of the limit that criticality {@code c} may fill. */
+  /**
+   * The share of the limit that requests of one criticality may fill: they are admitted while
+   * fewer than {@code limit x share} requests are in flight.
+   *
+   * @param c the criticality
+   * @return its share, a multiple of the limit
+   */
   public double share(Criticality c) {
     return criticalityShares[c.ordinal()];
   }
 
+  /**
+   * Every setting at its default: the CPU-or-latency limiter.
+   *
+   * @return the config
+   */
   public static LimiterConfig defaults() {
     return builder().build();
   }
 
+  /**
+   * A builder with every setting at its default.
+   *
+   * @return a new builder
+   */
   public static Builder builder() {
     return new Builder();
   }
 
-  /** A builder starting from this configuration. */
+  /**
+   * A builder starting from this configuration, to change some of its settings.
+   *
+   * @return a new builder
+   */
   public Builder toBuilder() {
     Builder b = new Builder();
     b.kind = kind;
@@ -317,78 +378,172 @@ public record LimiterConfig(
 
     private Builder() {}
 
+    /**
+     * {@setting KIND}
+     *
+     * @param value the value; {@link #build()} checks it
+     * @return this builder
+     */
     public Builder kind(Kind value) {
       kind = value;
       return this;
     }
 
+    /**
+     * {@setting CPU_THRESHOLD}
+     *
+     * @param value the value; {@link #build()} checks it
+     * @return this builder
+     */
     public Builder cpuThreshold(double value) {
       cpuThreshold = value;
       return this;
     }
 
+    /**
+     * {@setting COOL_OFF}
+     *
+     * @param value the value; {@link #build()} checks it
+     * @return this builder
+     */
     public Builder coolOff(Duration value) {
       coolOff = value;
       return this;
     }
 
+    /**
+     * {@setting WINDOW}
+     *
+     * @param value the value; {@link #build()} checks it
+     * @return this builder
+     */
     public Builder window(Duration value) {
       window = value;
       return this;
     }
 
+    /**
+     * {@setting SLOTS}
+     *
+     * @param value the value; {@link #build()} checks it
+     * @return this builder
+     */
     public Builder slots(int value) {
       slots = value;
       return this;
     }
 
+    /**
+     * {@setting QUEUE_FACTOR}
+     *
+     * @param value the value; {@link #build()} checks it
+     * @return this builder
+     */
     public Builder queueFactor(double value) {
       queueFactor = value;
       return this;
     }
 
+    /**
+     * {@setting INITIAL_LIMIT}
+     *
+     * @param value the value; {@link #build()} checks it
+     * @return this builder
+     */
     public Builder initialLimit(int value) {
       initialLimit = value;
       return this;
     }
 
+    /**
+     * {@setting MIN_LIMIT}
+     *
+     * @param value the value; {@link #build()} checks it
+     * @return this builder
+     */
     public Builder minLimit(int value) {
       minLimit = value;
       return this;
     }
 
+    /**
+     * {@setting MAX_LIMIT}
+     *
+     * @param value the value; {@link #build()} checks it
+     * @return this builder
+     */
     public Builder maxLimit(int value) {
       maxLimit = value;
       return this;
     }
 
+    /**
+     * {@setting TOLERANCE}
+     *
+     * @param value the value; {@link #build()} checks it
+     * @return this builder
+     */
     public Builder tolerance(double value) {
       tolerance = value;
       return this;
     }
 
+    /**
+     * {@setting SMOOTHING}
+     *
+     * @param value the value; {@link #build()} checks it
+     * @return this builder
+     */
     public Builder smoothing(double value) {
       smoothing = value;
       return this;
     }
 
+    /**
+     * {@setting BASELINE_RISE}
+     *
+     * @param value the value; {@link #build()} checks it
+     * @return this builder
+     */
     public Builder baselineRise(double value) {
       baselineRise = value;
       return this;
     }
 
+    /**
+     * The share of the limit each criticality may fill, none above a more important one's.
+     *
+     * @param criticalPlus {@setting CRITICAL_PLUS_SHARE}
+     * @param critical {@setting CRITICAL_SHARE}
+     * @param sheddablePlus {@setting SHEDDABLE_PLUS_SHARE}
+     * @param sheddable {@setting SHEDDABLE_SHARE}
+     * @return this builder
+     */
     public Builder criticalityShares(double criticalPlus, double critical, double sheddablePlus, double sheddable) {
       criticalityShares = new double[] {criticalPlus, critical, sheddablePlus, sheddable};
       return this;
     }
 
-    /** The share of the limit requests of criticality {@code c} may fill. */
+    /**
+     * The share of the limit requests of one criticality may fill; the others keep theirs.
+     *
+     * @param c the criticality
+     * @param share its share, a multiple of the limit; {@link #build()} checks it
+     * @return this builder
+     */
     public Builder criticalityShare(Criticality c, double share) {
       criticalityShares = criticalityShares.clone();
       criticalityShares[c.ordinal()] = share;
       return this;
     }
 
+    /**
+     * Builds the config.
+     *
+     * @return the config
+     * @throws IllegalArgumentException for a value out of range or a broken relation, as {@link
+     *     LimiterConfig#LimiterConfig the constructor} words it
+     */
     public LimiterConfig build() {
       return new LimiterConfig(kind, cpuThreshold, coolOff, window, slots, queueFactor, initialLimit, minLimit,
           maxLimit, tolerance, smoothing, baselineRise, criticalityShares);

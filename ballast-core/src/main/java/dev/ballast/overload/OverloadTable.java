@@ -30,12 +30,18 @@ public final class OverloadTable {
   /**
    * The parts' names: {@code throttle}, {@code limiter}, {@code retry}, {@code backoff}, {@code
    * retryBudget}, {@code tokenBucket}.
+   *
+   * @return the names, in the table's order
    */
   public static List<String> names() {
     return List.copyOf(PARTS.keySet());
   }
 
-  /** Every part's settings, in the order of {@link #names()}. */
+  /**
+   * Every part's settings, in the order of {@link #names()}.
+   *
+   * @return the parts' settings tables
+   */
   public static List<Settings<?>> parts() {
     return List.copyOf(PARTS.values());
   }

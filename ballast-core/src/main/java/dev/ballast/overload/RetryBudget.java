@@ -33,14 +33,33 @@ public final class RetryBudget {
     this.floor = config.minRetriesPerSecond() * config.window().toNanos() / 1e9;
   }
 
+  /**
+   * A budget on the {@linkplain NanoClock#cached() cached clock}.
+   *
+   * @param config its settings
+   * @return a budget with empty counts, which allows no retry until first attempts are counted
+   *     (unless the config has a floor)
+   */
   public static RetryBudget create(RetryBudgetConfig config) {
     return new RetryBudget(config, NanoClock.cached());
   }
 
+  /**
+   * A budget on {@code clock}.
+   *
+   * @param config its settings
+   * @param clock the clock its window slides on
+   * @return a budget with empty counts
+   */
   public static RetryBudget create(RetryBudgetConfig config, NanoClock clock) {
     return new RetryBudget(config, clock);
   }
 
+  /**
+   * The budget's settings.
+   *
+   * @return the settings it was created with
+   */
   public RetryBudgetConfig config() {
     return config;
   }
@@ -50,7 +69,11 @@ public final class RetryBudget {
     counts.add(clock.nanoTime(), ATTEMPTS, 1);
   }
 
-  /** Takes one retry from the budget; {@code false} (and nothing taken) if it is spent. */
+  /**
+   * Takes one retry from the budget.
+   *
+   * @return true when taken; false, and nothing taken, when the budget is spent
+   */
   public boolean tryRetry() {
     long now = clock.nanoTime();
     synchronized (counts) {
@@ -69,23 +92,39 @@ public final class RetryBudget {
     return (long) Math.floor(config.ratio() * counts.sum(now, ATTEMPTS) + floor);
   }
 
-  /** Retries left in the budget now. */
+  /**
+   * Retries left in the budget now.
+   *
+   * @return the count, 0 or more
+   */
   public long remaining() {
     long now = clock.nanoTime();
     return Math.max(0, allowed(now) - counts.sum(now, RETRIES));
   }
 
-  /** Retries taken from the budget since it was created. */
+  /**
+   * Retries taken from the budget since it was created.
+   *
+   * @return the count
+   */
   public long retriesTaken() {
     return retriesTaken;
   }
 
-  /** Retries refused because the budget was spent, since it was created. */
+  /**
+   * Retries refused because the budget was spent, since it was created.
+   *
+   * @return the count
+   */
   public long retriesDenied() {
     return retriesDenied;
   }
 
-  /** Retries taken within the current window. */
+  /**
+   * Retries taken within the current window.
+   *
+   * @return the count
+   */
   public long retriesInWindow() {
     return counts.sum(clock.nanoTime(), RETRIES);
   }

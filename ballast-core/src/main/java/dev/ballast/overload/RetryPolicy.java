@@ -19,19 +19,21 @@ import dev.ballast.settings.Settings;
  * front end reads them through {@link #SETTINGS}; the backoff's and the budget's are {@link
  * Backoff#SETTINGS} and {@link RetryBudgetConfig#SETTINGS}.
  *
- * @param maxAttempts attempts per request, the first included
- * @param backoff the waits before retries
- * @param budget the client's retry budget
- * @param overloadRetryFloor the least important criticality whose overload answers are retried
+ * @param maxAttempts {@setting MAX_ATTEMPTS}
+ * @param backoff the waits before retries; its settings are {@link Backoff#SETTINGS}
+ * @param budget the client's retry budget; its settings are {@link RetryBudgetConfig#SETTINGS}
+ * @param overloadRetryFloor {@setting OVERLOAD_RETRY_FLOOR}
  */
 public record RetryPolicy(int maxAttempts, Backoff backoff, RetryBudgetConfig budget, Criticality overloadRetryFloor) {
-  /** Attempts per request by default, the first included: {@value}. */
+  /** The default of {@link #MAX_ATTEMPTS}: {@value}. */
   public static final int DEFAULT_MAX_ATTEMPTS = 3;
-  /** {@link Criticality#CRITICAL}. */
+  /** The default of {@link #OVERLOAD_RETRY_FLOOR}. */
   public static final Criticality DEFAULT_OVERLOAD_RETRY_FLOOR = Criticality.CRITICAL;
 
+  /** {@setting} */
   public static final Setting<Integer> MAX_ATTEMPTS =
       Setting.wholeNumber("maxAttempts", DEFAULT_MAX_ATTEMPTS, 1, 10, "attempts per request, the first included");
+  /** {@setting} */
   public static final Setting<Criticality> OVERLOAD_RETRY_FLOOR =
       Setting.choice("overloadRetryFloor", DEFAULT_OVERLOAD_RETRY_FLOOR,
           "the least important criticality whose overload answers are retried");
@@ -46,6 +48,16 @@ public record RetryPolicy(int maxAttempts, Backoff backoff, RetryBudgetConfig bu
   /** How many times {@link #pickAvoiding} picks again before it settles for the backend to avoid. */
   static final int AVOIDING_PICKS = 8;
 
+  /**
+   * Checks every setting and the relations between them.
+   *
+   * @param maxAttempts {@setting MAX_ATTEMPTS}
+   * @param backoff the waits before retries
+   * @param budget the client's retry budget
+   * @param overloadRetryFloor {@setting OVERLOAD_RETRY_FLOOR}
+   * @throws IllegalArgumentException {@code "name: value (expected: ...)"} for a value out of range
+   *     or null
+   */
   public RetryPolicy {
     MAX_ATTEMPTS.check(maxAttempts);
     if (backoff == null) {
@@ -59,15 +71,29 @@ public record RetryPolicy(int maxAttempts, Backoff backoff, RetryBudgetConfig bu
     }
   }
 
+  /**
+   * Every setting at its default, the backoff's and the budget's included.
+   *
+   * @return the config
+   */
   public static RetryPolicy defaults() {
     return builder().build();
   }
 
+  /**
+   * A builder with every setting at its default.
+   *
+   * @return a new builder
+   */
   public static Builder builder() {
     return new Builder();
   }
 
-  /** A builder starting from this configuration. */
+  /**
+   * A builder starting from this config, to change some of its settings.
+   *
+   * @return a new builder
+   */
   public Builder toBuilder() {
     return builder().maxAttempts(maxAttempts).backoff(backoff).budget(budget).overloadRetryFloor(overloadRetryFloor);
   }
@@ -81,26 +107,57 @@ public record RetryPolicy(int maxAttempts, Backoff backoff, RetryBudgetConfig bu
 
     private Builder() {}
 
+    /**
+     * {@setting MAX_ATTEMPTS}
+     *
+     * @param value the value; {@link #build()} checks it
+     * @return this builder
+     */
     public Builder maxAttempts(int value) {
       this.maxAttempts = value;
       return this;
     }
 
+    /**
+     * The waits before retries; {@link Backoff#defaults()} unless set.
+     *
+     * @param value the backoff
+     * @return this builder
+     */
     public Builder backoff(Backoff value) {
       this.backoff = value;
       return this;
     }
 
+    /**
+     * The client's retry budget; {@link RetryBudgetConfig#defaults()} unless set.
+     *
+     * @param value the budget's settings
+     * @return this builder
+     */
     public Builder budget(RetryBudgetConfig value) {
       this.budget = value;
       return this;
     }
 
+    /**
+     * {@setting OVERLOAD_RETRY_FLOOR}
+     *
+     * @param value the value; {@link #build()} checks it
+     * @return this builder
+     */
     public Builder overloadRetryFloor(Criticality value) {
       this.overloadRetryFloor = value;
       return this;
     }
 
+    /**
+     * Builds the config.
+     *
+     * @return the config
+     * @throws IllegalArgumentException for a value out of range or a broken relation, in the
+     *     message shape {@code "name: value (expected: ...)"}
+     */
     public RetryPolicy build() {
       return new RetryPolicy(maxAttempts, backoff, budget, overloadRetryFloor);
     }
@@ -108,7 +165,14 @@ public record RetryPolicy(int maxAttempts, Backoff backoff, RetryBudgetConfig bu
 
   /**
    * Whether an attempt of a request of criticality {@code criticality} that ended with {@code
-   * answer} may be retried, the budget aside.
+   * answer} may be retried, the budget aside: attempts are left, and the answer is a network
+   * failure, or an overload answer to a request at least as important as {@code
+   * overloadRetryFloor}.
+   *
+   * @param answer how the attempt ended
+   * @param attemptsSoFar attempts sent for the request, this one included
+   * @param criticality the request's criticality
+   * @return true when another attempt may be sent, if the budget allows
    */
   public boolean isRetryable(AnswerKind answer, int attemptsSoFar, Criticality criticality) {
     if (attemptsSoFar >= maxAttempts) {
@@ -123,6 +187,11 @@ public record RetryPolicy(int maxAttempts, Backoff backoff, RetryBudgetConfig bu
    * available: while the pick lands on {@code avoid}, it is kept (so the policy sees that backend
    * busier) and the balancer asked again, up to {@value #AVOIDING_PICKS} times; the picks not used
    * are cancelled, which is never held against a backend.
+   *
+   * @param balancer the balancer to pick from
+   * @param avoid the key of the backend the failed attempt went to
+   * @return the pick for the retry, which may still be {@code avoid}'s backend when it is the only
+   *     one the balancer offers; or a failed pick when the balancer has none
    */
   public static Pick pickAvoiding(Balancer balancer, String avoid) {
     Pick pick = balancer.pick();

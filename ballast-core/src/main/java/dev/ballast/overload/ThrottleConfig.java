@@ -13,32 +13,35 @@ import java.time.Duration;
  * once below, with its range, default and meaning, and every front end reads it through {@link
  * #SETTINGS}.
  *
- * @param k how many requests per accepted one the client may send before it starts rejecting
- *     locally: 2 (the book's value) lets backends see twice what they accept, which keeps the
- *     estimate fresh; lower is more aggressive
- * @param window how far back requests and accepts are counted (the book's value by default)
- * @param slots how many slots the window is kept in: the window slides by {@code window / slots}
- * @param recomputeInterval how often the rejection probabilities are recomputed from the window;
- *     between two recomputations requests are counted and rejected with the last probabilities
- *     (at most {@code window})
+ * @param k {@setting K} The default, the book's, lets backends see twice what they accept, which keeps
+ *     the estimate fresh; lower is more aggressive.
+ * @param window {@setting WINDOW} The book's value by default.
+ * @param slots {@setting SLOTS} The window slides by {@code window / slots}; a slot lasts at least
+ *     1 ms.
+ * @param recomputeInterval {@setting RECOMPUTE_INTERVAL} Between two recomputations requests are
+ *     counted and rejected with the last probabilities. It is at most {@code window}.
  */
 public record ThrottleConfig(double k, Duration window, int slots, Duration recomputeInterval) {
-  /** The book's value: {@value}. */
+  /** The default of {@link #K}: {@value}. */
   public static final double DEFAULT_K = 2;
-  /** The book's value, 2 min. */
+  /** The default of {@link #WINDOW}. */
   public static final Duration DEFAULT_WINDOW = Duration.ofMinutes(2);
-  /** Slots of the window by default: {@value}. */
+  /** The default of {@link #SLOTS}: {@value}. */
   public static final int DEFAULT_SLOTS = 60;
-  /** 100 ms. */
+  /** The default of {@link #RECOMPUTE_INTERVAL}. */
   public static final Duration DEFAULT_RECOMPUTE_INTERVAL = Duration.ofMillis(100);
 
+  /** {@setting} */
   public static final Setting<Double> K =
       Setting.number("k", DEFAULT_K, 1.1, 10, "requests per accepted one a client may send before it rejects locally");
+  /** {@setting} */
   public static final Setting<Duration> WINDOW =
       Setting.duration("window", DEFAULT_WINDOW, Duration.ofSeconds(1), Duration.ofHours(1),
           "how far back requests and accepts are counted");
+  /** {@setting} */
   public static final Setting<Integer> SLOTS =
       Setting.wholeNumber("slots", DEFAULT_SLOTS, 2, 1000, "how many slots the window is kept in");
+  /** {@setting} */
   public static final Setting<Duration> RECOMPUTE_INTERVAL =
       Setting.duration("recomputeInterval", DEFAULT_RECOMPUTE_INTERVAL, Duration.ofMillis(1), Duration.ofHours(1),
           "how often the rejection probabilities are recomputed (at most the window)");
@@ -52,6 +55,16 @@ public record ThrottleConfig(double k, Duration window, int slots, Duration reco
           .with(RECOMPUTE_INTERVAL, Builder::recomputeInterval, ThrottleConfig::recomputeInterval)
           .done();
 
+  /**
+   * Checks every setting and the relations between them.
+   *
+   * @param k {@setting K}
+   * @param window {@setting WINDOW}
+   * @param slots {@setting SLOTS}
+   * @param recomputeInterval {@setting RECOMPUTE_INTERVAL}
+   * @throws IllegalArgumentException {@code "name: value (expected: ...)"} for a value out of range,
+   *     a slot shorter than 1 ms, or a recompute interval longer than the window
+   */
   public ThrottleConfig {
     K.check(k);
     WINDOW.check(window);
@@ -61,24 +74,52 @@ public record ThrottleConfig(double k, Duration window, int slots, Duration reco
     Ranges.checkDuration(RECOMPUTE_INTERVAL.name(), recomputeInterval, RECOMPUTE_INTERVAL.min(), window);
   }
 
-  /** k = {@value #DEFAULT_K}, a 2-minute window in {@value #DEFAULT_SLOTS} slots, recomputed every 100 ms. */
+  /**
+   * Every setting at its default: the SRE book's throttle.
+   *
+   * @return the config
+   */
   public static ThrottleConfig defaults() {
     return builder().build();
   }
 
+  /**
+   * A builder with every setting at its default.
+   *
+   * @return a new builder
+   */
   public static Builder builder() {
     return new Builder();
   }
 
-  /** A builder starting from this configuration. */
+  /**
+   * A builder starting from this config, to change some of its settings.
+   *
+   * @return a new builder
+   */
   public Builder toBuilder() {
     return builder().k(k).window(window).slots(slots).recomputeInterval(recomputeInterval);
   }
 
+  /**
+   * This config with another {@code k}.
+   *
+   * @param value {@setting K}
+   * @return a new config
+   * @throws IllegalArgumentException when {@code value} is out of range
+   */
   public ThrottleConfig withK(double value) {
     return toBuilder().k(value).build();
   }
 
+  /**
+   * This config with another window.
+   *
+   * @param value {@setting WINDOW}
+   * @return a new config
+   * @throws IllegalArgumentException when {@code value} is out of range, or shorter than the
+   *     recompute interval or than 1 ms per slot
+   */
   public ThrottleConfig withWindow(Duration value) {
     return toBuilder().window(value).build();
   }
@@ -92,26 +133,57 @@ public record ThrottleConfig(double k, Duration window, int slots, Duration reco
 
     private Builder() {}
 
+    /**
+     * {@setting K}
+     *
+     * @param value the value; {@link #build()} checks it
+     * @return this builder
+     */
     public Builder k(double value) {
       this.k = value;
       return this;
     }
 
+    /**
+     * {@setting WINDOW}
+     *
+     * @param value the value; {@link #build()} checks it
+     * @return this builder
+     */
     public Builder window(Duration value) {
       this.window = value;
       return this;
     }
 
+    /**
+     * {@setting SLOTS}
+     *
+     * @param value the value; {@link #build()} checks it
+     * @return this builder
+     */
     public Builder slots(int value) {
       this.slots = value;
       return this;
     }
 
+    /**
+     * {@setting RECOMPUTE_INTERVAL}
+     *
+     * @param value the value; {@link #build()} checks it
+     * @return this builder
+     */
     public Builder recomputeInterval(Duration value) {
       this.recomputeInterval = value;
       return this;
     }
 
+    /**
+     * Builds the config.
+     *
+     * @return the config
+     * @throws IllegalArgumentException for a value out of range or a broken relation, in the
+     *     message shape {@code "name: value (expected: ...)"}
+     */
     public ThrottleConfig build() {
       return new ThrottleConfig(k, window, slots, recomputeInterval);
     }

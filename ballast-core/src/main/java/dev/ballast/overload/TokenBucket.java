@@ -29,7 +29,14 @@ import dev.ballast.time.NanoClock;
  */
 public interface TokenBucket {
 
-  /** A bucket on the {@linkplain NanoClock#system() system clock}. */
+  /**
+   * A full bucket on the {@linkplain NanoClock#system() system clock}.
+   *
+   * @param ratePerSecond {@setting TokenBucketConfig#RATE}
+   * @param burst {@setting TokenBucketConfig#BURST}
+   * @return the bucket
+   * @throws IllegalArgumentException for a rate or burst out of range
+   */
   static TokenBucket create(double ratePerSecond, long burst) {
     return create(ratePerSecond, burst, NanoClock.system());
   }
@@ -37,8 +44,11 @@ public interface TokenBucket {
   /**
    * A full bucket on {@code clock}.
    *
-   * @param ratePerSecond tokens added per second, 0..10^9 (0: the bucket never refills)
-   * @param burst the most tokens the bucket holds, and so the most one request may take, 1..10^9
+   * @param ratePerSecond {@setting TokenBucketConfig#RATE}
+   * @param burst {@setting TokenBucketConfig#BURST}
+   * @param clock the clock it refills on
+   * @return the bucket
+   * @throws IllegalArgumentException for a rate or burst out of range
    */
   static TokenBucket create(double ratePerSecond, long burst, NanoClock clock) {
     GcraTokenBucket.checkRate(ratePerSecond);
@@ -46,7 +56,13 @@ public interface TokenBucket {
     return new GcraTokenBucket(ratePerSecond, burst, clock);
   }
 
-  /** A full bucket on {@code clock} with {@code config}'s rate and burst. */
+  /**
+   * A full bucket on {@code clock} with {@code config}'s rate and burst.
+   *
+   * @param config the rate and burst
+   * @param clock the clock it refills on
+   * @return the bucket
+   */
   static TokenBucket create(TokenBucketConfig config, NanoClock clock) {
     return create(config.rate(), config.burst(), clock);
   }
@@ -55,11 +71,17 @@ public interface TokenBucket {
    * Takes {@code n} tokens if the bucket holds that many now, and says whether it did; a refusal
    * takes nothing.
    *
+   * @param n the tokens to take
+   * @return whether they were taken
    * @throws IllegalArgumentException if {@code n} is not in {@code 1..burst}
    */
   boolean tryAcquire(long n);
 
-  /** Takes one token if there is one. */
+  /**
+   * Takes one token if there is one.
+   *
+   * @return whether it was taken
+   */
   default boolean tryAcquire() {
     return tryAcquire(1);
   }
@@ -68,16 +90,29 @@ public interface TokenBucket {
    * Changes the rate from now on, as a new quota lease does: the tokens the bucket holds now (at
    * most {@code burst}) stay in it, and it refills at {@code ratePerSecond} from now.
    *
-   * @throws IllegalArgumentException if {@code ratePerSecond} is not in {@code 0..10^9}
+   * @param ratePerSecond {@setting TokenBucketConfig#RATE}
+   * @throws IllegalArgumentException if {@code ratePerSecond} is out of that range
    */
   void setRate(double ratePerSecond);
 
-  /** Tokens added per second. */
+  /**
+   * Tokens added per second.
+   *
+   * @return the rate, as kept (see the class comment on rounding)
+   */
   double rate();
 
-  /** The most tokens the bucket holds. */
+  /**
+   * The most tokens the bucket holds.
+   *
+   * @return the burst
+   */
   long burst();
 
-  /** The tokens the bucket holds now, fractions included: 0..burst (for metrics). */
+  /**
+   * The tokens the bucket holds now, fractions included, for metrics.
+   *
+   * @return the tokens, 0..burst; below 0 just after a rate change charged a racing take
+   */
   double available();
 }

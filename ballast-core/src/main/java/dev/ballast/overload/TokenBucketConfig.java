@@ -9,14 +9,15 @@ import dev.ballast.settings.Settings;
  * declared once below, and every front end (the gRPC service config's {@code rateLimit}) reads it
  * through {@link #SETTINGS}.
  *
- * @param rate tokens added per second, 0..10^9 (0: the bucket never refills)
- * @param burst the most tokens the bucket holds, and so the most one request may take, 1..10^9
+ * @param rate {@setting RATE} 0 is a bucket that never refills.
+ * @param burst {@setting BURST} It is the most one request may take.
  */
 public record TokenBucketConfig(double rate, int burst) {
 
+  /** {@setting} */
   public static final Setting<Double> RATE =
       Setting.number("rate", 0, GcraTokenBucket.MAX, "tokens added per second: requests per second for a rate limit");
-  /** One second of the rate, rounded up, and at least one token so that a request can pass. */
+  /** {@setting} */
   public static final Setting<Integer> BURST =
       Setting.wholeNumber("burst", 1, (int) GcraTokenBucket.MAX, "the most tokens the bucket holds, which it starts with")
           .defaultFrom(RATE, rate -> (int) Math.max(1, Math.ceil(rate)), "one second of rate, at least 1");
@@ -28,16 +29,34 @@ public record TokenBucketConfig(double rate, int burst) {
           .with(BURST, Builder::burst, TokenBucketConfig::burst)
           .done();
 
+  /**
+   * Checks every setting and the relations between them.
+   *
+   * @param rate {@setting RATE}
+   * @param burst {@setting BURST}
+   * @throws IllegalArgumentException {@code "name: value (expected: ...)"} for a value out of range
+   */
   public TokenBucketConfig {
     RATE.check(rate);
     BURST.check(burst);
   }
 
-  /** A bucket of {@code rate} tokens per second whose burst is one second of it. */
+  /**
+   * A bucket of {@code rate} tokens per second whose burst is one second of it.
+   *
+   * @param rate {@setting RATE}
+   * @return the config
+   * @throws IllegalArgumentException when {@code rate} is out of range
+   */
   public static TokenBucketConfig of(double rate) {
     return builder().rate(rate).build();
   }
 
+  /**
+   * A builder with every setting at its default.
+   *
+   * @return a new builder
+   */
   public static Builder builder() {
     return new Builder();
   }
@@ -49,17 +68,35 @@ public record TokenBucketConfig(double rate, int burst) {
 
     private Builder() {}
 
+    /**
+     * {@setting RATE}
+     *
+     * @param value the value; {@link #build()} checks it
+     * @return this builder
+     */
     public Builder rate(double value) {
       this.rate = value;
       return this;
     }
 
+    /**
+     * {@setting BURST}
+     *
+     * @param value the value; {@link #build()} checks it
+     * @return this builder
+     */
     public Builder burst(int value) {
       this.burst = value;
       return this;
     }
 
-    /** @throws IllegalArgumentException when the rate is not set, or a value is out of range */
+    /**
+     * Builds the config.
+     *
+     * @return the config
+     * @throws IllegalArgumentException {@code "rate: missing (expected: ...)"} when the rate is not set,
+     *     {@code "name: value (expected: ...)"} for a value out of range
+     */
     public TokenBucketConfig build() {
       if (rate == null) {
         throw RATE.missing(RATE.name());

@@ -11,19 +11,21 @@ import java.util.Map;
  * capacity, as small integers. Each setting is declared once below, with its range, default and
  * meaning, and every front end reads it through {@link #SETTINGS}.
  *
- * @param weights weight per backend key; keys not in the subset are ignored
- * @param defaultWeight the weight of a backend not in {@code weights}
+ * @param weights {@setting WEIGHTS}
+ * @param defaultWeight {@setting DEFAULT_WEIGHT}
  */
 public record InterleavedWeightedRoundRobinConfig(Map<String, Integer> weights, int defaultWeight) {
   /** The least weight: {@value}. */
   public static final int MIN_WEIGHT = 1;
   /** The largest weight: {@value}. */
   public static final int MAX_WEIGHT = 100;
-  /** The weight of a backend not named, by default: {@value}. */
+  /** The default of {@link #DEFAULT_WEIGHT}: {@value}. */
   public static final int DEFAULT_DEFAULT_WEIGHT = 1;
 
+  /** {@setting} */
   public static final Setting<Map<String, Integer>> WEIGHTS =
       Setting.weights("weights", MIN_WEIGHT, MAX_WEIGHT, "weight per backend key; keys not in the subset are ignored");
+  /** {@setting} */
   public static final Setting<Integer> DEFAULT_WEIGHT =
       Setting.wholeNumber("defaultWeight", DEFAULT_DEFAULT_WEIGHT, MIN_WEIGHT, MAX_WEIGHT,
           "the weight of a backend not in weights");
@@ -35,6 +37,14 @@ public record InterleavedWeightedRoundRobinConfig(Map<String, Integer> weights, 
           .with(DEFAULT_WEIGHT, Builder::defaultWeight, InterleavedWeightedRoundRobinConfig::defaultWeight)
           .done();
 
+  /**
+   * Checks every weight, and copies the map.
+   *
+   * @param weights {@setting WEIGHTS}
+   * @param defaultWeight {@setting DEFAULT_WEIGHT}
+   * @throws IllegalArgumentException {@code "name: value (expected: ...)"} for a null map, a null
+   *     key or weight, or a weight out of range
+   */
   public InterleavedWeightedRoundRobinConfig {
     if (weights == null) {
       throw new IllegalArgumentException("weights: null (expected: a map from backend key to 1..100)");
@@ -49,20 +59,40 @@ public record InterleavedWeightedRoundRobinConfig(Map<String, Integer> weights, 
     DEFAULT_WEIGHT.check(defaultWeight);
   }
 
-  /** {@code weights} with the default weight for the others. */
+  /**
+   * Static weights, the default weight for the backends not named.
+   *
+   * @param weights {@setting WEIGHTS}
+   * @return the config
+   * @throws IllegalArgumentException for a null key or weight, or a weight out of range
+   */
   public static InterleavedWeightedRoundRobinConfig of(Map<String, Integer> weights) {
     return builder().weights(weights).build();
   }
 
+  /**
+   * No weights: every backend weighs the default weight, which is plain round robin.
+   *
+   * @return the config
+   */
   public static InterleavedWeightedRoundRobinConfig defaults() {
     return builder().build();
   }
 
+  /**
+   * A builder with every setting at its default.
+   *
+   * @return a new builder
+   */
   public static Builder builder() {
     return new Builder();
   }
 
-  /** A builder starting from this configuration. */
+  /**
+   * A builder starting from this config, to change some of its settings.
+   *
+   * @return a new builder
+   */
   public Builder toBuilder() {
     return builder().weights(weights).defaultWeight(defaultWeight);
   }
@@ -74,13 +104,24 @@ public record InterleavedWeightedRoundRobinConfig(Map<String, Integer> weights, 
 
     private Builder() {}
 
-    /** Replaces the weights with {@code weights}. */
+    /**
+     * {@setting WEIGHTS}
+     *
+     * @param weights the value; {@link #build()} checks it
+     * @return this builder
+     */
     public Builder weights(Map<String, Integer> weights) {
       this.weights = weights == null ? null : new HashMap<>(weights);
       return this;
     }
 
-    /** Sets one backend's weight. */
+    /**
+     * Sets one backend's weight; the others keep theirs.
+     *
+     * @param backendKey the backend's key
+     * @param weight its weight; {@link #build()} checks it
+     * @return this builder
+     */
     public Builder weight(String backendKey, int weight) {
       if (weights == null) {
         weights = new HashMap<>();
@@ -89,11 +130,24 @@ public record InterleavedWeightedRoundRobinConfig(Map<String, Integer> weights, 
       return this;
     }
 
+    /**
+     * {@setting DEFAULT_WEIGHT}
+     *
+     * @param weight the value; {@link #build()} checks it
+     * @return this builder
+     */
     public Builder defaultWeight(int weight) {
       this.defaultWeight = weight;
       return this;
     }
 
+    /**
+     * Builds the config.
+     *
+     * @return the config
+     * @throws IllegalArgumentException for a value out of range or a broken relation, in the
+     *     message shape {@code "name: value (expected: ...)"}
+     */
     public InterleavedWeightedRoundRobinConfig build() {
       return new InterleavedWeightedRoundRobinConfig(weights, defaultWeight);
     }

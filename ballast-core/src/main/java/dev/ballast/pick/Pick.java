@@ -21,9 +21,18 @@ import dev.ballast.health.Backend;
  */
 public interface Pick {
 
+  /**
+   * Whether a backend was picked and, if not, why.
+   *
+   * @return {@link PickStatus#PICKED}, or the reason the pick failed
+   */
   PickStatus status();
 
-  /** Whether a backend was picked. */
+  /**
+   * Whether a backend was picked.
+   *
+   * @return true when {@link #status()} is {@link PickStatus#PICKED}
+   */
   default boolean isPicked() {
     return status() == PickStatus.PICKED;
   }
@@ -31,6 +40,7 @@ public interface Pick {
   /**
    * The chosen backend.
    *
+   * @return the backend
    * @throws IllegalStateException if nothing was picked
    */
   Backend backend();
@@ -38,12 +48,17 @@ public interface Pick {
   /**
    * The request succeeded after {@code latencyNanos}. A negative latency counts as zero and is
    * counted ({@link Balancer#negativeLatencies()}).
+   *
+   * @param latencyNanos how long the request took, in nanoseconds
    */
   void onSuccess(long latencyNanos);
 
   /**
    * The request failed after {@code latencyNanos}: counted against the backend, which policies
    * avoid. A negative latency counts as zero and is counted, as for {@link #onSuccess}.
+   *
+   * @param kind how it failed
+   * @param latencyNanos how long the request took until it failed, in nanoseconds
    */
   void onFailure(FailureKind kind, long latencyNanos);
 
@@ -57,6 +72,10 @@ public interface Pick {
    * second, {@code rps_fractional}) and {@code eps} (errors per second). A report with a negative,
    * NaN or infinite field is rejected and counted ({@link Balancer#rejectedLoadReports()}).
    *
+   * @param cpuUtilization CPU utilization, 1.0 fully used
+   * @param applicationUtilization the application's own utilization, 0 for unknown
+   * @param rps queries per second
+   * @param eps errors per second
    * @return whether the report was accepted; always {@code false} for a failed pick
    */
   boolean reportLoad(double cpuUtilization, double applicationUtilization, double rps, double eps);

@@ -2,6 +2,7 @@ package dev.ballast.pick;
 
 /** Whether a pick found a backend and, if not, why: the caller's typed fail-fast reason. */
 public enum PickStatus {
+  /** A backend was picked. */
   PICKED,
   /** The subset is empty. */
   NO_BACKENDS,

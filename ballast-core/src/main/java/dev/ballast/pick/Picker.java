@@ -12,6 +12,8 @@ public interface Picker {
   /**
    * Chooses a backend for one request and counts the request as active on it; fails fast with a
    * typed {@link PickStatus} when there is none.
+   *
+   * @return the pick, which the caller ends exactly once with its outcome
    */
   Pick pick();
 }

@@ -36,17 +36,29 @@ public enum PolicyStatistic {
     this.description = description;
   }
 
-  /** The metric name's suffix, e.g. {@code weight}; empty for {@link #NONE}. */
+  /**
+   * The metric name's suffix.
+   *
+   * @return the suffix, e.g. {@code weight}; empty for {@link #NONE}
+   */
   public String metricName() {
     return metricName;
   }
 
-  /** One line saying what the value is, for a metric's description; empty for {@link #NONE}. */
+  /**
+   * One line saying what the value is, for a metric's description.
+   *
+   * @return the line; empty for {@link #NONE}
+   */
   public String description() {
     return description;
   }
 
-  /** The value's unit ({@code seconds}), empty when it has none. */
+  /**
+   * The value's unit.
+   *
+   * @return the unit ({@code seconds}), empty when it has none
+   */
   public String unit() {
     return unit;
   }

@@ -14,7 +14,11 @@ import java.util.function.Function;
  */
 public final class PolicyTable {
 
-  /** A policy's name, its settings and its factory. */
+  /**
+   * A policy's name, its settings and its factory.
+   *
+   * @param <C> the policy's config record
+   */
   public static final class Entry<C> {
     private final Settings<C> settings;
     private final Function<C, Policy> create;
@@ -24,25 +28,50 @@ public final class PolicyTable {
       this.create = create;
     }
 
+    /**
+     * The policy's name, as {@link Policy#name()} returns it.
+     *
+     * @return the name
+     */
     public String name() {
       return settings.name();
     }
 
+    /**
+     * The policy's declared settings.
+     *
+     * @return its settings table; empty for a policy with none
+     */
     public Settings<C> settings() {
       return settings;
     }
 
-    /** The policy for {@code config}, a config of this policy's. */
+    /**
+     * The policy for a config of this policy's.
+     *
+     * @param config the config
+     * @return the policy
+     */
     public Policy create(C config) {
       return create.apply(config);
     }
 
-    /** The policy with the settings {@code source} gives and every other at its default. */
+    /**
+     * The policy with the settings {@code source} gives and every other at its default.
+     *
+     * @param source the policy's object of a service config or scenario
+     * @return the policy
+     * @throws IllegalArgumentException for an unknown key or a bad value, naming the key as written
+     */
     public Policy read(SettingSource source) {
       return create(settings.read(source));
     }
 
-    /** The policy with every setting at its default. */
+    /**
+     * The policy with every setting at its default.
+     *
+     * @return the policy
+     */
     public Policy defaults() {
       return create(settings.defaults());
     }
@@ -68,12 +97,20 @@ public final class PolicyTable {
     ENTRIES.put(entry.name(), entry);
   }
 
-  /** The policies' names, as {@link Policy#name()} returns them. */
+  /**
+   * The policies' names, as {@link Policy#name()} returns them.
+   *
+   * @return the names, in the table's order
+   */
   public static List<String> names() {
     return List.copyOf(ENTRIES.keySet());
   }
 
-  /** Every entry, in the order of {@link #names()}. */
+  /**
+   * Every entry, in the order of {@link #names()}.
+   *
+   * @return the entries
+   */
   public static List<Entry<?>> entries() {
     return List.copyOf(ENTRIES.values());
   }
@@ -81,6 +118,8 @@ public final class PolicyTable {
   /**
    * The entry of the policy called {@code name}.
    *
+   * @param name the policy's name
+   * @return its entry
    * @throws IllegalArgumentException {@code "policy: 'name' (expected: one of ...)"} for an unknown name
    */
   public static Entry<?> entry(String name) {
@@ -92,7 +131,15 @@ public final class PolicyTable {
     return entry;
   }
 
-  /** The policy called {@code name} with the settings {@code source} gives, each other at its default. */
+  /**
+   * The policy called {@code name} with the settings {@code source} gives, each other at its
+   * default.
+   *
+   * @param name the policy's name
+   * @param source the policy's object of a service config or scenario
+   * @return the policy
+   * @throws IllegalArgumentException for an unknown name, an unknown key or a bad value
+   */
   public static Policy read(String name, SettingSource source) {
     return entry(name).read(source);
   }

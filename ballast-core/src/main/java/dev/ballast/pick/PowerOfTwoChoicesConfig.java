@@ -10,16 +10,14 @@ import java.time.Duration;
  * (1 + utilization) / successRate}: lower wins. Each setting is declared once below, with its
  * range, default and meaning, and every front end reads it through {@link #SETTINGS}.
  *
- * @param latencyDecay time constant of the peak-EWMA latency: a slower answer is taken at once, a
- *     faster one blends in over about this long
- * @param successDecay time constant of the success-rate EWMA
- * @param newBackendPenalty the latency assumed for a backend with no answer yet, so that new
- *     backends are tried carefully
- * @param failurePenalty the latency recorded for a failed request, however fast it failed, so that
- *     a backend that fails fast looks slow
- * @param forcePickInterval a backend not picked for this long is picked once, so its statistics do
- *     not go stale
- * @param loadReportExpiration a reported utilization older than this is ignored
+ * @param latencyDecay {@setting LATENCY_DECAY} A slower answer is taken at once, a faster one
+ *     blends in over about this long.
+ * @param successDecay {@setting SUCCESS_DECAY}
+ * @param newBackendPenalty {@setting NEW_BACKEND_PENALTY} New backends are so tried carefully.
+ * @param failurePenalty {@setting FAILURE_PENALTY} It is recorded however fast the request failed,
+ *     so that a backend that fails fast looks slow.
+ * @param forcePickInterval {@setting FORCE_PICK_INTERVAL} Its statistics so do not go stale.
+ * @param loadReportExpiration {@setting LOAD_REPORT_EXPIRATION}
  */
 public record PowerOfTwoChoicesConfig(
     Duration latencyDecay,
@@ -28,35 +26,41 @@ public record PowerOfTwoChoicesConfig(
     Duration failurePenalty,
     Duration forcePickInterval,
     Duration loadReportExpiration) {
-  /** 10 s. */
+  /** The default of {@link #LATENCY_DECAY}. */
   public static final Duration DEFAULT_LATENCY_DECAY = Duration.ofSeconds(10);
-  /** 10 s. */
+  /** The default of {@link #SUCCESS_DECAY}. */
   public static final Duration DEFAULT_SUCCESS_DECAY = Duration.ofSeconds(10);
-  /** 500 ms. */
+  /** The default of {@link #NEW_BACKEND_PENALTY}. */
   public static final Duration DEFAULT_NEW_BACKEND_PENALTY = Duration.ofMillis(500);
-  /** 1 s. */
+  /** The default of {@link #FAILURE_PENALTY}. */
   public static final Duration DEFAULT_FAILURE_PENALTY = Duration.ofSeconds(1);
-  /** 3 s. */
+  /** The default of {@link #FORCE_PICK_INTERVAL}. */
   public static final Duration DEFAULT_FORCE_PICK_INTERVAL = Duration.ofSeconds(3);
-  /** 10 s. */
+  /** The default of {@link #LOAD_REPORT_EXPIRATION}. */
   public static final Duration DEFAULT_LOAD_REPORT_EXPIRATION = Duration.ofSeconds(10);
 
   private static final Duration MS = Duration.ofMillis(1);
   private static final Duration HOUR = Duration.ofHours(1);
 
+  /** {@setting} */
   public static final Setting<Duration> LATENCY_DECAY =
       Setting.duration("latencyDecay", DEFAULT_LATENCY_DECAY, MS, HOUR, "time constant of the peak-EWMA latency");
+  /** {@setting} */
   public static final Setting<Duration> SUCCESS_DECAY =
       Setting.duration("successDecay", DEFAULT_SUCCESS_DECAY, MS, HOUR, "time constant of the success-rate EWMA");
+  /** {@setting} */
   public static final Setting<Duration> NEW_BACKEND_PENALTY =
       Setting.duration("newBackendPenalty", DEFAULT_NEW_BACKEND_PENALTY, Duration.ZERO, HOUR,
           "the latency assumed for a backend with no answer yet");
+  /** {@setting} */
   public static final Setting<Duration> FAILURE_PENALTY =
       Setting.duration("failurePenalty", DEFAULT_FAILURE_PENALTY, Duration.ZERO, HOUR,
           "the latency recorded for a failed request");
+  /** {@setting} */
   public static final Setting<Duration> FORCE_PICK_INTERVAL =
       Setting.duration("forcePickInterval", DEFAULT_FORCE_PICK_INTERVAL, MS, HOUR,
           "a backend not picked for this long is picked once");
+  /** {@setting} */
   public static final Setting<Duration> LOAD_REPORT_EXPIRATION =
       Setting.duration("loadReportExpiration", DEFAULT_LOAD_REPORT_EXPIRATION, MS, Duration.ofDays(1),
           "a reported utilization older than this is ignored");
@@ -72,6 +76,17 @@ public record PowerOfTwoChoicesConfig(
           .with(LOAD_REPORT_EXPIRATION, Builder::loadReportExpiration, PowerOfTwoChoicesConfig::loadReportExpiration)
           .done();
 
+  /**
+   * Checks every setting and the relations between them.
+   *
+   * @param latencyDecay {@setting LATENCY_DECAY}
+   * @param successDecay {@setting SUCCESS_DECAY}
+   * @param newBackendPenalty {@setting NEW_BACKEND_PENALTY}
+   * @param failurePenalty {@setting FAILURE_PENALTY}
+   * @param forcePickInterval {@setting FORCE_PICK_INTERVAL}
+   * @param loadReportExpiration {@setting LOAD_REPORT_EXPIRATION}
+   * @throws IllegalArgumentException {@code "name: value (expected: ...)"} for a value out of range
+   */
   public PowerOfTwoChoicesConfig {
     LATENCY_DECAY.check(latencyDecay);
     SUCCESS_DECAY.check(successDecay);
@@ -81,10 +96,20 @@ public record PowerOfTwoChoicesConfig(
     LOAD_REPORT_EXPIRATION.check(loadReportExpiration);
   }
 
+  /**
+   * Every setting at its default.
+   *
+   * @return the config
+   */
   public static PowerOfTwoChoicesConfig defaults() {
     return builder().build();
   }
 
+  /**
+   * A builder with every setting at its default.
+   *
+   * @return a new builder
+   */
   public static Builder builder() {
     return new Builder();
   }
@@ -100,36 +125,79 @@ public record PowerOfTwoChoicesConfig(
 
     private Builder() {}
 
+    /**
+     * {@setting LATENCY_DECAY}
+     *
+     * @param decay the value; {@link #build()} checks it
+     * @return this builder
+     */
     public Builder latencyDecay(Duration decay) {
       this.latencyDecay = decay;
       return this;
     }
 
+    /**
+     * {@setting SUCCESS_DECAY}
+     *
+     * @param decay the value; {@link #build()} checks it
+     * @return this builder
+     */
     public Builder successDecay(Duration decay) {
       this.successDecay = decay;
       return this;
     }
 
+    /**
+     * {@setting NEW_BACKEND_PENALTY}
+     *
+     * @param latency the value; {@link #build()} checks it
+     * @return this builder
+     */
     public Builder newBackendPenalty(Duration latency) {
       this.newBackendPenalty = latency;
       return this;
     }
 
+    /**
+     * {@setting FAILURE_PENALTY}
+     *
+     * @param latency the value; {@link #build()} checks it
+     * @return this builder
+     */
     public Builder failurePenalty(Duration latency) {
       this.failurePenalty = latency;
       return this;
     }
 
+    /**
+     * {@setting FORCE_PICK_INTERVAL}
+     *
+     * @param interval the value; {@link #build()} checks it
+     * @return this builder
+     */
     public Builder forcePickInterval(Duration interval) {
       this.forcePickInterval = interval;
       return this;
     }
 
+    /**
+     * {@setting LOAD_REPORT_EXPIRATION}
+     *
+     * @param expiration the value; {@link #build()} checks it
+     * @return this builder
+     */
     public Builder loadReportExpiration(Duration expiration) {
       this.loadReportExpiration = expiration;
       return this;
     }
 
+    /**
+     * Builds the config.
+     *
+     * @return the config
+     * @throws IllegalArgumentException for a value out of range or a broken relation, in the
+     *     message shape {@code "name: value (expected: ...)"}
+     */
     public PowerOfTwoChoicesConfig build() {
       return new PowerOfTwoChoicesConfig(
           latencyDecay, successDecay, newBackendPenalty, failurePenalty, forcePickInterval, loadReportExpiration);

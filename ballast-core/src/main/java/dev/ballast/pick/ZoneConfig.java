@@ -1,5 +1,6 @@
 package dev.ballast.pick;
 
+import dev.ballast.annotation.Experimental;
 import dev.ballast.settings.Setting;
 import dev.ballast.settings.Settings;
 import java.time.Duration;
@@ -36,65 +37,70 @@ import java.time.Duration;
  * shortfall. After a failover, the traffic comes back {@link #maxStep()} an interval for as long as
  * the client's zone sheds no more than the target.
  *
- * @param enabled whether the client routes by zone when it and its backends have zones (default
- *     on; off, or with no zones known, every backend of the subset is one pool)
- * @param interval how often the spill controller adjusts (default 1 s; 10 ms..1 h)
- * @param deadband differences in utilization at or below this are left alone (default 0.02;
- *     0.0..0.5)
- * @param gain share of picks moved per unit of utilization difference, per interval (default 0.5;
- *     0.01..10.0)
- * @param maxStep the most one share shrinks per interval (default 0.1; 0.001..1.0)
- * @param maxGrowth the most one share grows per interval (default 0.025; 0.001..1.0): slower than
- *     shares shrink, so that a zone that comes back takes its own clients' traffic back before the
- *     other zones, still hot with that traffic, spill into it
- * @param maxSpillShare the largest share of its picks a client spills while its own zone has an
- *     available backend (default 1.0; 0.0 routes strictly locally, failing over only when the
- *     zone has no backend available or all are at their limit)
- * @param targetShedShare without load reports, the share of a client's requests to its own zone
- *     that may end in an overload answer before it spills (default 0.01; 0.001..0.5): the zone is
- *     held near the edge of its capacity, where its backends begin to shed
+ * @param enabled {@setting ENABLED} Off, or with no zones known, every backend of the subset is one
+ *     pool.
+ * @param interval {@setting INTERVAL}
+ * @param deadband {@setting DEADBAND}
+ * @param gain {@setting GAIN}
+ * @param maxStep {@setting MAX_STEP}
+ * @param maxGrowth {@setting MAX_GROWTH} Shares grow slower than they shrink, so that a zone that
+ *     comes back takes its own clients' traffic back before the other zones, still hot with that
+ *     traffic, spill into it.
+ * @param maxSpillShare {@setting MAX_SPILL_SHARE} At 0 a client fails over only when its zone has
+ *     no backend available or all are at their limit.
+ * @param targetShedShare {@setting TARGET_SHED_SHARE} The zone is so held near the edge of its
+ *     capacity, where its backends begin to shed.
  */
+@Experimental("the zone controller's settings may change as it is tuned on more fleets")
 public record ZoneConfig(
     boolean enabled, Duration interval, double deadband, double gain, double maxStep, double maxGrowth,
     double maxSpillShare, double targetShedShare) {
 
-  /** On: zones matter only when the client and its backends have them. */
+  /** The default of {@link #ENABLED}: {@value}. */
   public static final boolean DEFAULT_ENABLED = true;
-  /** 1 s, a load report's usual period. */
+  /** The default of {@link #INTERVAL}. */
   public static final Duration DEFAULT_INTERVAL = Duration.ofSeconds(1);
-  /** Two points of utilization: {@value}. */
+  /** The default of {@link #DEADBAND}: {@value}. */
   public static final double DEFAULT_DEADBAND = 0.02;
-  /** {@value}. */
+  /** The default of {@link #GAIN}: {@value}. */
   public static final double DEFAULT_GAIN = 0.5;
-  /** A tenth of the picks per interval: {@value}. */
+  /** The default of {@link #MAX_STEP}: {@value}. */
   public static final double DEFAULT_MAX_STEP = 0.1;
-  /** A quarter of the most a share shrinks: {@value}. */
+  /** The default of {@link #MAX_GROWTH}: {@value}. */
   public static final double DEFAULT_MAX_GROWTH = 0.025;
-  /** No limit: {@value}. */
+  /** The default of {@link #MAX_SPILL_SHARE}: {@value}. */
   public static final double DEFAULT_MAX_SPILL_SHARE = 1.0;
-  /** One request in a hundred: {@value}. */
+  /** The default of {@link #TARGET_SHED_SHARE}: {@value}. */
   public static final double DEFAULT_TARGET_SHED_SHARE = 0.01;
 
+  /** {@setting} */
   public static final Setting<Boolean> ENABLED =
       Setting.flag("enabled", DEFAULT_ENABLED, "whether the client routes by zone when zones are known");
+  /** {@setting} */
   public static final Setting<Duration> INTERVAL =
       Setting.duration("interval", DEFAULT_INTERVAL, Duration.ofMillis(10), Duration.ofHours(1),
           "how often the spill controller adjusts the shares of picks sent to other zones");
+  /** {@setting} */
   public static final Setting<Double> DEADBAND =
       Setting.number("deadband", DEFAULT_DEADBAND, 0.0, 0.5,
           "differences in zone utilization at or below this are left alone");
+  /** {@setting} */
   public static final Setting<Double> GAIN =
       Setting.number("gain", DEFAULT_GAIN, 0.01, 10.0,
           "share of picks moved per unit of utilization difference, per interval");
+  /** {@setting} */
   public static final Setting<Double> MAX_STEP =
       Setting.number("maxStep", DEFAULT_MAX_STEP, 0.001, 1.0,
           "the most one zone's share of picks shrinks per interval");
+  /** {@setting} */
   public static final Setting<Double> MAX_GROWTH =
       Setting.number("maxGrowth", DEFAULT_MAX_GROWTH, 0.001, 1.0,
           "the most one zone's share of picks grows per interval");
+  /** {@setting} */
   public static final Setting<Double> MAX_SPILL_SHARE =
       Setting.number("maxSpillShare", DEFAULT_MAX_SPILL_SHARE, 0.0, 1.0,
           "the largest share of picks spilled while the client's zone has a backend available; 0 routes locally");
+  /** {@setting} */
   public static final Setting<Double> TARGET_SHED_SHARE =
       Setting.number("targetShedShare", DEFAULT_TARGET_SHED_SHARE, 0.001, 0.5,
           "without load reports, the share of requests to the client's zone answered 'overloaded' above which it spills");
@@ -112,6 +118,19 @@ public record ZoneConfig(
           .with(TARGET_SHED_SHARE, Builder::targetShedShare, ZoneConfig::targetShedShare)
           .done();
 
+  /**
+   * Checks every setting and the relations between them.
+   *
+   * @param enabled {@setting ENABLED}
+   * @param interval {@setting INTERVAL}
+   * @param deadband {@setting DEADBAND}
+   * @param gain {@setting GAIN}
+   * @param maxStep {@setting MAX_STEP}
+   * @param maxGrowth {@setting MAX_GROWTH}
+   * @param maxSpillShare {@setting MAX_SPILL_SHARE}
+   * @param targetShedShare {@setting TARGET_SHED_SHARE}
+   * @throws IllegalArgumentException {@code "name: value (expected: ...)"} for a value out of range
+   */
   public ZoneConfig {
     INTERVAL.check(interval);
     DEADBAND.check(deadband);
@@ -122,21 +141,38 @@ public record ZoneConfig(
     TARGET_SHED_SHARE.check(targetShedShare);
   }
 
-  /** Every setting at its default: on. */
+  /**
+   * Every setting at its default: zone routing on.
+   *
+   * @return the config
+   */
   public static ZoneConfig defaults() {
     return builder().build();
   }
 
-  /** Zone routing off: every backend of the subset is one pool. */
+  /**
+   * Zone routing off: every backend of the subset is one pool.
+   *
+   * @return the config
+   */
   public static ZoneConfig disabled() {
     return builder().enabled(false).build();
   }
 
+  /**
+   * A builder with every setting at its default.
+   *
+   * @return a new builder
+   */
   public static Builder builder() {
     return new Builder();
   }
 
-  /** A builder starting from this config. */
+  /**
+   * A builder starting from this config, to change some of its settings.
+   *
+   * @return a new builder
+   */
   public Builder toBuilder() {
     return builder().enabled(enabled).interval(interval).deadband(deadband).gain(gain).maxStep(maxStep)
         .maxGrowth(maxGrowth).maxSpillShare(maxSpillShare).targetShedShare(targetShedShare);
@@ -155,46 +191,101 @@ public record ZoneConfig(
 
     private Builder() {}
 
+    /**
+     * {@setting ENABLED}
+     *
+     * @param on the value; {@link #build()} checks it
+     * @return this builder
+     */
     public Builder enabled(boolean on) {
       this.enabled = on;
       return this;
     }
 
+    /**
+     * {@setting INTERVAL}
+     *
+     * @param interval the value; {@link #build()} checks it
+     * @return this builder
+     */
     public Builder interval(Duration interval) {
       this.interval = interval;
       return this;
     }
 
+    /**
+     * {@setting DEADBAND}
+     *
+     * @param deadband the value; {@link #build()} checks it
+     * @return this builder
+     */
     public Builder deadband(double deadband) {
       this.deadband = deadband;
       return this;
     }
 
+    /**
+     * {@setting GAIN}
+     *
+     * @param gain the value; {@link #build()} checks it
+     * @return this builder
+     */
     public Builder gain(double gain) {
       this.gain = gain;
       return this;
     }
 
+    /**
+     * {@setting MAX_STEP}
+     *
+     * @param step the value; {@link #build()} checks it
+     * @return this builder
+     */
     public Builder maxStep(double step) {
       this.maxStep = step;
       return this;
     }
 
+    /**
+     * {@setting MAX_GROWTH}
+     *
+     * @param step the value; {@link #build()} checks it
+     * @return this builder
+     */
     public Builder maxGrowth(double step) {
       this.maxGrowth = step;
       return this;
     }
 
+    /**
+     * {@setting MAX_SPILL_SHARE}
+     *
+     * @param share the value; {@link #build()} checks it
+     * @return this builder
+     */
     public Builder maxSpillShare(double share) {
       this.maxSpillShare = share;
       return this;
     }
 
+    /**
+     * {@setting TARGET_SHED_SHARE}
+     *
+     * @param share the value; {@link #build()} checks it
+     * @return this builder
+     */
     public Builder targetShedShare(double share) {
       this.targetShedShare = share;
       return this;
     }
 
+    /**
+     * Builds the config.
+     *
+     * @return the config
+     * @throws IllegalArgumentException for a value out of range or a broken relation, in the
+     *     message shape {@code "name: value (expected: ...)"}
+     */
     public ZoneConfig build() {
       return new ZoneConfig(enabled, interval, deadband, gain, maxStep, maxGrowth, maxSpillShare, targetShedShare);
     }

@@ -1,5 +1,6 @@
 package dev.ballast.probe;
 
+import dev.ballast.annotation.Experimental;
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
@@ -22,6 +23,7 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * {@value #WINDOW} values and sorts them on the stack of its caller (escape analysis keeps the
  * small array off the heap in practice).
  */
+@Experimental
 public final class ProbeResponder {
   /** Buckets: counts 0..7 exactly, then [8, 16), [16, 32), ... up to 2^30 and beyond. */
   static final int BUCKETS = 8 + 28;
@@ -39,11 +41,20 @@ public final class ProbeResponder {
     }
   }
 
+  /**
+   * A responder with no request in flight and no latency learned.
+   *
+   * @return the responder, one per backend process
+   */
   public static ProbeResponder create() {
     return new ProbeResponder();
   }
 
-  /** A request arrived: returns the requests in flight it found, to hand back to {@link #onEnd}. */
+  /**
+   * A request arrived.
+   *
+   * @return the requests in flight it found, to hand back to {@link #onEnd}
+   */
   public int onStart() {
     return inFlight.getAndIncrement();
   }
@@ -52,6 +63,9 @@ public final class ProbeResponder {
    * The request that found {@code inFlightAtStart} requests in flight ended after {@code
    * latencyNanos} (its time at the backend, queueing included). A negative latency (a request
    * dropped unserved) only ends it.
+   *
+   * @param inFlightAtStart what {@link #onStart()} returned for the request
+   * @param latencyNanos its time at the backend, in nanoseconds, or negative
    */
   public void onEnd(int inFlightAtStart, long latencyNanos) {
     inFlight.decrementAndGet();
@@ -63,17 +77,30 @@ public final class ProbeResponder {
     latencies.setRelease(bucket * WINDOW + place, latencyNanos);
   }
 
-  /** Requests in flight now. */
+  /**
+   * Requests in flight now.
+   *
+   * @return the count
+   */
   public int requestsInFlight() {
     return inFlight.get();
   }
 
-  /** The latency estimate for a request arriving now. */
+  /**
+   * The latency estimate for a request arriving now.
+   *
+   * @return the estimate, in nanoseconds; 0 before any request ended
+   */
   public long latencyEstimateNanos() {
     return latencyEstimateNanos(inFlight.get());
   }
 
-  /** The latency estimate for a request that finds {@code requestsInFlight} requests in flight. */
+  /**
+   * The latency estimate for a request that finds {@code requestsInFlight} requests in flight.
+   *
+   * @param requestsInFlight the requests in flight; a negative count reads as 0
+   * @return the estimate, in nanoseconds; 0 before any request ended
+   */
   public long latencyEstimateNanos(int requestsInFlight) {
     int home = bucket(Math.max(0, requestsInFlight));
     for (int b = home; b >= 0; b--) {

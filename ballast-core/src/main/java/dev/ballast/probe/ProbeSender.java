@@ -1,5 +1,6 @@
 package dev.ballast.probe;
 
+import dev.ballast.annotation.Experimental;
 import dev.ballast.health.Backend;
 
 /**
@@ -8,12 +9,16 @@ import dev.ballast.health.Backend;
  * return at once (start an asynchronous call, schedule a message) and deliver the answer, or the
  * failure, later to {@code receiver} from any thread.
  */
+@Experimental
 @FunctionalInterface
 public interface ProbeSender {
 
   /**
    * Sends one probe to {@code backend}; exactly one of {@link ProbeReceiver#onProbe} or {@link
    * ProbeReceiver#onProbeFailed} should follow (a probe that is never answered only ages out).
+   *
+   * @param backend the backend to probe
+   * @param receiver where the answer goes
    */
   void send(Backend backend, ProbeReceiver receiver);
 }

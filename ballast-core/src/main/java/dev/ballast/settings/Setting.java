@@ -87,34 +87,114 @@ public final class Setting<T> {
     this.ruleText = ruleText;
   }
 
+  /**
+   * A setting that is {@code true} or {@code false}.
+   *
+   * @param name the setting's name as the config record, JSON and code write it (camelCase; dotted
+   *     for a key of a nested object)
+   * @param defaultValue its value when a config leaves it out
+   * @param meaning what the setting does, in a few words without a full stop, as the docs and
+   *     messages show it
+   * @return the declaration
+   */
   public static Setting<Boolean> flag(String name, boolean defaultValue, String meaning) {
     return new Setting<>(name, Type.FLAG, defaultValue, null, null, List.of(), meaning);
   }
 
+  /**
+   * A whole number in {@code min..max}, both included.
+   *
+   * @param name the setting's name as the config record, JSON and code write it (camelCase; dotted
+   *     for a key of a nested object)
+   * @param defaultValue its value when a config leaves it out, within the range
+   * @param min the least value allowed
+   * @param max the largest value allowed
+   * @param meaning what the setting does, in a few words without a full stop, as the docs and
+   *     messages show it
+   * @return the declaration
+   */
   public static Setting<Integer> wholeNumber(String name, int defaultValue, int min, int max, String meaning) {
     return new Setting<>(name, Type.WHOLE_NUMBER, defaultValue, min, max, List.of(), meaning);
   }
 
-  /** A whole number with no default: required, unless {@link #defaultFrom} derives one. */
+  /**
+   * A whole number in {@code min..max} with no default: required, unless {@link #defaultFrom}
+   * derives one.
+   *
+   * @param name the setting's name as the config record, JSON and code write it (camelCase; dotted
+   *     for a key of a nested object)
+   * @param min the least value allowed
+   * @param max the largest value allowed
+   * @param meaning what the setting does, in a few words without a full stop, as the docs and
+   *     messages show it
+   * @return the declaration
+   */
   public static Setting<Integer> wholeNumber(String name, int min, int max, String meaning) {
     return new Setting<>(name, Type.WHOLE_NUMBER, null, min, max, List.of(), meaning);
   }
 
+  /**
+   * A finite number in {@code min..max}, both included. NaN and the infinities are refused.
+   *
+   * @param name the setting's name as the config record, JSON and code write it (camelCase; dotted
+   *     for a key of a nested object)
+   * @param defaultValue its value when a config leaves it out, within the range
+   * @param min the least value allowed
+   * @param max the largest value allowed
+   * @param meaning what the setting does, in a few words without a full stop, as the docs and
+   *     messages show it
+   * @return the declaration
+   */
   public static Setting<Double> number(String name, double defaultValue, double min, double max, String meaning) {
     return new Setting<>(name, Type.NUMBER, defaultValue, min, max, List.of(), meaning);
   }
 
-  /** A number with no default: required, unless {@link #defaultFrom} derives one. */
+  /**
+   * A finite number in {@code min..max} with no default: required, unless {@link #defaultFrom}
+   * derives one.
+   *
+   * @param name the setting's name as the config record, JSON and code write it (camelCase; dotted
+   *     for a key of a nested object)
+   * @param min the least value allowed
+   * @param max the largest value allowed
+   * @param meaning what the setting does, in a few words without a full stop, as the docs and
+   *     messages show it
+   * @return the declaration
+   */
   public static Setting<Double> number(String name, double min, double max, String meaning) {
     return new Setting<>(name, Type.NUMBER, null, min, max, List.of(), meaning);
   }
 
+  /**
+   * A duration in {@code min..max}, both included; front ends write it with a unit, as {@link
+   * #parseDuration} reads it.
+   *
+   * @param name the setting's name as the config record, JSON and code write it (camelCase; dotted
+   *     for a key of a nested object)
+   * @param defaultValue its value when a config leaves it out, within the range
+   * @param min the shortest duration allowed
+   * @param max the longest duration allowed
+   * @param meaning what the setting does, in a few words without a full stop, as the docs and
+   *     messages show it
+   * @return the declaration
+   */
   public static Setting<Duration> duration(
       String name, Duration defaultValue, Duration min, Duration max, String meaning) {
     return new Setting<>(name, Type.DURATION, defaultValue, min, max, List.of(), meaning);
   }
 
-  /** One of {@code defaultValue}'s enum constants, written as {@link #choiceName(Enum)} says. */
+  /**
+   * One of an enum's constants, written as {@link #choiceName(Enum)} says; front ends also
+   * accept {@code -} for {@code _} and any case.
+   *
+   * @param <E> the enum
+   * @param name the setting's name as the config record, JSON and code write it (camelCase; dotted
+   *     for a key of a nested object)
+   * @param defaultValue its value when a config leaves it out; its class gives the choices
+   * @param meaning what the setting does, in a few words without a full stop, as the docs and
+   *     messages show it
+   * @return the declaration
+   */
   public static <E extends Enum<E>> Setting<E> choice(String name, E defaultValue, String meaning) {
     List<String> names = new ArrayList<>();
     for (E constant : defaultValue.getDeclaringClass().getEnumConstants()) {
@@ -123,16 +203,34 @@ public final class Setting<T> {
     return new Setting<>(name, Type.CHOICE, defaultValue, null, null, List.copyOf(names), meaning);
   }
 
-  /** Backend key to weight, each weight in {@code min..max}; the default is no weights. */
+  /**
+   * An object from backend key to a whole number in {@code min..max}; the default is no
+   * weights.
+   *
+   * @param name the setting's name as the config record, JSON and code write it (camelCase; dotted
+   *     for a key of a nested object)
+   * @param min the least weight allowed
+   * @param max the largest weight allowed
+   * @param meaning what the setting does, in a few words without a full stop, as the docs and
+   *     messages show it
+   * @return the declaration
+   */
   public static Setting<Map<String, Integer>> weights(String name, int min, int max, String meaning) {
     return new Setting<>(name, Type.WEIGHTS, Map.of(), Map.of("", min), Map.of("", max), List.of(), meaning);
   }
 
   /**
    * This setting, declared without a default, with one derived from {@code basis}'s value by
-   * {@code rule}; {@code ruleText} says the rule in words, for messages and docs ({@code "one
-   * second of rate, at least 1"}). The rule's result must be within this setting's range for
-   * every value of {@code basis}.
+   * {@code rule}. The rule's result must be within this setting's range for every value of {@code
+   * basis}; the config that declares this setting must declare {@code basis} too ({@link
+   * Settings.Declaration#done()} checks).
+   *
+   * @param <U> the basis's value type
+   * @param basis the setting whose value the default follows
+   * @param rule the default for a value of {@code basis}
+   * @param ruleText the rule in words, for messages and docs ({@code "one second of rate, at least 1"})
+   * @return a new declaration; this one is unchanged
+   * @throws IllegalStateException when this setting already has a default, fixed or derived
    */
   @SuppressWarnings("unchecked")
   public <U> Setting<T> defaultFrom(Setting<U> basis, Function<? super U, ? extends T> rule, String ruleText) {
@@ -144,25 +242,49 @@ public final class Setting<T> {
         derive, Objects.requireNonNull(ruleText, "ruleText"));
   }
 
+  /**
+   * The setting's name, as the config record, JSON and code write it; HOCON writes it {@link
+   * #kebab(String)}.
+   *
+   * @return the name, dotted for a key of a nested object
+   */
   public String name() {
     return name;
   }
 
+  /**
+   * What kind of value the setting takes.
+   *
+   * @return its type
+   */
   public Type type() {
     return type;
   }
 
-  /** The fixed default; null for a required setting and for one whose default is {@linkplain #defaultFrom derived}. */
+  /**
+   * The fixed default.
+   *
+   * @return the default, or null for a required setting and for one whose default is {@linkplain
+   *     #defaultFrom derived}
+   */
   public T defaultValue() {
     return defaultValue;
   }
 
-  /** Whether a config must set this setting: it has no default, fixed or derived. */
+  /**
+   * Whether a config must set this setting: it has no default, fixed or derived.
+   *
+   * @return true when reading a config that leaves it out is an error
+   */
   public boolean required() {
     return defaultValue == null && basis == null;
   }
 
-  /** The setting whose value gives this one's default, or null when the default is fixed or there is none. */
+  /**
+   * The setting whose value gives this one's default.
+   *
+   * @return that setting, or null when the default is fixed or there is none
+   */
   public Setting<?> defaultBasis() {
     return basis;
   }
@@ -171,6 +293,8 @@ public final class Setting<T> {
    * This setting's default when {@link #defaultBasis()} has the value {@code basisValue}: what a
    * config's builder takes when this setting is not set. For a fixed default, that default.
    *
+   * @param basisValue the basis's value; ignored when the default is fixed
+   * @return the default, checked against this setting's range
    * @throws IllegalStateException for a required setting, which has no default
    */
   public T defaultFor(Object basisValue) {
@@ -183,31 +307,58 @@ public final class Setting<T> {
     return defaultValue;
   }
 
-  /** The default in words: the value, the rule it is derived by, or {@code required}. */
+  /**
+   * The default in words, as the docs and {@link #toString()} show it.
+   *
+   * @return the value as front ends write it ({@code 10s}, {@code 0.8}), the rule it is derived by,
+   *     or {@code required}
+   */
   public String defaultText() {
     return basis != null ? ruleText : defaultValue != null ? written(defaultValue) : "required";
   }
 
-  /** The error for a required setting left out, at {@code where} (the key as the user wrote it). */
+  /**
+   * The error for a required setting left out: {@code "where: missing (expected: ...)"}.
+   *
+   * @param where the key as the user wrote it, with its path
+   * @return the exception, for the caller to throw
+   */
   public IllegalArgumentException missing(String where) {
     return new IllegalArgumentException(where + ": missing (expected: " + expected() + ")");
   }
 
-  /** The least value allowed; null for flags, choices and weights. */
+  /**
+   * The least value allowed.
+   *
+   * @return the least value; null for flags, choices and weights
+   */
   public T min() {
     return type == Type.WEIGHTS ? null : min;
   }
 
-  /** The largest value allowed; null for flags, choices and weights. */
+  /**
+   * The largest value allowed.
+   *
+   * @return the largest value; null for flags, choices and weights
+   */
   public T max() {
     return type == Type.WEIGHTS ? null : max;
   }
 
-  /** The names a choice accepts, in declaration order; empty for other types. */
+  /**
+   * The names a choice accepts, in declaration order.
+   *
+   * @return the names, as {@link #choiceName(Enum)} writes them; empty for other types
+   */
   public List<String> choices() {
     return choices;
   }
 
+  /**
+   * What the setting does, in a few words without a full stop.
+   *
+   * @return the meaning as declared
+   */
   public String meaning() {
     return meaning;
   }
@@ -216,6 +367,8 @@ public final class Setting<T> {
    * A valid value other than the default, near it, so that it also fits the usual relations
    * between settings (an initial limit below the most): what a test sets through a front end to
    * show that the front end reaches this setting.
+   *
+   * @return a valid value that differs from the default
    */
   @SuppressWarnings("unchecked")
   public T example() {
@@ -245,7 +398,12 @@ public final class Setting<T> {
     return (T) value;
   }
 
-  /** What a value must be, as the part after {@code expected:} in a message. */
+  /**
+   * What a value must be, as the part after {@code expected:} in a message.
+   *
+   * @return the range or the choices in words: {@code "a whole number in 1..1000"}, {@code "true or
+   *     false"}, {@code "mean or median"}
+   */
   public String expected() {
     switch (type) {
       case FLAG:
@@ -271,6 +429,10 @@ public final class Setting<T> {
    * Reads this setting at {@code key} of {@code source} (whose users write the setting so), or
    * returns {@code fallback} when the key is absent.
    *
+   * @param source the object of settings to read from
+   * @param key the key as {@code source}'s users write it
+   * @param fallback what to return when the key is absent; not checked
+   * @return the value, converted and checked, or {@code fallback}
    * @throws IllegalArgumentException {@code "key: value (expected: ...)"} for a value of the wrong
    *     type or out of range
    */
@@ -282,7 +444,15 @@ public final class Setting<T> {
     return convert(source.path() + key, raw);
   }
 
-  /** {@link #read(SettingSource, String, Object)} at the key the source writes this setting's name as. */
+  /**
+   * Reads this setting from {@code source} at the key the source writes this setting's name as,
+   * or returns the default when it is absent (a derived default follows its basis's value there).
+   *
+   * @param source the object of settings to read from
+   * @return the value, converted and checked, or the default
+   * @throws IllegalArgumentException {@code "key: value (expected: ...)"} for a value of the wrong
+   *     type or out of range, {@code "key: missing (expected: ...)"} for a required setting left out
+   */
   public T read(SettingSource source) {
     String key = source.key(name);
     if (source.value(key) == null && required()) {
@@ -311,7 +481,14 @@ public final class Setting<T> {
     return (T) value;
   }
 
-  /** Checks a value set in code, in the config record's own message shape {@code "name: value (expected: min..max)"}. */
+  /**
+   * Checks a value set in code, in the config record's own message shape {@code "name: value
+   * (expected: min..max)"}.
+   *
+   * @param value the value, as a record's constructor or builder receives it
+   * @return {@code value}, unchanged
+   * @throws IllegalArgumentException when it is null or out of range
+   */
   public T check(T value) {
     switch (type) {
       case WHOLE_NUMBER -> Ranges.checkInt(name, (Integer) value, (Integer) min, (Integer) max);
@@ -395,7 +572,7 @@ public final class Setting<T> {
   }
 
   /** A value as messages show it: strings quoted, numbers and durations as {@link Ranges} writes them. */
-  public static String written(Object value) {
+  static String written(Object value) {
     if (value instanceof String s) {
       return Ranges.quote(s);
     }
@@ -420,7 +597,11 @@ public final class Setting<T> {
   /**
    * A duration as front ends write it: a number and a unit ({@code ns}, {@code us}, {@code ms},
    * {@code s}, {@code m}, {@code h}, {@code d}), such as {@code 10s}, {@code 0.25s} (the JSON form
-   * of {@code google.protobuf.Duration}) or {@code 500ms}; null when {@code text} is not one.
+   * of {@code google.protobuf.Duration}) or {@code 500ms}. A fraction finer than a nanosecond,
+   * or a duration longer than {@code Long.MAX_VALUE} nanoseconds (about 292 years), is not one.
+   *
+   * @param text the duration as written; leading and trailing spaces are ignored
+   * @return the duration, or null when {@code text} is not one
    */
   public static Duration parseDuration(String text) {
     Matcher m = DURATION.matcher(text.trim());
@@ -435,7 +616,12 @@ public final class Setting<T> {
     return Duration.ofNanos(nanos.longValueExact());
   }
 
-  /** An enum constant as settings write it: {@code CPU_OR_LATENCY} is {@code cpu_or_latency}. */
+  /**
+   * An enum constant as settings write it: {@code CPU_OR_LATENCY} is {@code cpu_or_latency}.
+   *
+   * @param constant the constant
+   * @return its name in lower case
+   */
   public static String choiceName(Enum<?> constant) {
     return constant.name().toLowerCase(Locale.ROOT);
   }
@@ -444,6 +630,10 @@ public final class Setting<T> {
    * The one mapping from a setting's or a table's name to a HOCON key: {@code
    * criticalityShares.criticalPlus} is {@code criticality-shares.critical-plus}, {@code
    * least_loaded_round_robin} is {@code least-loaded-round-robin}.
+   *
+   * @param name a setting's name (camelCase, dotted for a nested object) or a table's (snake_case)
+   * @return the HOCON key: each capital letter becomes a hyphen and the letter in lower case, each
+   *     underscore a hyphen; dots stay
    */
   public static String kebab(String name) {
     StringBuilder out = new StringBuilder(name.length() + 4);

@@ -50,7 +50,24 @@ public final class Settings<C> {
     this.build = build;
   }
 
-  /** Starts the declaration of config {@code name}'s settings, built with {@code newBuilder} and {@code build}. */
+  /**
+   * Starts the declaration of a config's settings. A config record declares them once, in its
+   * {@code SETTINGS} constant:
+   *
+   * <pre>{@code
+   * public static final Settings<FairShareConfig> SETTINGS =
+   *     Settings.declare("fair_share", FairShareConfig::builder, Builder::build)
+   *         .with(WINDOW, Builder::window, FairShareConfig::window)
+   *         .done();
+   * }</pre>
+   *
+   * @param <B> the config's builder
+   * @param <C> the config record
+   * @param name the config's name in the tables ({@code fair_share}, {@code throttle})
+   * @param newBuilder makes a builder with every setting at its default
+   * @param build builds the config from a builder, checking the relations between settings
+   * @return the declaration, to add each setting to with {@link Declaration#with}
+   */
   public static <B, C> Declaration<B, C> declare(String name, Supplier<B> newBuilder, Function<B, C> build) {
     return new Declaration<>(name, newBuilder, build);
   }
@@ -68,13 +85,28 @@ public final class Settings<C> {
       this.build = build;
     }
 
+    /**
+     * Adds a setting, bound to the builder's setter and the record's accessor.
+     *
+     * @param <T> the setting's value type
+     * @param setting the setting's declaration
+     * @param set the builder's setter, which a front end calls with a converted, checked value
+     * @param get the record's accessor, which reads the value back
+     * @return this declaration
+     */
     @SuppressWarnings("unchecked")
     public <T> Declaration<B, C> with(Setting<T> setting, BiConsumer<B, T> set, Function<C, T> get) {
       bound.add((Bound<Object, C, Object>) (Bound<?, ?, ?>) new Bound<>(setting, set, get));
       return this;
     }
 
-    /** @throws IllegalStateException when a default is derived from a setting this config does not declare */
+    /**
+     * Ends the declaration.
+     *
+     * @return the config's settings
+     * @throws IllegalStateException when a default is derived from a setting this config does not
+     *     declare
+     */
     @SuppressWarnings("unchecked")
     public Settings<C> done() {
       List<Setting<?>> declared = new ArrayList<>();
@@ -91,12 +123,20 @@ public final class Settings<C> {
     }
   }
 
-  /** The config's name in the tables: a policy's name, or an overload part's ({@code throttle}). */
+  /**
+   * The config's name in the tables: a policy's name, or an overload part's ({@code throttle}).
+   *
+   * @return the name
+   */
   public String name() {
     return name;
   }
 
-  /** The declared settings, in order. */
+  /**
+   * The declared settings, in declaration order.
+   *
+   * @return a new list of them
+   */
   public List<Setting<?>> settings() {
     List<Setting<?>> out = new ArrayList<>();
     for (Bound<Object, C, Object> b : bound) {
@@ -105,7 +145,12 @@ public final class Settings<C> {
     return out;
   }
 
-  /** The setting called {@code name}, or null. */
+  /**
+   * The setting called {@code name}.
+   *
+   * @param name a setting's name as declared (camelCase, dotted for a nested one)
+   * @return the setting, or null when the config declares none by that name
+   */
   public Setting<?> setting(String name) {
     for (Bound<Object, C, Object> b : bound) {
       if (b.setting().name().equals(name)) {
@@ -115,7 +160,14 @@ public final class Settings<C> {
     return null;
   }
 
-  /** What {@code config} holds for {@code setting} (one of {@link #settings()}). */
+  /**
+   * What {@code config} holds for {@code setting}.
+   *
+   * @param config a config of this table
+   * @param setting one of {@link #settings()}
+   * @return the value, of the setting's type
+   * @throws IllegalArgumentException when the setting is not this config's
+   */
   public Object valueOf(C config, Setting<?> setting) {
     for (Bound<Object, C, Object> b : bound) {
       if (b.setting() == setting) {
@@ -128,13 +180,23 @@ public final class Settings<C> {
   /**
    * The config with every setting at its default.
    *
+   * @return the config
    * @throws IllegalArgumentException when the config has a {@linkplain Setting#required() required} setting
    */
   public C defaults() {
     return build.apply(newBuilder.get());
   }
 
-  /** {@link #read(SettingSource, Set)} with no keys of the front end's own. */
+  /**
+   * Reads the config from {@code source}, every setting it does not set at its default; {@link
+   * #read(SettingSource, Set)} with no keys of the front end's own.
+   *
+   * @param source the object of settings
+   * @return the config
+   * @throws IllegalArgumentException for an unknown key, a value of the wrong type or out of range,
+   *     or a required setting missing
+   * @throws RelationException for values that break a relation the record checks
+   */
   public C read(SettingSource source) {
     return read(source, Set.of());
   }
@@ -142,7 +204,9 @@ public final class Settings<C> {
   /**
    * Reads the config from {@code source}, every setting it does not set at its default.
    *
+   * @param source the object of settings
    * @param ownKeys keys the front end reads itself in this object (an {@code enabled} flag), as written
+   * @return the config
    * @throws IllegalArgumentException for an unknown key, a value of the wrong type or out of range,
    *     or a required setting missing ({@code "key: missing (expected: ...)"})
    * @throws RelationException for values that break a relation the record checks
@@ -246,7 +310,13 @@ public final class Settings<C> {
     }
   }
 
-  /** The one message for a key no setting has: {@code "key: unknown key (expected: one of a, b)"}. */
+  /**
+   * The one message for a key no setting has: {@code "key: unknown key (expected: one of a, b)"}.
+   *
+   * @param where the key as the user wrote it, with its path
+   * @param allowed the keys allowed there
+   * @return the exception, for the caller to throw
+   */
   public static IllegalArgumentException unknownKey(String where, Set<String> allowed) {
     return new IllegalArgumentException(where + ": unknown key (expected: "
         + (allowed.isEmpty() ? "no settings" : "one of " + String.join(", ", new TreeSet<>(allowed))) + ")");

@@ -31,6 +31,8 @@ public final class BackendSet {
   /**
    * The backends with these keys, in any order.
    *
+   * @param keys the backends' keys
+   * @return the set, its keys in natural order
    * @throws IllegalArgumentException if there are no keys, a key is empty, or a key repeats
    */
   public static BackendSet of(Collection<String> keys) {
@@ -53,7 +55,13 @@ public final class BackendSet {
     return new BackendSet(sorted);
   }
 
-  /** Backends keyed {@code "0"} to {@code "n-1"}: rank and key coincide. */
+  /**
+   * Backends keyed {@code "0"} to {@code "n-1"}: rank and key coincide.
+   *
+   * @param n how many backends, 1 or more
+   * @return the set
+   * @throws IllegalArgumentException when {@code n} is below 1
+   */
   public static BackendSet ofCount(int n) {
     if (n < 1) {
       throw new IllegalArgumentException("backends: " + n + " (expected: at least 1)");
@@ -65,21 +73,41 @@ public final class BackendSet {
     return new BackendSet(keys);
   }
 
+  /**
+   * How many backends the set has.
+   *
+   * @return the count, 1 or more
+   */
   public int size() {
     return keys.size();
   }
 
-  /** The key of the backend at {@code rank} in natural order. */
+  /**
+   * The key of the backend at {@code rank} in natural order.
+   *
+   * @param rank the backend's rank, {@code 0..size()-1}
+   * @return its key
+   * @throws IndexOutOfBoundsException for a rank out of range
+   */
   public String key(int rank) {
     return keys.get(rank);
   }
 
-  /** All keys in natural order. */
+  /**
+   * All keys in natural order.
+   *
+   * @return the keys, unmodifiable
+   */
   public List<String> keys() {
     return keys;
   }
 
-  /** The rank of {@code key}, or -1 if it is not a member. */
+  /**
+   * The rank of a backend.
+   *
+   * @param key the backend's key
+   * @return its rank, or -1 if it is not a member
+   */
   public int rankOf(String key) {
     int lo = 0;
     int hi = keys.size() - 1;

@@ -16,6 +16,15 @@ public record ClientIdentity(int index, int count, long seed) {
   /** Marks an unknown index or count. */
   public static final int UNKNOWN = -1;
 
+  /**
+   * Checks the index against the count.
+   *
+   * @param index the dense index, or -1 when anonymous
+   * @param count the number of clients, or -1 when unknown
+   * @param seed the anonymous client's seed (0 for indexed clients)
+   * @throws IllegalArgumentException for an index or count below -1, a count of 0, or an index not
+   *     below the count
+   */
   public ClientIdentity {
     if (index < UNKNOWN) {
       throw new IllegalArgumentException("client index: " + index + " (expected: 0 or more)");
@@ -29,7 +38,14 @@ public record ClientIdentity(int index, int count, long seed) {
     }
   }
 
-  /** Client {@code index} of {@code count} clients. */
+  /**
+   * Client {@code index} of {@code count} clients.
+   *
+   * @param index the client's dense index, {@code 0..count-1}
+   * @param count the number of clients, 1 or more
+   * @return the identity
+   * @throws IllegalArgumentException for an index or count out of range
+   */
   public static ClientIdentity of(int index, int count) {
     if (count < 1) {
       throw new IllegalArgumentException("client count: " + count + " (expected: 1 or more)");
@@ -42,7 +58,13 @@ public record ClientIdentity(int index, int count, long seed) {
     return new ClientIdentity(index, count, 0);
   }
 
-  /** Client {@code index}; the number of clients is not known. */
+  /**
+   * Client {@code index}; the number of clients is not known.
+   *
+   * @param index the client's dense index, 0 or more
+   * @return the identity
+   * @throws IllegalArgumentException for a negative index
+   */
   public static ClientIdentity ofIndex(int index) {
     if (index < 0) {
       throw new IllegalArgumentException("client index: " + index + " (expected: 0 or more)");
@@ -53,15 +75,28 @@ public record ClientIdentity(int index, int count, long seed) {
   /**
    * A client without an index: {@code seed} should differ between clients (a hash of the host
    * name and process id, or a random number drawn once at start-up).
+   *
+   * @param seed the client's seed
+   * @return the identity
    */
   public static ClientIdentity anonymous(long seed) {
     return new ClientIdentity(UNKNOWN, UNKNOWN, seed);
   }
 
+  /**
+   * Whether the client has a dense index, which the balanced algorithms need.
+   *
+   * @return false for an anonymous client
+   */
   public boolean hasIndex() {
     return index != UNKNOWN;
   }
 
+  /**
+   * Whether the number of clients is known.
+   *
+   * @return false when it is unknown
+   */
   public boolean hasCount() {
     return count != UNKNOWN;
   }

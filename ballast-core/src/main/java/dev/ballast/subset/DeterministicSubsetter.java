@@ -27,8 +27,8 @@ final class DeterministicSubsetter implements Subsetter {
   @Override
   public int[] subsetRanks(BackendSet backends, ClientIdentity client, int subsetSize) {
     int n = backends.size();
-    Subsetter.checkSubsetSize(subsetSize, n);
-    int c = Subsetter.requireIndex(client, name());
+    SubsetArguments.checkSubsetSize(subsetSize, n);
+    int c = SubsetArguments.requireIndex(client, name());
     int subsetCount = n / subsetSize;
     return subset(shuffledRound(n, subsetSize, c / subsetCount), c % subsetCount, subsetSize);
   }
@@ -36,9 +36,9 @@ final class DeterministicSubsetter implements Subsetter {
   /** The same subsets as {@link #subsetRanks} gives each client, with one shuffle per round rather than per client. */
   @Override
   public int[][] assignAll(BackendSet backends, int clientCount, int subsetSize) {
-    Subsetter.checkClientCount(clientCount);
+    SubsetArguments.checkClientCount(clientCount);
     int n = backends.size();
-    Subsetter.checkSubsetSize(subsetSize, n);
+    SubsetArguments.checkSubsetSize(subsetSize, n);
     int subsetCount = n / subsetSize;
     int[][] out = new int[clientCount][];
     int[] shuffled = null;

@@ -58,8 +58,8 @@ final class OrthogonalLotsSubsetter implements Subsetter {
 
   @Override
   public int[] subsetRanks(BackendSet backends, ClientIdentity client, int subsetSize) {
-    Subsetter.checkSubsetSize(subsetSize, backends.size());
-    int c = Subsetter.requireIndex(client, name());
+    SubsetArguments.checkSubsetSize(subsetSize, backends.size());
+    int c = SubsetArguments.requireIndex(client, name());
     if (client.hasCount()) {
       return assignAll(backends, client.count(), subsetSize)[c].clone();
     }
@@ -68,8 +68,8 @@ final class OrthogonalLotsSubsetter implements Subsetter {
 
   @Override
   public int[][] assignAll(BackendSet backends, int clientCount, int subsetSize) {
-    Subsetter.checkClientCount(clientCount);
-    Subsetter.checkSubsetSize(subsetSize, backends.size());
+    SubsetArguments.checkClientCount(clientCount);
+    SubsetArguments.checkSubsetSize(subsetSize, backends.size());
     CachedAssignment cached = cache;
     if (cached != null && cached.matches(backends.size(), clientCount, subsetSize)) {
       return copy(cached.subsets);

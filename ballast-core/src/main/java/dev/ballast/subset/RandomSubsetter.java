@@ -17,7 +17,7 @@ final class RandomSubsetter implements Subsetter {
 
   @Override
   public int[] subsetRanks(BackendSet backends, ClientIdentity client, int subsetSize) {
-    Subsetter.checkSubsetSize(subsetSize, backends.size());
+    SubsetArguments.checkSubsetSize(subsetSize, backends.size());
     int[] permutation = Shuffle.permutation(backends.size(), client.seedFor(salt, Tags.RANDOM));
     return Arrays.copyOf(permutation, subsetSize);
   }

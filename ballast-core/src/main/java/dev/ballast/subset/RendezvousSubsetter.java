@@ -23,7 +23,7 @@ final class RendezvousSubsetter implements Subsetter {
 
   @Override
   public int[] subsetRanks(BackendSet backends, ClientIdentity client, int subsetSize) {
-    Subsetter.checkSubsetSize(subsetSize, backends.size());
+    SubsetArguments.checkSubsetSize(subsetSize, backends.size());
     return topByScore(backends, client.seedFor(salt, Tags.RENDEZVOUS), subsetSize, null);
   }
 

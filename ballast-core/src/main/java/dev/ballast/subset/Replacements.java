@@ -41,8 +41,12 @@ public final class Replacements {
    * one stand-in per unavailable member, best first. Fewer stand-ins are returned when fewer
    * backends outside the subset are available.
    *
+   * @param backends the service's backends
    * @param subsetRanks the client's subset, as ranks in {@code backends}
    * @param available whether the backend at a rank can take new requests
+   * @param client who this client is: its stand-ins are drawn in its own order
+   * @return ranks: the available members, then the stand-ins
+   * @throws IllegalArgumentException for a rank out of range
    */
   public static int[] liveSubset(
       BackendSet backends, int[] subsetRanks, IntPredicate available, ClientIdentity client) {

@@ -35,6 +35,11 @@ public final class SubsetAnalysis {
    * Analyses {@code subsetter} for {@code clients} clients (indices {@code 0..clients-1}, count
    * known), {@code backends} backends and subset size {@code subsetSize}.
    *
+   * @param subsetter the algorithm
+   * @param clients C, the clients
+   * @param backends N, the backends
+   * @param subsetSize k, the backends per client
+   * @return the figures, with the assignments they were measured on
    * @throws IllegalArgumentException if {@code clients} is not in {@code 1..}{@link #MAX_CLIENTS},
    *     {@code backends} not in {@code 1..}{@link #MAX_BACKENDS}, {@code subsetSize} not in
    *     {@code 1..backends}, or {@code clients * subsetSize} exceeds {@link #MAX_CONNECTIONS}
@@ -47,7 +52,7 @@ public final class SubsetAnalysis {
     if (backends < 1 || backends > MAX_BACKENDS) {
       throw new IllegalArgumentException("backends: " + backends + " (expected: 1.." + MAX_BACKENDS + ")");
     }
-    Subsetter.checkSubsetSize(subsetSize, backends);
+    SubsetArguments.checkSubsetSize(subsetSize, backends);
     if ((long) clients * subsetSize > MAX_CONNECTIONS) {
       throw new IllegalArgumentException(
           "subsetSize: " + subsetSize + " (expected: 1.." + maxSubsetSize(clients)
@@ -65,7 +70,13 @@ public final class SubsetAnalysis {
         base);
   }
 
-  /** The largest subset size {@link #analyze} accepts for {@code clients} clients, connections alone considered. */
+  /**
+   * The largest subset size {@link #analyze} accepts for {@code clients} clients, connections
+   * alone considered.
+   *
+   * @param clients the clients
+   * @return {@link #MAX_CONNECTIONS} over the clients
+   */
   public static int maxSubsetSize(int clients) {
     return MAX_CONNECTIONS / Math.max(1, clients);
   }
@@ -74,7 +85,13 @@ public final class SubsetAnalysis {
     return subsetter.assignAll(BackendSet.ofCount(backends), clients, subsetSize);
   }
 
-  /** Connection counts for an assignment of ranks in {@code 0..backends-1}. */
+  /**
+   * Connection counts for an assignment.
+   *
+   * @param assignment each client's backend ranks, in {@code 0..backends-1}
+   * @param backends the backends
+   * @return connections per backend
+   */
   public static SubsetReport.Connections connections(int[][] assignment, int backends) {
     int[] load = loads(assignment, backends);
     int min = Integer.MAX_VALUE;

@@ -21,19 +21,36 @@ public interface Subsetter {
   /** The algorithm names accepted by {@link #byName(String, long)}. */
   List<String> NAMES = List.of("random", "deterministic", "rendezvous", "orthogonal_lots");
 
-  /** The algorithm's name, as in {@link #NAMES}. */
+  /**
+   * The algorithm's name.
+   *
+   * @return one of {@link #NAMES}
+   */
   String name();
 
   /**
    * The ranks (positions in {@link BackendSet#keys()}) of this client's subset: exactly
    * {@code subsetSize} distinct ranks.
    *
+   * @param backends the service's backends
+   * @param client who this client is
+   * @param subsetSize how many backends the client connects to
+   * @return the ranks, in the algorithm's order of preference
    * @throws IllegalArgumentException if {@code subsetSize} is not in {@code 1..backends.size()}, or
    *     the algorithm needs an index and the client has none
    */
   int[] subsetRanks(BackendSet backends, ClientIdentity client, int subsetSize);
 
-  /** The keys of this client's subset. */
+  /**
+   * The keys of this client's subset.
+   *
+   * @param backends the service's backends
+   * @param client who this client is
+   * @param subsetSize how many backends the client connects to
+   * @return the keys, in the order of {@link #subsetRanks}
+   * @throws IllegalArgumentException if {@code subsetSize} is not in {@code 1..backends.size()}, or
+   *     the algorithm needs an index and the client has none
+   */
   default List<String> subset(BackendSet backends, ClientIdentity client, int subsetSize) {
     int[] ranks = subsetRanks(backends, client, subsetSize);
     List<String> keys = new ArrayList<>(ranks.length);
@@ -46,6 +63,12 @@ public interface Subsetter {
   /**
    * This client's subset of {@code backends}, each identified by {@code keyOf}.
    *
+   * @param <T> the caller's type of backend (an address, a server object)
+   * @param backends the service's backends, in any order
+   * @param keyOf each backend's stable key
+   * @param client who this client is
+   * @param subsetSize how many backends the client connects to
+   * @return the chosen backends
    * @throws IllegalArgumentException for duplicate keys or a bad subset size
    */
   default <T> List<T> subset(
@@ -71,9 +94,15 @@ public interface Subsetter {
   /**
    * The subsets of clients {@code 0 .. clientCount-1}, each knowing that there are
    * {@code clientCount} clients: element {@code c} is client {@code c}'s ranks.
+   *
+   * @param backends the service's backends
+   * @param clientCount how many clients there are, 1 or more
+   * @param subsetSize how many backends each client connects to
+   * @return every client's ranks
+   * @throws IllegalArgumentException for a client count below 1 or a bad subset size
    */
   default int[][] assignAll(BackendSet backends, int clientCount, int subsetSize) {
-    checkClientCount(clientCount);
+    SubsetArguments.checkClientCount(clientCount);
     int[][] out = new int[clientCount][];
     for (int c = 0; c < clientCount; c++) {
       out[c] = subsetRanks(backends, ClientIdentity.of(c, clientCount), subsetSize);
@@ -81,30 +110,62 @@ public interface Subsetter {
     return out;
   }
 
-  /** The chapter's baseline: each client shuffles the backends with its own seed and takes a prefix. */
+  /**
+   * The chapter's baseline: each client shuffles the backends with its own seed and takes a
+   * prefix. Needs no index; balances only on average.
+   *
+   * @return the subsetter, unsalted
+   */
   static Subsetter random() {
     return random(0);
   }
 
-  /** {@link #random()} with a service-wide {@code salt}: services with different salts get unrelated subsets. */
+  /**
+   * {@link #random()} with a service-wide salt.
+   *
+   * @param salt services with different salts get unrelated subsets
+   * @return the subsetter
+   */
   static Subsetter random(long salt) {
     return new RandomSubsetter(salt);
   }
 
-  /** The chapter's deterministic subsetting, with leftover backends rotated across rounds. */
+  /**
+   * The chapter's deterministic subsetting, with leftover backends rotated across rounds. Needs a
+   * dense client index.
+   *
+   * @return the subsetter, unsalted
+   */
   static Subsetter deterministic() {
     return deterministic(0);
   }
 
+  /**
+   * {@link #deterministic()} with a service-wide salt.
+   *
+   * @param salt services with different salts get unrelated subsets
+   * @return the subsetter
+   */
   static Subsetter deterministic(long salt) {
     return new DeterministicSubsetter(salt);
   }
 
-  /** Top-k by a seeded hash of each backend key: low churn, no balance guarantee, no index needed. */
+  /**
+   * Top-k by a seeded hash of each backend key: low churn, no balance guarantee, no index
+   * needed.
+   *
+   * @return the subsetter, unsalted
+   */
   static Subsetter rendezvous() {
     return rendezvous(0);
   }
 
+  /**
+   * {@link #rendezvous()} with a service-wide salt.
+   *
+   * @param salt services with different salts get unrelated subsets
+   * @return the subsetter
+   */
   static Subsetter rendezvous(long salt) {
     return new RendezvousSubsetter(salt);
   }
@@ -112,12 +173,20 @@ public interface Subsetter {
   /**
    * Ballast's design: deterministic subsetting's perfect balance with churn close to the minimum
    * when backends are added or removed, and lots of clients whose subsets overlap in at most a few
-   * backends.
+   * backends. Needs a dense client index.
+   *
+   * @return the subsetter, unsalted, with the automatic lot size
    */
   static Subsetter orthogonalLots() {
     return orthogonalLots(0);
   }
 
+  /**
+   * {@link #orthogonalLots()} with a service-wide salt.
+   *
+   * @param salt services with different salts get unrelated subsets
+   * @return the subsetter
+   */
   static Subsetter orthogonalLots(long salt) {
     return new OrthogonalLotsSubsetter(salt, 0);
   }
@@ -128,6 +197,9 @@ public interface Subsetter {
    * the subset size: each client then gains or loses about one connection instead of the lots
    * re-forming. Balance stays within one connection through the repair pass.
    *
+   * @param salt services with different salts get unrelated subsets
+   * @param lotSize subsets per lot, 1 or more
+   * @return the subsetter
    * @throws IllegalArgumentException if {@code lotSize < 1}
    */
   static Subsetter orthogonalLots(long salt, int lotSize) {
@@ -140,6 +212,9 @@ public interface Subsetter {
   /**
    * The algorithm called {@code name} (one of {@link #NAMES}).
    *
+   * @param name the algorithm's name
+   * @param salt services with different salts get unrelated subsets
+   * @return the subsetter
    * @throws IllegalArgumentException for an unknown name
    */
   static Subsetter byName(String name, long salt) {
@@ -157,30 +232,5 @@ public interface Subsetter {
         throw new IllegalArgumentException(
             "algorithm: '" + name + "' (expected: one of " + String.join(", ", NAMES) + ")");
     }
-  }
-
-  /** Checks {@code subsetSize} against the number of backends, with the project's message shape. */
-  static void checkSubsetSize(int subsetSize, int backendCount) {
-    if (subsetSize < 1 || subsetSize > backendCount) {
-      throw new IllegalArgumentException(
-          "subsetSize: " + subsetSize + " (expected: 1.." + backendCount + ")");
-    }
-  }
-
-  static void checkClientCount(int clientCount) {
-    if (clientCount < 1) {
-      throw new IllegalArgumentException("clients: " + clientCount + " (expected: 1 or more)");
-    }
-  }
-
-  /** The index that index-based algorithms need, or a clear error naming the algorithm. */
-  static int requireIndex(ClientIdentity client, String algorithm) {
-    Objects.requireNonNull(client, "client");
-    if (!client.hasIndex()) {
-      throw new IllegalArgumentException(
-          "client: anonymous (expected: a dense client index for " + algorithm
-              + "; use rendezvous or random for clients without one)");
-    }
-    return client.index();
   }
 }

@@ -7,10 +7,18 @@ package dev.ballast.time;
 @FunctionalInterface
 public interface NanoClock {
 
-  /** Nanoseconds from an arbitrary origin; only differences between two readings mean anything. */
+  /**
+   * Nanoseconds from an arbitrary origin; only differences between two readings mean anything.
+   *
+   * @return the reading
+   */
   long nanoTime();
 
-  /** {@link System#nanoTime()}. */
+  /**
+   * {@link System#nanoTime()}.
+   *
+   * @return the system clock
+   */
   static NanoClock system() {
     return SystemNanoClock.INSTANCE;
   }
@@ -22,6 +30,8 @@ public interface NanoClock {
    * thread ticks only while the clock is read and sleeps after a second without readers; the next
    * reading after that reads the system clock itself. The default clock of the production
    * balancers' time-decayed statistics; use {@link #system()} for measuring latencies.
+   *
+   * @return the shared cached clock
    */
   static NanoClock cached() {
     return CachedNanoClock.SHARED;

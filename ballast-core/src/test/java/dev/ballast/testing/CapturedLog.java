@@ -19,35 +19,58 @@ public final class CapturedLog {
     void run() throws Exception;
   }
 
+  /**
+   * A handler that keeps every record it is given, for a test that attaches it to loggers of its
+   * choice (and lowers their levels) itself.
+   */
+  public static final class Recorder extends Handler {
+    private final List<LogRecord> records = new ArrayList<>();
+    private final Runnable onRecord;
+
+    /**
+     * A recorder that runs {@code onRecord} after each record it keeps.
+     *
+     * @param onRecord run on the logging thread, to wake a test that waits for a record
+     */
+    public Recorder(Runnable onRecord) {
+      this.onRecord = onRecord;
+    }
+
+    @Override
+    public void publish(LogRecord record) {
+      synchronized (records) {
+        records.add(record);
+      }
+      onRecord.run();
+    }
+
+    /** The records kept so far, oldest first. */
+    public List<LogRecord> records() {
+      synchronized (records) {
+        return List.copyOf(records);
+      }
+    }
+
+    @Override
+    public void flush() {}
+
+    @Override
+    public void close() {}
+  }
+
   /** Runs {@code action} and returns the records logged meanwhile to the logger named after {@code source}. */
   public static List<LogRecord> whileRunning(Class<?> source, Action action) throws Exception {
     Logger logger = Logger.getLogger(source.getName());
-    List<LogRecord> logged = new ArrayList<>();
-    Handler handler = new Handler() {
-      @Override
-      public void publish(LogRecord record) {
-        synchronized (logged) {
-          logged.add(record);
-        }
-      }
-
-      @Override
-      public void flush() {}
-
-      @Override
-      public void close() {}
-    };
+    Recorder recorder = new Recorder(() -> {});
     boolean toParents = logger.getUseParentHandlers();
-    logger.addHandler(handler);
+    logger.addHandler(recorder);
     logger.setUseParentHandlers(false);
     try {
       action.run();
     } finally {
-      logger.removeHandler(handler);
+      logger.removeHandler(recorder);
       logger.setUseParentHandlers(toParents);
     }
-    synchronized (logged) {
-      return List.copyOf(logged);
-    }
+    return recorder.records();
   }
 }

@@ -1,5 +1,6 @@
 package dev.ballast.grpc;
 
+import dev.ballast.grpc.probe.v1.ProbeGrpc;
 import io.grpc.Metadata;
 import io.grpc.ServerCall;
 import io.grpc.ServerCallHandler;
@@ -18,7 +19,7 @@ abstract class ApplicationCallInterceptor implements ServerInterceptor {
   public final <ReqT, RespT> ServerCall.Listener<ReqT> interceptCall(
       ServerCall<ReqT, RespT> call, Metadata headers, ServerCallHandler<ReqT, RespT> next) {
     String service = call.getMethodDescriptor().getServiceName();
-    if (HealthGrpc.SERVICE_NAME.equals(service) || ProbeRpc.SERVICE_NAME.equals(service)) {
+    if (HealthGrpc.SERVICE_NAME.equals(service) || ProbeGrpc.SERVICE_NAME.equals(service)) {
       return next.startCall(call, headers);
     }
     return interceptApplicationCall(call, headers, next);

@@ -44,6 +44,8 @@ public final class BallastCalls {
   /**
    * The criticality of the server call this thread is handling ({@link Criticality#DEFAULT} when
    * none, or when its caller sent none).
+   *
+   * @return the criticality, never null
    */
   public static Criticality currentCriticality() {
     Criticality c = CRITICALITY_CONTEXT.get();
@@ -82,6 +84,8 @@ public final class BallastCalls {
    * Sets each call's criticality (its own option, else the current server call's) as a call option
    * for the {@code ballast} policy and as a header for the backend, and gives it a record of its
    * attempts so that a retry goes to another backend than the one that failed.
+   *
+   * @return the interceptor, one shared instance; add it to a channel or a stub
    */
   public static ClientInterceptor interceptor() {
     return INTERCEPTOR;

@@ -35,8 +35,18 @@ public final class BallastClients {
 
   /** Sees balancers open and close; called on the channel's synchronization context. */
   public interface Observer {
+    /**
+     * A balancer opened.
+     *
+     * @param client the balancer and its overload protection
+     */
     void opened(Client client);
 
+    /**
+     * A balancer closed; its counters stop moving.
+     *
+     * @param client the client that {@link #opened} announced
+     */
     void closed(Client client);
   }
 
@@ -64,7 +74,11 @@ public final class BallastClients {
       this.replacementsInUse = replacementsInUse;
     }
 
-    /** The channel's authority, e.g. {@code greeter.prod:443}. */
+    /**
+     * The channel's authority, e.g. {@code greeter.prod:443}.
+     *
+     * @return the target
+     */
     public String target() {
       return target;
     }
@@ -72,26 +86,45 @@ public final class BallastClients {
     /**
      * A number that tells this process's channels apart (two channels to one target have two),
      * kept by the channel across balancer replacements.
+     *
+     * @return the channel's number
      */
     public long channel() {
       return channel;
     }
 
+    /**
+     * The channel's balancer: its subset, health and policy.
+     *
+     * @return the balancer
+     */
     public Balancer balancer() {
       return balancer;
     }
 
-    /** The adaptive throttle, or {@code null} when the service config turned it off. */
+    /**
+     * The adaptive throttle.
+     *
+     * @return the throttle, or {@code null} when the service config turned it off
+     */
     public AdaptiveThrottle throttle() {
       return throttle;
     }
 
-    /** The retry budget, or {@code null} when the service config turned it off. */
+    /**
+     * The retry budget.
+     *
+     * @return the budget, or {@code null} when the service config turned it off
+     */
     public RetryBudget retryBudget() {
       return retryBudget;
     }
 
-    /** The client's own rate limit ({@code rateLimit} in the service config), or {@code null} when it has none. */
+    /**
+     * The client's own rate limit ({@code rateLimit} in the service config).
+     *
+     * @return the bucket, or {@code null} when it has none
+     */
     public TokenBucket rateLimit() {
       return rateLimit;
     }
@@ -99,6 +132,8 @@ public final class BallastClients {
     /**
      * Stand-ins the channel connects to in place of unavailable subset members (see {@code
      * Replacements}), as of its latest reconciliation.
+     *
+     * @return the count
      */
     public int replacementsInUse() {
       return replacementsInUse.getAsInt();
@@ -113,6 +148,7 @@ public final class BallastClients {
   /**
    * Adds {@code observer} and tells it at once of every balancer open now.
    *
+   * @param observer told of every balancer that opens and closes
    * @return removes the observer (closing no balancer)
    */
   public static Runnable observe(Observer observer) {

@@ -55,6 +55,10 @@ public final class BallastLoadBalancerProvider extends LoadBalancerProvider {
 
   private final BallastConfigParser parser;
 
+  /**
+   * The provider gRPC finds through {@code META-INF/services}; anonymous clients of this process
+   * share one random seed.
+   */
   public BallastLoadBalancerProvider() {
     this(ANONYMOUS_SEED);
   }
@@ -104,15 +108,29 @@ public final class BallastLoadBalancerProvider extends LoadBalancerProvider {
     return new BallastLoadBalancer(helper, NanoClock.system(), NanoClock.cached(), this::defaultConfig);
   }
 
+  /**
+   * Parses a config. A bad one is an UNAVAILABLE error (gRPC treats a config it cannot use so,
+   * gRFC A21, and so do its own policies) whose description is one line naming the key, its value
+   * and what is allowed, with no cause: under xDS the description travels back to the control plane
+   * in the NACK's {@code error_detail}, where gRPC prints a cause with its whole stack trace (about
+   * 3 KB of Ballast's and gRPC's class names). A failure that is not a bad value (a defect) is
+   * logged here with its stack trace, and the NACK names only the exception.
+   */
   @Override
   public ConfigOrError parseLoadBalancingPolicyConfig(Map<String, ?> rawConfig) {
     try {
       return ConfigOrError.fromConfig(parser.parse(rawConfig));
+    } catch (IllegalArgumentException e) {
+      return ConfigOrError.fromError(Status.UNAVAILABLE.withDescription("ballast config: " + oneLine(e.getMessage())));
     } catch (RuntimeException e) {
-      // gRPC treats a config it cannot use as UNAVAILABLE (gRFC A21), and so do its own policies.
-      return ConfigOrError.fromError(
-          Status.UNAVAILABLE.withDescription("ballast config: " + e.getMessage()).withCause(e));
+      logger.log(Level.WARNING, "ballast config: parsing a config failed (a defect of Ballast)", e);
+      return ConfigOrError.fromError(Status.UNAVAILABLE.withDescription(
+          "ballast config: " + oneLine(e.toString()) + " (a defect of Ballast, logged by the client with its stack trace)"));
     }
+  }
+
+  private static String oneLine(String message) {
+    return message.replace("\r", "\\r").replace("\n", "\\n");
   }
 
   /** The config of a channel that selected the policy by name only. */

@@ -1,5 +1,6 @@
 package dev.ballast.grpc;
 
+import dev.ballast.annotation.Experimental;
 import dev.ballast.internal.Ranges;
 import dev.ballast.overload.AdmissionLimiter;
 import dev.ballast.overload.LimiterConfig;
@@ -88,7 +89,7 @@ public final class BallastServer {
     // caller over its rate never reaches the limiter; the probes' load sees only the calls that run.
     serverBuilder
         .addService(health.getHealthService())
-        .addService(ProbeRpc.service(probes, probesAnswered))
+        .addService(new ProbeRpc(probes, probesAnswered))
         .intercept(new ProbeLoadInterceptor(probes, settings.clock))
         .intercept(overload);
     if (callerLimit != null) {
@@ -97,11 +98,22 @@ public final class BallastServer {
     this.server = serverBuilder.intercept(loadReports).build();
   }
 
+  /**
+   * A builder with every part at its default: no admission limiter, no per-caller rate limit,
+   * serving at once.
+   *
+   * @return a new builder
+   */
   public static Builder builder() {
     return new Builder();
   }
 
-  /** Starts serving (in lame duck if so built) and, if asked, installs the SIGTERM drain. */
+  /**
+   * Starts serving (in lame duck if so built) and, if asked, installs the SIGTERM drain.
+   *
+   * @return this server
+   * @throws IOException when the gRPC server cannot bind
+   */
   public synchronized BallastServer start() throws IOException {
     server.start();
     started = true;
@@ -114,17 +126,29 @@ public final class BallastServer {
     return this;
   }
 
-  /** The underlying gRPC server, for its port and to await termination. */
+  /**
+   * The underlying gRPC server, for its port and to await termination.
+   *
+   * @return the server
+   */
   public Server server() {
     return server;
   }
 
-  /** The interceptor's measurements: requests and errors per second. */
+  /**
+   * The interceptor's measurements: requests and errors per second.
+   *
+   * @return the interceptor that writes the load reports
+   */
   public LoadReportingInterceptor loadReports() {
     return loadReports;
   }
 
-  /** The admission limiter, if {@link Builder#adaptiveLimiter} set one; else null. */
+  /**
+   * The admission limiter.
+   *
+   * @return the limiter {@link Builder#adaptiveLimiter} set, or null when there is none
+   */
   public AdmissionLimiter limiter() {
     return overload.limiter();
   }
@@ -132,32 +156,56 @@ public final class BallastServer {
   /**
    * What this server answers to {@code prequal_probing} clients' probes: its calls in flight and
    * their latency at that load (health checks and probes excluded).
+   *
+   * @return the responder
    */
+  @Experimental
   public ProbeResponder probeResponder() {
     return probes;
   }
 
-  /** Probes answered so far. */
+  /**
+   * Probes answered so far.
+   *
+   * @return the count
+   */
+  @Experimental
   public long probesAnswered() {
     return probesAnswered.sum();
   }
 
-  /** Calls shed by the limiter so far. */
+  /**
+   * Calls shed by the limiter so far.
+   *
+   * @return the count
+   */
   public long shedCalls() {
     return overload.shed();
   }
 
-  /** Calls refused without running because too little of their deadline was left. */
+  /**
+   * Calls refused without running because too little of their deadline was left.
+   *
+   * @return the count
+   */
   public long callsRefusedForDeadline() {
     return overload.refusedForDeadline();
   }
 
-  /** Calls answered "overloaded, don't retry" because a service behind this one shed them. */
+  /**
+   * Calls answered "overloaded, don't retry" because a service behind this one shed them.
+   *
+   * @return the count
+   */
   public long callsMarkedDontRetry() {
     return overload.markedDontRetry();
   }
 
-  /** Calls whose {@code ballast-criticality} header named no criticality (taken as CRITICAL). */
+  /**
+   * Calls whose {@code ballast-criticality} header named no criticality (taken as CRITICAL).
+   *
+   * @return the count
+   */
   public long badCriticalityHeaders() {
     return overload.badCriticality();
   }
@@ -165,21 +213,37 @@ public final class BallastServer {
   /**
    * Calls whose {@code ballast-criticality} claimed more than the {@linkplain
    * Builder#criticalityTrust trust policy} lets their caller claim, served at the caller's cap.
+   *
+   * @return the count
    */
   public long criticalityDowngrades() {
     return overload.downgraded();
   }
 
-  /** Calls refused because their caller was over its rate limit (0 without a per-caller limit). */
+  /**
+   * Calls refused because their caller was over its rate limit.
+   *
+   * @return the count; 0 without a per-caller limit
+   */
   public long callsOverCallerRate() {
     return callerLimit == null ? 0 : callerLimit.rejected();
   }
 
+  /**
+   * Whether the server is in lame duck: health says NOT_SERVING and responses carry the signal.
+   *
+   * @return true from a lame duck start until {@link #announceReady()}, and from {@link
+   *     #enterLameDuck()} on
+   */
   public boolean isLameDuck() {
     return lameDuck;
   }
 
-  /** Whether {@link #enterLameDuck()} has begun the drain towards shutdown. */
+  /**
+   * Whether {@link #enterLameDuck()} has begun the drain towards shutdown.
+   *
+   * @return true once the drain began
+   */
   public synchronized boolean isDraining() {
     return draining;
   }
@@ -187,6 +251,8 @@ public final class BallastServer {
   /**
    * Calls admitted and not yet ended, health checks and probes excluded: during a drain, how many
    * are left before the server can terminate.
+   *
+   * @return the count
    */
   public long callsInFlight() {
     // The calls that run are what the probe answers count: the same calls, counted once.
@@ -293,6 +359,9 @@ public final class BallastServer {
      * with mutual TLS, only callers whose certificate identity matches a pattern, or a cap per
      * caller. A call that claims more than its caller may is served at the caller's cap and
      * counted ({@link BallastServer#criticalityDowngrades()}), never refused for it.
+     *
+     * @param trust the trust policy
+     * @return this builder
      */
     public Builder criticalityTrust(CriticalityTrust trust) {
       this.criticalityTrust = Objects.requireNonNull(trust, "criticalityTrust");
@@ -304,10 +373,14 @@ public final class BallastServer {
      * {@code burst}: a token bucket per caller ({@code TokenBucket}), before the admission
      * limiter. A call over its caller's rate is answered RESOURCE_EXHAUSTED at once with {@code
      * ballast-overload: shed}, without running. Health checks and probes are never limited. Off by
-     * default; rate 0..10^9, burst 1..10^9.
+     * default.
      *
+     * @param ratePerSecond {@setting dev.ballast.overload.TokenBucketConfig#RATE}
+     * @param burst {@setting dev.ballast.overload.TokenBucketConfig#BURST}
      * @param callers who is calling: {@link CallerKey#certificate} behind mutual TLS (the one a
      *     caller cannot choose), {@link CallerKey#header} or {@link CallerKey#remoteHost}
+     * @return this builder
+     * @throws IllegalArgumentException for a rate or burst out of range
      */
     public Builder callerRateLimit(double ratePerSecond, long burst, CallerKey callers) {
       TokenBucket.create(ratePerSecond, burst); // validates both, naming the value
@@ -320,6 +393,10 @@ public final class BallastServer {
     /**
      * How many callers keep a bucket of their own at once (default 10,000; 1..10^7); beyond that,
      * idle callers' buckets are dropped, and callers still without room share one bucket.
+     *
+     * @param maxCallers the most callers with a bucket of their own
+     * @return this builder
+     * @throws IllegalArgumentException when {@code maxCallers} is out of range
      */
     public Builder maxCallers(int maxCallers) {
       this.maxCallers = Ranges.checkInt("maxCallers", maxCallers, 1, 10_000_000);
@@ -345,6 +422,8 @@ public final class BallastServer {
      * Sheds calls the server cannot serve in time with the default adaptive admission limiter,
      * {@link LimiterConfig#defaults()}: hot when the process's CPU or the calls' latency says so,
      * whether handlers compute or wait (see {@link #adaptiveLimiter(LimiterConfig)}).
+     *
+     * @return this builder
      */
     public Builder adaptiveLimiter() {
       return adaptiveLimiter(LimiterConfig.defaults());
@@ -358,6 +437,9 @@ public final class BallastServer {
      * read {@link #cpuUtilization}; the default kind also watches the calls' latency, so it
      * protects a server whose handlers wait on a pool, a lock or a downstream call. {@link
      * LimiterConfig.Kind#GRADIENT} watches latency alone.
+     *
+     * @param config the limiter's settings
+     * @return this builder
      */
     public Builder adaptiveLimiter(LimiterConfig config) {
       this.limiter = Objects.requireNonNull(config, "adaptiveLimiter");
@@ -367,6 +449,10 @@ public final class BallastServer {
     /**
      * A call arriving with less than this left of its deadline is answered DEADLINE_EXCEEDED
      * without running. Default 1 ms; 0..1 h.
+     *
+     * @param minimum the least time left of a deadline for a call to run
+     * @return this builder
+     * @throws IllegalArgumentException when {@code minimum} is out of range
      */
     public Builder minDeadline(Duration minimum) {
       this.minDeadline = checkDuration("minDeadline", minimum, Duration.ofHours(1));
@@ -377,25 +463,46 @@ public final class BallastServer {
      * How long the server stays in lame duck before it stops taking calls: long enough for every
      * client to learn it (a response or a health check). The chapter uses 10 s to 150 s. Default
      * 30 s; 0..1 h.
+     *
+     * @param interval how long the server stays in lame duck before it stops taking calls
+     * @return this builder
+     * @throws IllegalArgumentException when {@code interval} is out of range
      */
     public Builder drainInterval(Duration interval) {
       this.drainInterval = checkDuration("drainInterval", interval, Duration.ofHours(1));
       return this;
     }
 
-    /** How long calls in flight may run after the drain before they are cancelled. Default 30 s; 0..1 h. */
+    /**
+     * How long calls in flight may run after the drain before they are cancelled. Default 30 s;
+     * 0..1 h.
+     *
+     * @param grace the grace period
+     * @return this builder
+     * @throws IllegalArgumentException when {@code grace} is out of range
+     */
     public Builder shutdownGrace(Duration grace) {
       this.shutdownGrace = checkDuration("shutdownGrace", grace, Duration.ofHours(1));
       return this;
     }
 
-    /** Start NOT_SERVING and in lame duck (prewarm) until {@link BallastServer#announceReady()}. */
+    /**
+     * Start NOT_SERVING and in lame duck (prewarm) until {@link BallastServer#announceReady()}.
+     *
+     * @param startInLameDuck whether to start in lame duck; off by default
+     * @return this builder
+     */
     public Builder startInLameDuck(boolean startInLameDuck) {
       this.startInLameDuck = startInLameDuck;
       return this;
     }
 
-    /** Enter lame duck and drain when the JVM receives SIGTERM (through a shutdown hook). Default off. */
+    /**
+     * Enter lame duck and drain when the JVM receives SIGTERM (through a shutdown hook).
+     *
+     * @param drainOnSigterm whether to drain on SIGTERM; off by default
+     * @return this builder
+     */
     public Builder drainOnSigterm(boolean drainOnSigterm) {
       this.drainOnSigterm = drainOnSigterm;
       return this;
@@ -404,19 +511,34 @@ public final class BallastServer {
     /**
      * The application's utilization (1.0 is fully used), reported as ORCA {@code
      * application_utilization}; weighted policies prefer it to CPU when it is above zero.
+     *
+     * @param utilization read for each load report; it must not block
+     * @return this builder
      */
     public Builder applicationUtilization(DoubleSupplier utilization) {
       this.applicationUtilization = Objects.requireNonNull(utilization, "applicationUtilization");
       return this;
     }
 
-    /** Replaces the process CPU measurement reported as {@code cpu_utilization}. */
+    /**
+     * Replaces the process CPU measurement reported as {@code cpu_utilization} and read by the CPU
+     * limiters.
+     *
+     * @param utilization the CPU utilization, 0 to 1; it must not block
+     * @return this builder
+     */
     public Builder cpuUtilization(DoubleSupplier utilization) {
       this.cpuUtilization = Objects.requireNonNull(utilization, "cpuUtilization");
       return this;
     }
 
-    /** Service names whose health follows the server's, besides the server as a whole (""). */
+    /**
+     * Service names whose health follows the server's, besides the server as a whole ({@code
+     * ""}).
+     *
+     * @param names the service names
+     * @return this builder
+     */
     public Builder healthServiceNames(String... names) {
       for (String name : names) {
         serviceNames.add(Objects.requireNonNull(name, "name"));
@@ -427,6 +549,9 @@ public final class BallastServer {
     /**
      * Adds the health and probe services, the load-reporting and overload interceptors and the
      * probes' bookkeeping to {@code serverBuilder}, and builds.
+     *
+     * @param serverBuilder the application's server builder, with its services and port
+     * @return the server, not started
      */
     public BallastServer build(ServerBuilder<?> serverBuilder) {
       return new BallastServer(this, Objects.requireNonNull(serverBuilder, "serverBuilder"));

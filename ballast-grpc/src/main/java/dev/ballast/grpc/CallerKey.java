@@ -17,9 +17,22 @@ import java.util.Objects;
 @FunctionalInterface
 public interface CallerKey {
 
+  /**
+   * The caller of one call.
+   *
+   * @param call the call, with its transport attributes
+   * @param headers the call's request headers
+   * @return the caller's key, or null when the caller cannot be told
+   */
   String of(ServerCall<?, ?> call, Metadata headers);
 
-  /** The value of the request header {@code name}, such as a client's job name the clients set. */
+  /**
+   * The value of the request header {@code name}, such as a client's job name the clients set.
+   * A caller can write any value there: behind mutual TLS prefer {@link #certificate()}.
+   *
+   * @param name the header's name, in ASCII
+   * @return the key
+   */
   static CallerKey header(String name) {
     Metadata.Key<String> key = Metadata.Key.of(Objects.requireNonNull(name, "name"), Metadata.ASCII_STRING_MARSHALLER);
     return (call, headers) -> headers.get(key);
@@ -30,12 +43,18 @@ public interface CallerKey {
    * URI name, such as a SPIFFE ID, else its DNS name, else its subject's CN): with mutual TLS, the
    * one key a caller cannot change by writing another header. Null (the shared bucket) without a
    * verified client certificate.
+   *
+   * @return the key
    */
   static CallerKey certificate() {
     return (call, headers) -> CertificateIdentity.of(call.getAttributes().get(Grpc.TRANSPORT_ATTR_SSL_SESSION));
   }
 
-  /** The peer's IP address (without the port: one caller per host). */
+  /**
+   * The peer's IP address, without the port: one caller per host.
+   *
+   * @return the key
+   */
   static CallerKey remoteHost() {
     return (call, headers) -> {
       SocketAddress address = call.getAttributes().get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR);

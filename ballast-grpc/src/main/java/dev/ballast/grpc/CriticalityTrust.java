@@ -36,7 +36,11 @@ public final class CriticalityTrust {
     this.otherwise = otherwise;
   }
 
-  /** Every caller's header, whoever it is: what a server does without a policy. */
+  /**
+   * Every caller's header, whoever it is: what a server does without a policy.
+   *
+   * @return the policy
+   */
   public static CriticalityTrust all() {
     return ALL;
   }
@@ -44,6 +48,10 @@ public final class CriticalityTrust {
   /**
    * The header of callers whose certificate identity matches {@code regex} (the whole identity);
    * every other caller at most {@link Criticality#DEFAULT}, what a call without the header gets.
+   *
+   * @param regex the pattern trusted callers' identities match
+   * @return the policy
+   * @throws IllegalArgumentException naming the pattern if it is not a regular expression
    */
   public static CriticalityTrust identitiesMatching(String regex) {
     return capped(Map.of(regex, Criticality.CRITICAL_PLUS), Criticality.DEFAULT);
@@ -55,6 +63,9 @@ public final class CriticalityTrust {
    * the caller may claim; a caller that matches none, or has no certificate, may claim at most
    * {@code otherwise}.
    *
+   * @param caps pattern to the highest criticality a caller whose identity matches may claim
+   * @param otherwise the highest criticality any other caller may claim
+   * @return the policy
    * @throws IllegalArgumentException naming the pattern if one is not a regular expression
    */
   public static CriticalityTrust capped(Map<String, Criticality> caps, Criticality otherwise) {

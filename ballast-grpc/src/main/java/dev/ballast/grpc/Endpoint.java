@@ -1,5 +1,6 @@
 package dev.ballast.grpc;
 
+import dev.ballast.grpc.orca.v3.OrcaLoadReport;
 import dev.ballast.health.Backend;
 import dev.ballast.health.BackendState;
 import dev.ballast.pick.Pick;
@@ -330,19 +331,20 @@ final class Endpoint {
   }
 
   void onTrailers(Pick handle, int streamGeneration, Metadata trailers) {
-    byte[] report = trailers.get(OrcaLoadReport.TRAILER);
+    byte[] report = trailers.get(OrcaTrailer.KEY);
     if (report != null) {
-      OrcaLoadReport parsed = OrcaLoadReport.parse(report);
+      OrcaLoadReport parsed = OrcaTrailer.parse(report);
       if (parsed != null) {
-        if (!handle.reportLoad(parsed.cpuUtilization(), parsed.applicationUtilization(), parsed.rps(), parsed.eps())) {
+        if (!handle.reportLoad(
+            parsed.getCpuUtilization(), parsed.getApplicationUtilization(), OrcaTrailer.rps(parsed), parsed.getEps())) {
           // The core counts it too, but a channel's user cannot read the balancer's counters.
           badLoadReport(
-              () -> "a load report with a negative, NaN or infinite field (" + parsed
+              () -> "a load report with a negative, NaN or infinite field (" + OrcaTrailer.describe(parsed)
                   + "; expected: every field 0 or more and finite)");
         }
       } else {
         badLoadReport(
-            () -> "a malformed load report (" + report.length + " bytes in " + OrcaLoadReport.TRAILER.name()
+            () -> "a malformed load report (" + report.length + " bytes in " + OrcaTrailer.KEY.name()
                 + "; expected: a serialized xds.data.orca.v3.OrcaLoadReport)");
       }
     }

@@ -1,5 +1,6 @@
 package dev.ballast.grpc;
 
+import dev.ballast.grpc.orca.v3.OrcaLoadReport;
 import dev.ballast.time.NanoClock;
 import io.grpc.ForwardingServerCall.SimpleForwardingServerCall;
 import io.grpc.Metadata;
@@ -49,7 +50,11 @@ public final class LoadReportingInterceptor extends ApplicationCallInterceptor {
     this.errors = new RateMeter(clock, WINDOW_NANOS);
   }
 
-  /** Reports this JVM's CPU use as {@code cpu_utilization}. */
+  /**
+   * An interceptor that reports this JVM's CPU use as {@code cpu_utilization}.
+   *
+   * @return the interceptor, to add to a server
+   */
   public static LoadReportingInterceptor create() {
     return new LoadReportingInterceptor(new ProcessCpu(), () -> 0, () -> false, NanoClock.system());
   }
@@ -58,6 +63,9 @@ public final class LoadReportingInterceptor extends ApplicationCallInterceptor {
    * Reports the process CPU and also the application's own utilization measure (1.0 is fully
    * used), which weighted policies prefer to CPU when it is above zero: for a server whose
    * bottleneck is not the CPU, or that shares its machine with other work.
+   *
+   * @param applicationUtilization read for each report; it must not block
+   * @return the interceptor, to add to a server
    */
   public static LoadReportingInterceptor create(DoubleSupplier applicationUtilization) {
     return new LoadReportingInterceptor(new ProcessCpu(), applicationUtilization, () -> false, NanoClock.system());
@@ -66,22 +74,36 @@ public final class LoadReportingInterceptor extends ApplicationCallInterceptor {
   /**
    * The {@code cpu_utilization} the next report carries (a failing or nonsensical reading is 0
    * and counted, as in a report).
+   *
+   * @return the utilization, 1.0 fully used
    */
   public double cpuUtilization() {
     return sane("cpuUtilization", cpuUtilization);
   }
 
-  /** The {@code application_utilization} the next report carries; 0 when unknown. */
+  /**
+   * The {@code application_utilization} the next report carries.
+   *
+   * @return the utilization, 1.0 fully used; 0 when unknown
+   */
   public double applicationUtilization() {
     return sane("applicationUtilization", applicationUtilization);
   }
 
-  /** Calls answered per second over the last second (health checks and probes excluded). */
+  /**
+   * Calls answered per second over the last second (health checks and probes excluded).
+   *
+   * @return the rate
+   */
   public double requestsPerSecond() {
     return requests.perSecond();
   }
 
-  /** Calls per second over the last second that ended in a backend failure. */
+  /**
+   * Calls per second over the last second that ended in a backend failure.
+   *
+   * @return the rate
+   */
   public double errorsPerSecond() {
     return errors.perSecond();
   }
@@ -95,6 +117,8 @@ public final class LoadReportingInterceptor extends ApplicationCallInterceptor {
   /**
    * Readings of a utilization supplier that threw or returned a negative, NaN or infinite value,
    * each reported as 0 (unknown) and counted here; the 1st, 2nd, 4th, 8th... are also logged.
+   *
+   * @return the count
    */
   public long badUtilizationReadings() {
     return badReadings.get();
@@ -102,7 +126,7 @@ public final class LoadReportingInterceptor extends ApplicationCallInterceptor {
 
   /** The report as of now; utilization suppliers that fail or return nonsense report 0 (unknown). */
   OrcaLoadReport report() {
-    return new OrcaLoadReport(
+    return OrcaTrailer.report(
         sane("cpuUtilization", cpuUtilization),
         sane("applicationUtilization", applicationUtilization),
         requests.perSecond(),
@@ -146,7 +170,7 @@ public final class LoadReportingInterceptor extends ApplicationCallInterceptor {
       if (Outcomes.isBackendFailure(status.getCode())) {
         errors.record();
       }
-      trailers.put(OrcaLoadReport.TRAILER, report().toBytes());
+      trailers.put(OrcaTrailer.KEY, report().toByteArray());
       if (lameDuck.getAsBoolean()) {
         trailers.put(LameDuckSignal.TRAILER, LameDuckSignal.VALUE);
       }

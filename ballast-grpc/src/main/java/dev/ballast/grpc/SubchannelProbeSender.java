@@ -1,5 +1,8 @@
 package dev.ballast.grpc;
 
+import dev.ballast.grpc.probe.v1.ProbeGrpc;
+import dev.ballast.grpc.probe.v1.ProbeRequest;
+import dev.ballast.grpc.probe.v1.ProbeResponse;
 import dev.ballast.health.Backend;
 import dev.ballast.probe.ProbeReceiver;
 import dev.ballast.probe.ProbeSender;
@@ -42,7 +45,7 @@ final class SubchannelProbeSender implements ProbeSender {
       receiver.onProbeFailed();
       return;
     }
-    ClientCall<ProbeRpc.Request, ProbeRpc.Answer> call;
+    ClientCall<ProbeRequest, ProbeResponse> call;
     try {
       // A deadline is a point in time: new options for every probe. The answer only enters the
       // lock-free pool, so it is handled where it arrives, not handed to gRPC's shared executor.
@@ -50,7 +53,7 @@ final class SubchannelProbeSender implements ProbeSender {
           endpoint
               .probeChannel()
               .newCall(
-                  ProbeRpc.METHOD,
+                  ProbeGrpc.getProbeMethod(),
                   CallOptions.DEFAULT
                       .withDeadlineAfter(deadlineNanos, TimeUnit.NANOSECONDS)
                       .withExecutor(Runnable::run));
@@ -61,7 +64,7 @@ final class SubchannelProbeSender implements ProbeSender {
     try {
       call.start(new AnswerListener(receiver), new Metadata());
       call.request(1);
-      call.sendMessage(ProbeRpc.Request.EMPTY);
+      call.sendMessage(ProbeRequest.getDefaultInstance());
       call.halfClose();
     } catch (RuntimeException e) {
       // The listener hears of it as the call's close, and tells the receiver.
@@ -69,24 +72,24 @@ final class SubchannelProbeSender implements ProbeSender {
     }
   }
 
-  private static final class AnswerListener extends ClientCall.Listener<ProbeRpc.Answer> {
+  private static final class AnswerListener extends ClientCall.Listener<ProbeResponse> {
     private final ProbeReceiver receiver;
-    private ProbeRpc.Answer answer;
+    private ProbeResponse answer;
 
     AnswerListener(ProbeReceiver receiver) {
       this.receiver = receiver;
     }
 
     @Override
-    public void onMessage(ProbeRpc.Answer message) {
+    public void onMessage(ProbeResponse message) {
       answer = message;
     }
 
     @Override
     public void onClose(Status status, Metadata trailers) {
-      ProbeRpc.Answer received = answer;
+      ProbeResponse received = answer;
       if (status.isOk() && received != null) {
-        receiver.onProbe(received.requestsInFlight(), received.latencyNanos());
+        receiver.onProbe(ProbeRpc.requestsInFlight(received), ProbeRpc.latencyNanos(received));
       } else {
         // UNIMPLEMENTED (a server without Ballast), a deadline, a lost connection: no answer.
         receiver.onProbeFailed();

@@ -23,9 +23,12 @@
  * ApplicationCallInterceptor} and {@code EndOnceServerCall} (what the interceptors share), {@code
  * ProcessCpu} and {@code RateMeter} (the figures a load report carries).
  *
- * <p><b>Wire format</b>, what both sides agree on: {@code OrcaLoadReport} (ORCA's load report in
- * protobuf wire format, by hand), {@code LameDuckSignal} and {@code OverloadSignal} (trailers on
- * responses), {@code ProbeRpc} (the probe method) and {@code Outcomes} (which statuses count as
- * the backend's failure).
+ * <p><b>Wire format</b>, what both sides agree on: {@code OrcaTrailer} (ORCA's load report as a
+ * trailer), {@code LameDuckSignal} and {@code OverloadSignal} (trailers on responses), {@code
+ * ProbeRpc} (the probe method) and {@code Outcomes} (which statuses count as the backend's
+ * failure). The protobuf messages and stubs they use are generated at build time from {@code
+ * src/main/proto} into packages of their own, {@code dev.ballast.grpc.orca.v3} (ORCA's load report,
+ * under Ballast's package so that it never collides with another jar's copy) and {@code
+ * dev.ballast.grpc.probe.v1} (the probe).
  */
 package dev.ballast.grpc;

@@ -270,6 +270,30 @@ final class BallastConfigParserTest {
     assertThat(result.getError()).isNotNull();
     assertThat(result.getError().getCode()).isEqualTo(Status.Code.UNAVAILABLE);
     assertThat(result.getError().getDescription()).startsWith("ballast config: " + message);
+    // Under xDS the error goes back to the control plane in a NACK: one line, no stack trace.
+    assertThat(result.getError().getCause()).isNull();
+    assertThat(result.getError().getDescription()).doesNotContain("\n");
+  }
+
+  /** A defect, not a bad value: the stack trace is logged where it happened, the error names only the exception. */
+  @Test
+  void aFailureThatIsNotABadValueIsLoggedWithItsStackTraceAndTheErrorIsOneLine() throws Exception {
+    Map<String, Object> failing = new java.util.AbstractMap<>() {
+      @Override
+      public java.util.Set<Entry<String, Object>> entrySet() {
+        throw new IllegalStateException("a map that fails\nto iterate");
+      }
+    };
+    List<ConfigOrError> results = new ArrayList<>();
+    List<java.util.logging.LogRecord> logged = dev.ballast.testing.CapturedLog.whileRunning(
+        BallastLoadBalancerProvider.class, () -> results.add(new BallastLoadBalancerProvider().parseLoadBalancingPolicyConfig(failing)));
+
+    Status error = results.get(0).getError();
+    assertThat(error.getCause()).isNull();
+    assertThat(error.getDescription()).isEqualTo("ballast config: java.lang.IllegalStateException: a map that fails\\nto iterate"
+        + " (a defect of Ballast, logged by the client with its stack trace)");
+    assertThat(logged).hasSize(1);
+    assertThat(logged.get(0).getThrown()).hasMessage("a map that fails\nto iterate");
   }
 
   @Test

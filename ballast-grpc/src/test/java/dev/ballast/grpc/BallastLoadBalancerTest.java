@@ -227,7 +227,7 @@ final class BallastLoadBalancerTest {
     FakeSubchannel member = onlyBackendReady();
     Metadata trailers = new Metadata();
     // A tag whose varint never ends.
-    trailers.put(OrcaLoadReport.TRAILER, new byte[] {(byte) 0xff});
+    trailers.put(OrcaTrailer.KEY, new byte[] {(byte) 0xff});
 
     List<Integer> warnings = new ArrayList<>();
     for (int call = 1; call <= 5; call++) {
@@ -250,7 +250,7 @@ final class BallastLoadBalancerTest {
   void aLoadReportWithANanFieldIsLoggedWithItsValues() {
     FakeSubchannel member = onlyBackendReady();
     Metadata trailers = new Metadata();
-    trailers.put(OrcaLoadReport.TRAILER, new OrcaLoadReport(Double.NaN, 0, 100, 0).toBytes());
+    trailers.put(OrcaTrailer.KEY, OrcaTrailer.report(Double.NaN, 0, 100, 0).toByteArray());
 
     ClientStreamTracer stream = startStream(pick());
     stream.inboundTrailers(trailers);
@@ -258,7 +258,7 @@ final class BallastLoadBalancerTest {
 
     assertThat(member.logged)
         .containsExactly("WARNING ballast: 127.0.0.1:9001 sent a load report with a negative, NaN or infinite field"
-            + " (OrcaLoadReport[cpuUtilization=NaN, applicationUtilization=0.0, rps=100.0, eps=0.0]; expected: every"
+            + " (cpu_utilization=NaN, application_utilization=0.0, rps=100.0, eps=0.0; expected: every"
             + " field 0 or more and finite), ignored; 1 so far");
     assertThat(backend(9001).requestsEnded(RequestOutcome.SUCCESS)).isEqualTo(1);
   }

@@ -4,7 +4,9 @@ import static dev.ballast.grpc.Clients.json;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.ballast.grpc.orca.v3.OrcaLoadReport;
 import dev.ballast.grpc.testing.StaticResolverProvider;
+import dev.ballast.grpc.orca.v3.OrcaLoadReport;
 import dev.ballast.overload.LimiterConfig;
 import io.grpc.CallOptions;
 import io.grpc.Channel;
@@ -146,10 +148,10 @@ final class BallastServerTest {
 
       assertThat(health(channel)).isEqualTo(ServingStatus.SERVING);
       assertThat(recorder.trailers).hasSize(5).allSatisfy(t -> {
-        OrcaLoadReport report = OrcaLoadReport.parse(t.get(OrcaLoadReport.TRAILER));
-        assertThat(report.applicationUtilization()).isEqualTo(0.25);
-        assertThat(report.rps()).isPositive();
-        assertThat(report.eps()).isZero();
+        OrcaLoadReport report = OrcaTrailer.parse(t.get(OrcaTrailer.KEY));
+        assertThat(report.getApplicationUtilization()).isEqualTo(0.25);
+        assertThat(report.getRpsFractional()).isPositive();
+        assertThat(report.getEps()).isZero();
         assertThat(LameDuckSignal.isPresent(t)).isFalse();
       });
       channel.shutdownNow();

@@ -2,7 +2,9 @@ package dev.ballast.grpc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ballast.grpc.orca.v3.OrcaLoadReport;
 import dev.ballast.testing.CapturedLog;
+import dev.ballast.grpc.orca.v3.OrcaLoadReport;
 import dev.ballast.time.NanoClock;
 import java.util.ArrayList;
 import java.util.List;
@@ -36,8 +38,8 @@ final class LoadReportingInterceptorTest {
       }
     });
 
-    assertThat(reports).extracting(OrcaLoadReport::cpuUtilization).containsOnly(0.0);
-    assertThat(reports).extracting(OrcaLoadReport::applicationUtilization).containsExactly(0.0, 0.0, 0.0, 0.3);
+    assertThat(reports).extracting(OrcaLoadReport::getCpuUtilization).containsOnly(0.0);
+    assertThat(reports).extracting(OrcaLoadReport::getApplicationUtilization).containsExactly(0.0, 0.0, 0.0, 0.3);
     // Four CPU readings threw, three application readings were out of range.
     assertThat(interceptor.badUtilizationReadings()).isEqualTo(7);
     assertThat(logged).extracting(LogRecord::getLevel).containsOnly(Level.WARNING);

@@ -3,8 +3,11 @@ package dev.ballast.grpc;
 import static dev.ballast.grpc.Clients.json;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ballast.grpc.probe.v1.ProbeGrpc;
 import dev.ballast.grpc.testing.StaticResolverProvider;
+import dev.ballast.grpc.probe.v1.ProbeGrpc;
 import dev.ballast.pick.PrequalProbingConfig;
+import dev.ballast.grpc.probe.v1.ProbeGrpc;
 import dev.ballast.testing.FakeScheduler;
 import io.grpc.CallOptions;
 import io.grpc.ManagedChannel;
@@ -56,7 +59,7 @@ final class PrequalProbingGrpcTest {
     @Override
     public <ReqT, RespT> ServerCall.Listener<ReqT> interceptCall(
         ServerCall<ReqT, RespT> call, Metadata headers, ServerCallHandler<ReqT, RespT> next) {
-      if (call.getMethodDescriptor().getServiceName().equals(ProbeRpc.SERVICE_NAME)) {
+      if (call.getMethodDescriptor().getServiceName().equals(ProbeGrpc.SERVICE_NAME)) {
         arrivals.add(time.clock().nanoTime());
       }
       return next.startCall(call, headers);

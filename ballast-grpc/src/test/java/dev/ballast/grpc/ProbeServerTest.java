@@ -2,6 +2,9 @@ package dev.ballast.grpc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ballast.grpc.probe.v1.ProbeGrpc;
+import dev.ballast.grpc.probe.v1.ProbeRequest;
+import dev.ballast.grpc.probe.v1.ProbeResponse;
 import dev.ballast.overload.LimiterConfig;
 import io.grpc.CallOptions;
 import io.grpc.ManagedChannel;
@@ -49,9 +52,8 @@ final class ProbeServerTest {
     return NettyChannelBuilder.forAddress("127.0.0.1", backend.port).usePlaintext().build();
   }
 
-  private static ProbeRpc.Answer probe(ManagedChannel channel) {
-    return ClientCalls.blockingUnaryCall(
-        channel, ProbeRpc.METHOD, CallOptions.DEFAULT.withDeadlineAfter(10, TimeUnit.SECONDS), ProbeRpc.Request.EMPTY);
+  private static ProbeResponse probe(ManagedChannel channel) {
+    return ProbeGrpc.newBlockingStub(channel).withDeadlineAfter(10, TimeUnit.SECONDS).probe(ProbeRequest.getDefaultInstance());
   }
 
   private static Future<String> hold(ManagedChannel channel) {
@@ -64,7 +66,7 @@ final class ProbeServerTest {
     try (TestBackend backend = holdingBackend(BallastServer.builder())) {
       ManagedChannel channel = direct(backend);
       try {
-        assertThat(probe(channel)).isEqualTo(new ProbeRpc.Answer(0, 0));
+        assertThat(probe(channel)).isEqualTo(ProbeResponse.getDefaultInstance());
         List<Future<String>> calls = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
           calls.add(hold(channel));
@@ -77,7 +79,7 @@ final class ProbeServerTest {
             .check(HealthCheckRequest.getDefaultInstance());
 
         // Neither the health check nor the probes themselves count.
-        assertThat(probe(channel).requestsInFlight()).isEqualTo(3);
+        assertThat(probe(channel).getRequestsInFlight()).isEqualTo(3);
         assertThat(backend.ballast.callsInFlight()).isEqualTo(3);
 
         answerHeld();
@@ -85,10 +87,10 @@ final class ProbeServerTest {
           call.get(10, TimeUnit.SECONDS);
         }
         Poll.until("the calls ended at the server", () -> backend.ballast.probeResponder().requestsInFlight() == 0);
-        ProbeRpc.Answer idle = probe(channel);
+        ProbeResponse idle = probe(channel);
         // The first call found none in flight: its time is the estimate at no load.
-        assertThat(idle.requestsInFlight()).isZero();
-        assertThat(idle.latencyNanos()).isPositive();
+        assertThat(idle.getRequestsInFlight()).isZero();
+        assertThat(idle.getLatencyEstimateNanos()).isPositive();
         assertThat(backend.ballast.probesAnswered()).isEqualTo(3);
       } finally {
         channel.shutdownNow();
@@ -107,7 +109,7 @@ final class ProbeServerTest {
         Poll.until("the held call running and held", () -> backend.ballast.callsInFlight() == 1 && held.size() == 1);
 
         for (int i = 0; i < 20; i++) {
-          assertThat(probe(channel).requestsInFlight()).isEqualTo(1);
+          assertThat(probe(channel).getRequestsInFlight()).isEqualTo(1);
         }
 
         assertThat(backend.ballast.shedCalls()).isZero();
@@ -136,7 +138,7 @@ final class ProbeServerTest {
         answerHeld();
 
         assertThat(backend.ballast.probeResponder().requestsInFlight()).isZero();
-        assertThat(probe(channel)).isEqualTo(new ProbeRpc.Answer(0, 0));
+        assertThat(probe(channel)).isEqualTo(ProbeResponse.getDefaultInstance());
       } finally {
         channel.shutdownNow();
       }

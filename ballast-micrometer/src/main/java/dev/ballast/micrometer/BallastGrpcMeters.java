@@ -25,6 +25,10 @@ public final class BallastGrpcMeters {
    * process's channels), plus {@code tags}. A channel's meters leave the registry when its
    * balancer closes (channel shutdown, or a new policy in its service config, whose new balancer
    * is bound in its place); all of them when the returned binding is closed.
+   *
+   * @param registry the registry the meters go to
+   * @param tags tags every meter carries
+   * @return the binding; closing it removes the meters from the registry
    */
   public static MeterBinding bindClients(MeterRegistry registry, Iterable<Tag> tags) {
     Objects.requireNonNull(registry, "registry");
@@ -83,6 +87,11 @@ public final class BallastGrpcMeters {
    * second), lame duck and drain (calls still in flight), and its overload protection (sheds,
    * deadline refusals, don't-retry answers, bad headers, and the limiter's own meters when it has
    * one), all with {@code tags}.
+   *
+   * @param server the server, read when the registry reads a meter
+   * @param registry the registry the meters go to
+   * @param tags tags every meter carries
+   * @return the binding; closing it removes the meters from the registry
    */
   public static MeterBinding bind(BallastServer server, MeterRegistry registry, Iterable<Tag> tags) {
     Objects.requireNonNull(server, "server");

@@ -47,6 +47,11 @@ public final class BallastMeters {
    * panics, and with zone routing the picks sent across zones and the share spilled. All tagged
    * {@code policy} and with {@code tags}. Per-backend
    * meters follow the subset: they appear when a backend joins and leave when it leaves.
+   *
+   * @param balancer the balancer, read when the registry reads a meter
+   * @param registry the registry the meters go to
+   * @param tags tags every meter carries
+   * @return the binding; closing it removes the meters from the registry
    */
   public static MeterBinding bind(Balancer balancer, MeterRegistry registry, Iterable<Tag> tags) {
     Objects.requireNonNull(balancer, "balancer");
@@ -162,7 +167,14 @@ public final class BallastMeters {
   }
 
 
-  /** An adaptive throttle's meters: rejection probability and local rejections per criticality. */
+  /**
+   * An adaptive throttle's meters: rejection probability and local rejections per criticality.
+   *
+   * @param throttle the throttle, read when the registry reads a meter
+   * @param registry the registry the meters go to
+   * @param tags tags every meter carries
+   * @return the binding; closing it removes the meters from the registry
+   */
   public static MeterBinding bind(AdaptiveThrottle throttle, MeterRegistry registry, Iterable<Tag> tags) {
     Objects.requireNonNull(throttle, "throttle");
     MeterBinding binding = new MeterBinding(registry, throttle);
@@ -176,7 +188,14 @@ public final class BallastMeters {
     return binding;
   }
 
-  /** A server admission limiter's meters: limit, in flight, whether it enforces, sheds per criticality. */
+  /**
+   * A server admission limiter's meters: limit, in flight, whether it enforces, sheds per criticality.
+   *
+   * @param limiter the limiter, read when the registry reads a meter
+   * @param registry the registry the meters go to
+   * @param tags tags every meter carries
+   * @return the binding; closing it removes the meters from the registry
+   */
   public static MeterBinding bind(AdmissionLimiter limiter, MeterRegistry registry, Iterable<Tag> tags) {
     Objects.requireNonNull(limiter, "limiter");
     MeterBinding binding = new MeterBinding(registry, limiter);
@@ -192,7 +211,14 @@ public final class BallastMeters {
     return binding;
   }
 
-  /** A retry budget's meters: retries sent and denied, retries left now. */
+  /**
+   * A retry budget's meters: retries sent and denied, retries left now.
+   *
+   * @param budget the retry budget, read when the registry reads a meter
+   * @param registry the registry the meters go to
+   * @param tags tags every meter carries
+   * @return the binding; closing it removes the meters from the registry
+   */
   public static MeterBinding bind(RetryBudget budget, MeterRegistry registry, Iterable<Tag> tags) {
     Objects.requireNonNull(budget, "budget");
     MeterBinding binding = new MeterBinding(registry, budget);
@@ -204,7 +230,14 @@ public final class BallastMeters {
     return binding;
   }
 
-  /** A token bucket's meters: its rate and the tokens it holds now. */
+  /**
+   * A token bucket's meters: its rate and the tokens it holds now.
+   *
+   * @param bucket the bucket, read when the registry reads a meter
+   * @param registry the registry the meters go to
+   * @param tags tags every meter carries
+   * @return the binding; closing it removes the meters from the registry
+   */
   public static MeterBinding bind(TokenBucket bucket, MeterRegistry registry, Iterable<Tag> tags) {
     Objects.requireNonNull(bucket, "bucket");
     MeterBinding binding = new MeterBinding(registry, bucket);

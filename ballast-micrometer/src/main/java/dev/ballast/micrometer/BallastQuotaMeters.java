@@ -21,6 +21,11 @@ public final class BallastQuotaMeters {
   /**
    * A client's lease of one resource, tagged {@code resource}: the rate it enforces now, what it
    * wants, where the rate comes from, leases received and failed calls to the service.
+   *
+   * @param quota the client's lease of the resource, read when the registry reads a meter
+   * @param registry the registry the meters go to
+   * @param tags tags every meter carries
+   * @return the binding; closing it removes the meters from the registry
    */
   public static MeterBinding bind(ResourceQuota quota, MeterRegistry registry, Iterable<Tag> tags) {
     Objects.requireNonNull(quota, "quota");
@@ -45,6 +50,11 @@ public final class BallastQuotaMeters {
    * outstanding now, the clients holding them, and whether it is still learning after a start;
    * and for the whole service, the requests refused because two connections used one client id,
    * and the new clients refused at a resource's bound.
+   *
+   * @param service the quota service, read when the registry reads a meter
+   * @param registry the registry the meters go to
+   * @param tags tags every meter carries
+   * @return the binding; closing it removes the meters from the registry
    */
   public static MeterBinding bind(QuotaService service, MeterRegistry registry, Iterable<Tag> tags) {
     Objects.requireNonNull(service, "service");
@@ -65,7 +75,14 @@ public final class BallastQuotaMeters {
     return binding;
   }
 
-  /** The calls a server's quota interceptor refused (RESOURCE_EXHAUSTED) for want of a token. */
+  /**
+   * The calls a server's quota interceptor refused (RESOURCE_EXHAUSTED) for want of a token.
+   *
+   * @param interceptor the server's quota interceptor, read when the registry reads a meter
+   * @param registry the registry the meters go to
+   * @param tags tags every meter carries
+   * @return the binding; closing it removes the meters from the registry
+   */
   public static MeterBinding bind(QuotaServerInterceptor interceptor, MeterRegistry registry, Iterable<Tag> tags) {
     Objects.requireNonNull(interceptor, "interceptor");
     MeterBinding binding = new MeterBinding(registry, interceptor);

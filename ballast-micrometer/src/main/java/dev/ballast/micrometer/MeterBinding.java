@@ -82,7 +82,11 @@ public final class MeterBinding implements AutoCloseable {
     child.close();
   }
 
-  /** How many meters this binding (with the bindings it adopted) has in the registry now. */
+  /**
+   * How many meters this binding (with the bindings it adopted) has in the registry now.
+   *
+   * @return the count; 0 once closed
+   */
   public int meterCount() {
     int count = meters.live.size();
     for (MeterBinding child : children) {

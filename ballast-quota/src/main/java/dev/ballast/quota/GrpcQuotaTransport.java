@@ -1,20 +1,19 @@
 package dev.ballast.quota;
 
 import dev.ballast.quota.v1.QuotaGrpc;
-import dev.ballast.quota.v1.QuotaProto.GetCapacityRequest;
-import dev.ballast.quota.v1.QuotaProto.GetCapacityResponse;
-import dev.ballast.quota.v1.QuotaProto.ReleaseCapacityRequest;
-import dev.ballast.quota.v1.QuotaProto.ReleaseCapacityResponse;
+import dev.ballast.quota.v1.GetCapacityRequest;
+import dev.ballast.quota.v1.GetCapacityResponse;
+import dev.ballast.quota.v1.ReleaseCapacityRequest;
+import dev.ballast.quota.v1.ReleaseCapacityResponse;
 import dev.ballast.time.NanoClock;
-import io.grpc.CallOptions;
 import io.grpc.Channel;
 import io.grpc.Context;
 import io.grpc.Deadline;
 import io.grpc.ManagedChannel;
 import io.grpc.Metadata;
 import io.grpc.Status;
-import io.grpc.stub.ClientCalls;
 import io.grpc.stub.StreamObserver;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -32,14 +31,18 @@ import java.util.function.BiConsumer;
  */
 final class GrpcQuotaTransport implements QuotaTransport {
   private final List<String> addresses;
-  private final Map<String, Channel> channels;
+  private final List<Channel> channels;
+  private final Map<String, QuotaGrpc.QuotaStub> stubs;
   /** The replica each resource's calls go to now; the first one until an answer says otherwise. */
   private final Map<String, String> targets = new ConcurrentHashMap<>();
   private final Deadline.Ticker ticker;
 
   GrpcQuotaTransport(Map<String, ? extends Channel> replicas, NanoClock clock) {
     this.addresses = List.copyOf(replicas.keySet());
-    this.channels = Map.copyOf(replicas);
+    Map<String, QuotaGrpc.QuotaStub> stubs = new HashMap<>();
+    replicas.forEach((address, channel) -> stubs.put(address, QuotaGrpc.newStub(channel)));
+    this.stubs = Map.copyOf(stubs);
+    this.channels = List.copyOf(replicas.values());
     this.ticker = deadlineTicker(clock);
   }
 
@@ -52,7 +55,7 @@ final class GrpcQuotaTransport implements QuotaTransport {
     Status status = Status.fromThrowable(error);
     Metadata trailers = Status.trailersFromThrowable(error);
     String leader = trailers == null ? null : trailers.get(QuotaService.LEADER);
-    if (leader != null && !leader.equals(address) && channels.containsKey(leader)) {
+    if (leader != null && !leader.equals(address) && stubs.containsKey(leader)) {
       targets.put(resource, leader);
       return new Redirected(leader, error);
     }
@@ -79,18 +82,17 @@ final class GrpcQuotaTransport implements QuotaTransport {
     };
   }
 
-  private CallOptions options(long timeoutNanos) {
-    return CallOptions.DEFAULT.withDeadline(Deadline.after(timeoutNanos, TimeUnit.NANOSECONDS, ticker));
+  private QuotaGrpc.QuotaStub stub(String address, long timeoutNanos) {
+    return stubs.get(address).withDeadline(Deadline.after(timeoutNanos, TimeUnit.NANOSECONDS, ticker));
   }
 
   @Override
   public void getCapacity(
       GetCapacityRequest request, long timeoutNanos, BiConsumer<GetCapacityResponse, Throwable> done) {
     // A ResourceQuota asks for its one resource: its calls follow that resource's leader.
-    String resource = request.resources().get(0).resourceId();
+    String resource = request.getResource(0).getResourceId();
     String address = target(resource);
-    Context.ROOT.run(() -> ClientCalls.asyncUnaryCall(
-        channels.get(address).newCall(QuotaGrpc.GET_CAPACITY, options(timeoutNanos)),
+    Context.ROOT.run(() -> stub(address, timeoutNanos).getCapacity(
         request,
         new StreamObserver<>() {
           private GetCapacityResponse response;
@@ -114,9 +116,8 @@ final class GrpcQuotaTransport implements QuotaTransport {
 
   @Override
   public void releaseCapacity(ReleaseCapacityRequest request, long timeoutNanos) {
-    String address = request.resourceIds().isEmpty() ? addresses.get(0) : target(request.resourceIds().get(0));
-    Context.ROOT.run(() -> ClientCalls.asyncUnaryCall(
-        channels.get(address).newCall(QuotaGrpc.RELEASE_CAPACITY, options(timeoutNanos)),
+    String address = request.getResourceIdCount() == 0 ? addresses.get(0) : target(request.getResourceId(0));
+    Context.ROOT.run(() -> stub(address, timeoutNanos).releaseCapacity(
         request,
         new StreamObserver<ReleaseCapacityResponse>() {
           @Override
@@ -133,7 +134,7 @@ final class GrpcQuotaTransport implements QuotaTransport {
   @Override
   public void reconnectNow() {
     // The client's own backoff already spaces the retries; the channel's would add up to minutes.
-    for (Channel channel : channels.values()) {
+    for (Channel channel : channels) {
       if (channel instanceof ManagedChannel managed) {
         managed.resetConnectBackoff();
       }

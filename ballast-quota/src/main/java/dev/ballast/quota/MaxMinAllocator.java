@@ -1,9 +1,7 @@
 package dev.ballast.quota;
 
-import static dev.ballast.quota.v1.QuotaProto.checkRate;
-import static dev.ballast.quota.v1.QuotaProto.checkWeight;
-
-import dev.ballast.quota.v1.QuotaProto;
+import static dev.ballast.quota.QuotaMessages.checkRate;
+import static dev.ballast.quota.QuotaMessages.checkWeight;
 
 /**
  * Shares a capacity among clients with max-min fairness (water-filling), optionally weighted.
@@ -26,24 +24,32 @@ import dev.ballast.quota.v1.QuotaProto;
  */
 public final class MaxMinAllocator {
   /**
-   * The largest capacity or demand accepted, the same as on the wire ({@link QuotaProto#MAX_RATE}):
+   * The largest capacity or demand accepted, the same as on the wire ({@link QuotaMessages#MAX_RATE}):
    * well beyond any real rate, small enough to add up exactly enough.
    */
-  public static final double MAX_RATE = QuotaProto.MAX_RATE;
+  public static final double MAX_RATE = QuotaMessages.MAX_RATE;
   /**
-   * The largest weight accepted, the same as on the wire ({@link QuotaProto#MAX_WEIGHT}); weights
+   * The largest weight accepted, the same as on the wire ({@link QuotaMessages#MAX_WEIGHT}); weights
    * are relative, so the range only keeps the sums meaningful.
    */
-  public static final double MAX_WEIGHT = QuotaProto.MAX_WEIGHT;
+  public static final double MAX_WEIGHT = QuotaMessages.MAX_WEIGHT;
   /**
-   * The smallest weight accepted, the same as on the wire ({@link QuotaProto#MIN_WEIGHT}): it keeps
+   * The smallest weight accepted, the same as on the wire ({@link QuotaMessages#MIN_WEIGHT}): it keeps
    * every demand over weight finite, so the water level never overflows to infinity.
    */
-  public static final double MIN_WEIGHT = QuotaProto.MIN_WEIGHT;
+  public static final double MIN_WEIGHT = QuotaMessages.MIN_WEIGHT;
 
   private MaxMinAllocator() {}
 
-  /** Unweighted max-min fair shares of {@code capacity} for {@code demands} (a new array, same order). */
+  /**
+   * Unweighted max-min fair shares: with the capacity short, every hungry client gets the same.
+   *
+   * @param capacity what there is to share, per second
+   * @param demands what each client wants, per second
+   * @return each client's share, a new array in the same order
+   * @throws IllegalArgumentException naming the value if the capacity or a demand is NaN, negative
+   *     or above {@link #MAX_RATE}
+   */
   public static double[] allocate(double capacity, double[] demands) {
     double[] weights = new double[demands.length];
     java.util.Arrays.fill(weights, 1.0);
@@ -54,6 +60,10 @@ public final class MaxMinAllocator {
    * Weighted max-min fair shares: with the capacity short, the hungry clients' shares are in
    * proportion to {@code weights}.
    *
+   * @param capacity what there is to share, per second
+   * @param demands what each client wants, per second
+   * @param weights each client's weight, relative to the others'
+   * @return each client's share, a new array in the same order
    * @throws IllegalArgumentException naming the value if the capacity or a demand is NaN,
    *     negative or above {@link #MAX_RATE}, a weight is not in {@code [MIN_WEIGHT, MAX_WEIGHT]}, or the
    *     arrays differ in length

@@ -2,7 +2,6 @@ package dev.ballast.quota;
 
 import dev.ballast.internal.Ranges;
 import dev.ballast.overload.Backoff;
-import dev.ballast.quota.v1.QuotaProto;
 import dev.ballast.time.NanoClock;
 import io.grpc.Channel;
 import java.time.Duration;
@@ -50,11 +49,15 @@ public final class QuotaClient implements AutoCloseable {
   }
 
   /**
+   * A client of one quota service.
+   *
    * @param channel to the quota service; the client does not own it
    * @param clientId names this client across requests and server restarts: 1..256 characters and
    *     at most 512 bytes in UTF-8, unique to this process among the service's clients (a task's
    *     name, host and port, ...): the server grants a lease to one process per id
    *     (docs/quota.md, "One client id, two processes")
+   * @return a new builder
+   * @throws IllegalArgumentException for a bad client id
    */
   public static Builder builder(Channel channel, String clientId) {
     return new Builder(Map.of("quota", Objects.requireNonNull(channel, "channel")), clientId);
@@ -68,6 +71,8 @@ public final class QuotaClient implements AutoCloseable {
    * @param replicas a channel to each replica, by the address the replicas advertise ({@code
    *     host:port}), tried in the map's order; the client owns none of them
    * @param clientId as for {@link #builder(Channel, String)}
+   * @return a new builder
+   * @throws IllegalArgumentException for a bad client id
    */
   public static Builder builder(Map<String, ? extends Channel> replicas, String clientId) {
     if (replicas.isEmpty()) {
@@ -76,11 +81,21 @@ public final class QuotaClient implements AutoCloseable {
     return new Builder(new LinkedHashMap<>(replicas), clientId);
   }
 
+  /**
+   * The id that names this client to the service.
+   *
+   * @return the id it was built with
+   */
   public String clientId() {
     return clientId;
   }
 
-  /** Settings of a resource's lease; {@link ResourceQuota.Builder#start()} starts keeping it. */
+  /**
+   * Settings of a resource's lease; {@link ResourceQuota.Builder#start()} starts keeping it.
+   *
+   * @param resourceId the resource's name on the service
+   * @return a new builder for the resource's quota
+   */
   public ResourceQuota.Builder resource(String resourceId) {
     return new ResourceQuota.Builder(this, resourceId);
   }
@@ -107,6 +122,7 @@ public final class QuotaClient implements AutoCloseable {
     }
   }
 
+  /** How a quota client is made: its schedule, clock, retries and deadlines, each with a default. */
   public static final class Builder {
     private final Map<String, ? extends Channel> channels;
     private final String clientId;
@@ -117,7 +133,7 @@ public final class QuotaClient implements AutoCloseable {
     private long seed = System.nanoTime();
 
     private Builder(Map<String, ? extends Channel> channels, String clientId) {
-      QuotaProto.checkId("clientId", clientId);
+      QuotaMessages.checkId("clientId", clientId);
       this.channels = channels;
       this.clientId = clientId;
     }
@@ -126,36 +142,66 @@ public final class QuotaClient implements AutoCloseable {
      * Runs refreshes, retries and expiry checks (default: a daemon thread of the client's own, shut
      * down by close). With {@link #clock} and a channel on the same virtual time (gRPC's in-process
      * transport, say), a test runs the client's whole schedule without waiting: see docs/quota.md.
+     *
+     * @param executor the executor; the client does not shut it down
+     * @return this builder
      */
     public Builder executor(ScheduledExecutorService executor) {
       this.executor = Objects.requireNonNull(executor, "executor");
       return this;
     }
 
-    /** Times the leases, the local token buckets and the deadlines of calls to the service (default: the system clock). */
+    /**
+     * Times the leases, the local token buckets and the deadlines of calls to the service (default:
+     * the system clock).
+     *
+     * @param clock the clock
+     * @return this builder
+     */
     public Builder clock(NanoClock clock) {
       this.clock = Objects.requireNonNull(clock, "clock");
       return this;
     }
 
-    /** Spaces the retries of a failed refresh (default: 50 ms doubling up to 2 s, full jitter). */
+    /**
+     * Spaces the retries of a failed refresh (default: 50 ms doubling up to 2 s, full jitter).
+     *
+     * @param backoff the backoff
+     * @return this builder
+     */
     public Builder backoff(Backoff backoff) {
       this.backoff = Objects.requireNonNull(backoff, "backoff");
       return this;
     }
 
-    /** The deadline of each call to the service (default 5 s; 10 ms..1 min). */
+    /**
+     * The deadline of each call to the service (default 5 s; 10 ms..1 min).
+     *
+     * @param rpcTimeout the deadline
+     * @return this builder
+     * @throws IllegalArgumentException when it is out of range
+     */
     public Builder rpcTimeout(Duration rpcTimeout) {
       this.rpcTimeout = Ranges.checkDuration("rpcTimeout", rpcTimeout, Duration.ofMillis(10), Duration.ofMinutes(1));
       return this;
     }
 
-    /** Seeds the retries' jitter (default: from the clock). */
+    /**
+     * Seeds the retries' jitter (default: from the clock), for reproducible tests.
+     *
+     * @param seed the seed
+     * @return this builder
+     */
     public Builder seed(long seed) {
       this.seed = seed;
       return this;
     }
 
+    /**
+     * Builds the client; with no executor given, it starts a daemon thread of its own.
+     *
+     * @return the client, to close when done
+     */
     public QuotaClient build() {
       ScheduledExecutorService own = null;
       ScheduledExecutorService exec = executor;

@@ -27,6 +27,13 @@ public final class QuotaServerInterceptor implements ServerInterceptor {
     this.quota = Objects.requireNonNull(quota, "quota");
   }
 
+  /**
+   * An interceptor that admits a call while {@code quota} has a token for it, and answers
+   * RESOURCE_EXHAUSTED otherwise; health checks always pass.
+   *
+   * @param quota the lease calls are admitted against
+   * @return the interceptor, to add to a server
+   */
   public static QuotaServerInterceptor of(ResourceQuota quota) {
     return new QuotaServerInterceptor(quota);
   }
@@ -43,7 +50,11 @@ public final class QuotaServerInterceptor implements ServerInterceptor {
     return new ServerCall.Listener<>() {};
   }
 
-  /** Calls answered RESOURCE_EXHAUSTED so far. */
+  /**
+   * Calls answered RESOURCE_EXHAUSTED so far.
+   *
+   * @return the count
+   */
   public long rejected() {
     return rejected.sum();
   }

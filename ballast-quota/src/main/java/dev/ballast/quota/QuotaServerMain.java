@@ -1,5 +1,6 @@
 package dev.ballast.quota;
 
+import dev.ballast.annotation.Internal;
 import dev.ballast.internal.Ranges;
 import io.grpc.InsecureServerCredentials;
 import io.grpc.ServerCredentials;
@@ -18,9 +19,13 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
-import java.util.regex.Matcher;
 import java.util.function.BiConsumer;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import picocli.CommandLine;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.OptionSpec;
+import picocli.CommandLine.ParseResult;
 
 /**
  * The quota service as a process:
@@ -29,17 +34,24 @@ import java.util.regex.Pattern;
  * java -cp ... dev.ballast.quota.QuotaServerMain --port 8470 --resource db=50000:safe=500 --lease 20s --refresh 5s
  * </pre>
  *
- * (or {@code ./ballast quota-server} with the same flags). Needs grpc-netty-shaded on the class
- * path (the ballast command bundles it): it binds one address and serves TLS from PEM files. A bad
- * flag prints one line naming the value and exits with status 2. The flags are declared once, in
- * {@link #FLAGS}: this class's parser and the {@code ballast quota-server} command both read them
- * from there, with their meanings and defaults.
+ * (or {@code ./ballast quota-server} with the same flags). Needs grpc-netty-shaded and picocli on
+ * the class path (the ballast command bundles both): it binds one address and serves TLS from PEM
+ * files. A bad flag prints one line naming the value and exits with status 2; {@code --help} lists
+ * the flags. The flags are declared once, in {@link #FLAGS}: picocli parses them, here and in the
+ * {@code ballast quota-server} command ({@link #addOptions}), and {@link #read} reads what it
+ * matched, with their meanings and defaults.
  *
  * <p>It listens on the loopback address unless {@code --host} names another: without TLS the
  * service authenticates no one, so it is reachable from other machines only when asked to be.
+ *
+ * <p>Its command line is the supported interface (docs/quota.md). Its Java members are shared with
+ * the {@code ballast} command and are {@link Internal}: they may change in any release.
  */
+@Internal
 public final class QuotaServerMain {
+  /** {@code --port}'s default: {@value}. */
   public static final int DEFAULT_PORT = 8470;
+  /** {@code --host}'s default, this machine only: {@value}. */
   public static final String DEFAULT_HOST = "127.0.0.1";
   /** {@code --lease}: how long a grant holds. */
   public static final String DEFAULT_LEASE = "20s";
@@ -110,12 +122,20 @@ public final class QuotaServerMain {
       return new Flag(name, null, false, switchedOn, description, (flags, value) -> set.accept(flags, Boolean.parseBoolean(value)));
     }
 
-    /** Whether the flag is a switch, {@code --name} or {@code --no-name}, with no value. */
+    /**
+     * Whether the flag is a switch, {@code --name} or {@code --no-name}, with no value.
+     *
+     * @return true for a switch
+     */
     public boolean isSwitch() {
       return label == null;
     }
 
-    /** A switch's off form, {@code --no-name}. */
+    /**
+     * A switch's off form.
+     *
+     * @return {@code --no-name} for {@code --name}
+     */
     public String negatedName() {
       return "--no-" + name.substring(2);
     }
@@ -123,6 +143,8 @@ public final class QuotaServerMain {
     /**
      * Reads {@code value} (a switch's: {@code true} or {@code false}) into {@code flags}.
      *
+     * @param flags the values read so far
+     * @param value the value as written; a switch's {@code true} or {@code false}
      * @throws IllegalArgumentException in one line naming the flag and the value, when it is bad
      */
     public void readInto(Flags flags, String value) {
@@ -141,9 +163,22 @@ public final class QuotaServerMain {
    *
    * @param host the address to listen on, as written (a name or an IP address; {@code 0.0.0.0} for
    *     every IPv4 interface, {@code ::} for every interface)
+   * @param port the port to listen on; 0 picks a free one
+   * @param resources the resources served, at least one
+   * @param learn whether the server starts learning what its clients hold, as after a restart
    * @param tls null for plaintext
    */
   public record Options(String host, int port, List<ResourceConfig> resources, boolean learn, Tls tls) {
+    /**
+     * Checks the port and that there is a resource, and copies the list.
+     *
+     * @param host the address to listen on, as written
+     * @param port the port to listen on, 0..65535
+     * @param resources the resources served, at least one
+     * @param learn whether the server starts learning
+     * @param tls null for plaintext
+     * @throws IllegalArgumentException {@code "--port: ..."} or {@code "--resource: none ..."}
+     */
     public Options {
       if (port < 0 || port > 65535) {
         throw new IllegalArgumentException("--port: " + port + " (expected: 0..65535)");
@@ -154,7 +189,14 @@ public final class QuotaServerMain {
       }
     }
 
-    /** Plaintext on the loopback address. */
+    /**
+     * Plaintext on the loopback address.
+     *
+     * @param port the port to listen on, 0..65535
+     * @param resources the resources served, at least one
+     * @param learn whether the server starts learning
+     * @throws IllegalArgumentException for a port out of range or no resource
+     */
     public Options(int port, List<ResourceConfig> resources, boolean learn) {
       this(DEFAULT_HOST, port, resources, learn, null);
     }
@@ -170,6 +212,14 @@ public final class QuotaServerMain {
    *     certificate's identity (docs/quota.md)
    */
   public record Tls(Path certificateChain, Path privateKey, Path clientCa) {
+    /**
+     * Checks that each file is given and readable.
+     *
+     * @param certificateChain the server's certificate, then any intermediates
+     * @param privateKey its private key, PKCS#8
+     * @param clientCa null, or the authority that signs the clients' certificates
+     * @throws IllegalArgumentException naming the flag of a missing or unreadable file
+     */
     public Tls {
       readable("--tls-cert", certificateChain, "the server's certificate chain");
       readable("--tls-key", privateKey, "the server's private key");
@@ -178,7 +228,12 @@ public final class QuotaServerMain {
       }
     }
 
-    /** The credentials gRPC serves with. */
+    /**
+     * The credentials gRPC serves with: TLS, and mutual TLS with a client authority.
+     *
+     * @return the credentials
+     * @throws IllegalArgumentException naming {@code --tls-cert} when the files cannot be read
+     */
     public ServerCredentials credentials() {
       try {
         TlsServerCredentials.Builder tls = TlsServerCredentials.newBuilder()
@@ -203,11 +258,24 @@ public final class QuotaServerMain {
     }
   }
 
+  /**
+   * Runs the quota server until the process is stopped; a bad flag prints one line and exits
+   * with status 2.
+   *
+   * @param args the flags
+   * @throws InterruptedException when the main thread is interrupted while it serves
+   */
   public static void main(String[] args) throws InterruptedException {
     Options options;
     QuotaServer server;
     try {
-      options = parse(args);
+      CommandLine commandLine = commandLine();
+      ParseResult parsed = parseArgs(commandLine, args);
+      if (parsed.isUsageHelpRequested()) {
+        commandLine.usage(System.out);
+        return;
+      }
+      options = read(parsed).options();
       server = start(options);
     } catch (IllegalArgumentException e) {
       System.err.println("QuotaServerMain: " + e.getMessage());
@@ -220,6 +288,8 @@ public final class QuotaServerMain {
   /**
    * Starts the service on the options' address.
    *
+   * @param options what the flags say
+   * @return the started server
    * @throws IllegalArgumentException in one line naming the flag and the cause, when the address
    *     cannot be listened on (most often another process holds the port) or the TLS files cannot
    *     be used
@@ -228,7 +298,14 @@ public final class QuotaServerMain {
     return start(options, QuotaService.create(options.resources(), options.learn(), dev.ballast.time.NanoClock.system()));
   }
 
-  /** Starts {@code service} on the options' address; errors as {@link #start(Options)}. */
+  /**
+   * Starts {@code service} on the options' address.
+   *
+   * @param options what the flags say; their resources are ignored, the service has its own
+   * @param service the service to serve
+   * @return the started server
+   * @throws IllegalArgumentException as {@link #start(Options)} words it
+   */
   public static QuotaServer start(Options options, QuotaService service) {
     NettyServerBuilder builder = serverBuilder(options);
     try {
@@ -242,6 +319,11 @@ public final class QuotaServerMain {
   /**
    * Prints what the started server serves and blocks until the process is stopped; SIGTERM and
    * Ctrl-C let the calls in flight finish.
+   *
+   * @param server the started server
+   * @param options what the flags say, for the lines printed
+   * @param out where the lines go
+   * @throws InterruptedException when the thread is interrupted while it waits
    */
   public static void serve(QuotaServer server, Options options, PrintWriter out) throws InterruptedException {
     Runtime.getRuntime().addShutdownHook(new Thread(server::close, "ballast-quota-shutdown"));
@@ -265,7 +347,13 @@ public final class QuotaServerMain {
     return "cannot listen: " + (innermost.getMessage() == null ? innermost.getClass().getSimpleName() : innermost.getMessage());
   }
 
-  /** A Netty server builder on the options' address, with their TLS if any. */
+  /**
+   * A Netty server builder on the options' address, with their TLS if any.
+   *
+   * @param options what the flags say
+   * @return the builder, with no service added
+   * @throws IllegalArgumentException naming the flag when the host or the TLS files cannot be used
+   */
   public static NettyServerBuilder serverBuilder(Options options) {
     ServerCredentials credentials = options.tls() == null ? InsecureServerCredentials.create() : options.tls().credentials();
     try {
@@ -277,7 +365,13 @@ public final class QuotaServerMain {
     }
   }
 
-  /** The address {@code --host} names. */
+  /**
+   * The address {@code --host} names.
+   *
+   * @param host a name or an IP address, as written
+   * @return the address
+   * @throws IllegalArgumentException naming {@code --host} when it does not resolve
+   */
   public static InetAddress address(String host) {
     try {
       return InetAddress.getByName(host);
@@ -300,44 +394,119 @@ public final class QuotaServerMain {
     return text.toString();
   }
 
-  /** Parses the flags; a bad one is an IllegalArgumentException with a one-line message naming it. */
+  /**
+   * Parses the flags; a bad one is an IllegalArgumentException with a one-line message naming it.
+   *
+   * @param args the command line
+   * @return the options the flags say, each value checked
+   * @throws IllegalArgumentException in one line naming the flag and the value, and what was expected
+   */
   public static Options parse(String[] args) {
-    Flags flags = new Flags();
-    for (int i = 0; i < args.length; i++) {
-      String arg = args[i];
-      Flag flag = null;
-      for (Flag candidate : FLAGS) {
-        if (candidate.name().equals(arg) || candidate.isSwitch() && candidate.negatedName().equals(arg)) {
-          flag = candidate;
-        }
+    return read(parseArgs(commandLine(), args)).options();
+  }
+
+  /** This class's command line: the server's flags and {@code --help}. */
+  private static CommandLine commandLine() {
+    CommandSpec command = CommandSpec.create().name("QuotaServerMain");
+    command.usageMessage().description("Runs the Ballast quota service (docs/quota.md). Stops on SIGTERM or Ctrl-C.");
+    command.addOption(OptionSpec.builder("-h", "--help").usageHelp(true).description("Show this help and exit.").build());
+    addOptions(command);
+    return new CommandLine(command);
+  }
+
+  /** Picocli's parse, its errors in this class's one-line shape. */
+  private static ParseResult parseArgs(CommandLine commandLine, String[] args) {
+    try {
+      return commandLine.parseArgs(args);
+    } catch (CommandLine.UnmatchedArgumentException e) {
+      String first = e.getUnmatched().isEmpty() ? "" : e.getUnmatched().get(0);
+      throw new IllegalArgumentException("unknown option: " + Ranges.quote(first) + " (" + USAGE + ")", e);
+    } catch (CommandLine.MissingParameterException e) {
+      String name = e.getMissing().isEmpty() || !(e.getMissing().get(0) instanceof OptionSpec option)
+          ? "" : option.longestName();
+      throw new IllegalArgumentException(name + ": missing value (" + USAGE + ")", e);
+    } catch (CommandLine.OverwrittenOptionException e) {
+      String name = e.getOverwritten() instanceof OptionSpec option ? option.longestName() : "an option";
+      throw new IllegalArgumentException(name + ": given more than once (expected: once; only --resource repeats)", e);
+    } catch (CommandLine.ParameterException e) {
+      if (e.getArgSpec() instanceof OptionSpec option && option.negatable() && e.getValue() != null) {
+        throw new IllegalArgumentException(
+            option.longestName() + ": " + Ranges.quote(e.getValue()) + " (expected: no value, or true or false)", e);
       }
-      if (flag == null) {
-        throw new IllegalArgumentException("unknown option: " + Ranges.quote(arg) + " (" + USAGE + ")");
-      }
+      throw new IllegalArgumentException(e.getMessage() + " (" + USAGE + ")", e);
+    }
+  }
+
+  /**
+   * Adds the server's flags, as {@link #FLAGS} declares them, to a picocli command: a switch as a
+   * negatable option ({@code --learning}, {@code --no-learning}), a repeatable flag as a list, the
+   * others as one string each. Their values are checked when {@link #read} reads them.
+   *
+   * @param command the command to add them to ({@code QuotaServerMain}'s own, or {@code ballast
+   *     quota-server})
+   */
+  public static void addOptions(CommandSpec command) {
+    for (Flag flag : FLAGS) {
+      OptionSpec.Builder option = OptionSpec.builder(flag.name()).description(flag.description());
       if (flag.isSwitch()) {
-        flag.readInto(flags, Boolean.toString(flag.name().equals(arg)));
+        String on = Boolean.toString(flag.switchedOn());
+        option.negatable(true).type(boolean.class).defaultValue(on).fallbackValue(on);
+      } else if (flag.repeatable()) {
+        option.paramLabel(flag.label()).type(List.class).auxiliaryTypes(String.class);
+      } else {
+        option.paramLabel(flag.label()).type(String.class);
+      }
+      command.addOption(option.build());
+    }
+  }
+
+  /**
+   * Reads the server's flags that a parse matched, each by its {@link Flag}; those not given keep
+   * their defaults (and an error that names one says "(the default)").
+   *
+   * @param parsed picocli's result for a command that {@link #addOptions} built
+   * @return the flags' values, to be checked together by {@link Flags#options()}
+   * @throws IllegalArgumentException in one line naming the flag and the value, when one is bad
+   */
+  public static Flags read(ParseResult parsed) {
+    Flags flags = new Flags();
+    for (Flag flag : FLAGS) {
+      if (!parsed.hasMatchedOption(flag.name())) {
         continue;
       }
-      if (i + 1 == args.length) {
-        throw new IllegalArgumentException(arg + ": missing value (" + USAGE + ")");
+      Object given = parsed.matchedOption(flag.name()).getValue();
+      if (given instanceof List<?> values) {
+        for (Object value : values) {
+          flag.readInto(flags, (String) value);
+        }
+      } else {
+        flag.readInto(flags, given.toString());
       }
-      flag.readInto(flags, args[++i]);
     }
-    return flags.options();
+    return flags;
   }
 
   /** The flags' values as read, each with its default; {@link #options()} checks them together. */
   public static final class Flags {
+    /** {@code --host}. */
     public String host = DEFAULT_HOST;
+    /** {@code --port}. */
     public int port = DEFAULT_PORT;
+    /** {@code --resource}, each as written. */
     public List<String> resources = new ArrayList<>();
+    /** {@code --max-clients}. */
     public int maxClients = ResourceConfig.DEFAULT_MAX_CLIENTS;
+    /** {@code --lease}, as written. */
     public String lease = DEFAULT_LEASE;
+    /** {@code --refresh}, as written. */
     public String refresh = DEFAULT_REFRESH;
+    /** {@code --learning} or {@code --no-learning}. */
     public boolean learn = DEFAULT_LEARNING;
-    /** Null: plaintext. */
+    /** {@code --tls-cert}; null for plaintext. */
     public String tlsCert;
+    /** {@code --tls-key}. */
     public String tlsKey;
+    /** {@code --tls-client-ca}; null without mutual TLS. */
     public String tlsClientCa;
     /** The flags read into these, so that an error can say which values are the defaults. */
     private final Set<String> given = new HashSet<>();
@@ -347,7 +516,12 @@ public final class QuotaServerMain {
       return given.contains(flag) ? value : value + " (the default)";
     }
 
-    /** The options, each value checked. */
+    /**
+     * The options, each value checked.
+     *
+     * @return the options
+     * @throws IllegalArgumentException with a one-line message naming the bad flag
+     */
     public Options options() {
       address(host);
       Tls tls = null;
@@ -379,7 +553,17 @@ public final class QuotaServerMain {
     }
   }
 
-  /** The options from the flags' values, each checked: plaintext on the loopback address. */
+  /**
+   * The options from the flags' values, each checked: plaintext on the loopback address.
+   *
+   * @param port {@code --port}
+   * @param resourceSpecs {@code --resource}, each {@code NAME=CAPACITY[:safe=RATE]}
+   * @param lease {@code --lease}, such as {@code 20s}
+   * @param refresh {@code --refresh}, such as {@code 5s}
+   * @param learn {@code --learning}
+   * @return the options
+   * @throws IllegalArgumentException with a one-line message naming the bad flag
+   */
   public static Options options(int port, List<String> resourceSpecs, String lease, String refresh, boolean learn) {
     Duration leaseLength = duration("--lease", lease);
     Duration refreshInterval = duration("--refresh", refresh);
@@ -421,7 +605,14 @@ public final class QuotaServerMain {
     throw new IllegalArgumentException("--port: '" + value + "' (expected: 0..65535)");
   }
 
-  /** {@code 500ms}, {@code 20s}, {@code 2m}, {@code 1h}. */
+  /**
+   * A duration as the flags write it: {@code 500ms}, {@code 20s}, {@code 2m}, {@code 1h}.
+   *
+   * @param flag the flag, for the message
+   * @param value the value as written
+   * @return the duration
+   * @throws IllegalArgumentException {@code "flag: 'value' (expected: ...)"}
+   */
   public static Duration duration(String flag, String value) {
     Matcher m = DURATION.matcher(value);
     if (!m.matches()) {
@@ -436,7 +627,15 @@ public final class QuotaServerMain {
     };
   }
 
-  /** {@code NAME=CAPACITY[:safe=RATE]} with the given lease terms. */
+  /**
+   * A resource from its flag, {@code NAME=CAPACITY[:safe=RATE]}, with the given lease terms.
+   *
+   * @param spec the flag's value
+   * @param leaseLength how long a grant holds
+   * @param refreshInterval how often clients ask again
+   * @return the resource
+   * @throws IllegalArgumentException naming {@code --resource} and the bad part
+   */
   public static ResourceConfig resource(String spec, Duration leaseLength, Duration refreshInterval) {
     Matcher m = RESOURCE.matcher(spec);
     if (!m.matches()) {

@@ -2,23 +2,29 @@ package dev.ballast.quota;
 
 import com.google.protobuf.InvalidProtocolBufferException;
 import dev.ballast.internal.Ranges;
+import dev.ballast.quota.v1.GetCapacityRequest;
+import dev.ballast.quota.v1.GetCapacityResponse;
 import dev.ballast.quota.v1.QuotaGrpc;
-import dev.ballast.quota.v1.QuotaProto.GetCapacityRequest;
-import dev.ballast.quota.v1.QuotaProto.GetCapacityResponse;
-import dev.ballast.quota.v1.QuotaProto.ReleaseCapacityRequest;
-import dev.ballast.quota.v1.QuotaProto.ReleaseCapacityResponse;
-import dev.ballast.quota.v1.QuotaProto.ResourceRequest;
-import dev.ballast.quota.v1.QuotaProto.ResourceResponse;
+import dev.ballast.quota.v1.ReleaseCapacityRequest;
+import dev.ballast.quota.v1.ReleaseCapacityResponse;
+import dev.ballast.quota.v1.ResourceRequest;
+import dev.ballast.quota.v1.ResourceResponse;
 import dev.ballast.time.NanoClock;
 import io.grpc.BindableService;
 import io.grpc.Metadata;
+import io.grpc.MethodDescriptor;
 import io.grpc.ServerInterceptors;
 import io.grpc.ServerServiceDefinition;
+import io.grpc.ServiceDescriptor;
 import io.grpc.ServerTransportFilter;
 import io.grpc.Status;
 import io.grpc.StatusException;
 import io.grpc.stub.ServerCalls;
 import io.grpc.stub.StreamObserver;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -108,15 +114,23 @@ public final class QuotaService implements BindableService {
    * A service that starts learning: for each resource's first lease length it grants a client at
    * most what it reports holding (see {@link ResourceState}). This is the safe start for a server
    * that may be a restart.
+   *
+   * @param resources the resources it serves, each name once
+   * @return the service, on the system clock
    */
   public static QuotaService create(List<ResourceConfig> resources) {
     return create(resources, true, NanoClock.system());
   }
 
   /**
+   * A service with a choice of start.
+   *
+   * @param resources the resources it serves, each name once
    * @param learn whether to start learning; without it the service hands out the whole capacity
    *     from the first request, which is right only if no other instance has granted leases for
    *     these resources within a lease length
+   * @param clock the clock its leases run on
+   * @return the service
    */
   public static QuotaService create(List<ResourceConfig> resources, boolean learn, NanoClock clock) {
     return new QuotaService(List.copyOf(resources), true, learn, clock);
@@ -125,6 +139,10 @@ public final class QuotaService implements BindableService {
   /**
    * A replica that leads none of its resources yet: it answers UNAVAILABLE for each until {@link
    * #lead} or {@link #follow} says otherwise.
+   *
+   * @param resources the resources it may serve, each name once
+   * @param clock the clock its leases run on
+   * @return the service
    */
   public static QuotaService replica(List<ResourceConfig> resources, NanoClock clock) {
     return new QuotaService(List.copyOf(resources), false, false, clock);
@@ -221,38 +239,61 @@ public final class QuotaService implements BindableService {
    * Marks each connection, so that the service tells two processes sharing a client id apart.
    * {@link QuotaServer} adds it; add it to a server you build yourself with {@code
    * ServerBuilder.addTransportFilter}.
+   *
+   * @return the filter
    */
   public ServerTransportFilter transportFilter() {
     return QuotaCaller.connections();
   }
 
-  /** Grants the client a lease for every resource of the request, in the request's order. */
+  /**
+   * Grants the client a lease for every resource of the request, in the request's order, as an
+   * anonymous caller (no certificate identity).
+   *
+   * @param request what the client wants of each resource
+   * @return its leases
+   * @throws StatusException NOT_FOUND for an unknown resource, UNAVAILABLE (naming the leader) where
+   *     this service does not lead, RESOURCE_EXHAUSTED past a resource's client bound
+   * @throws IllegalArgumentException naming the value, if the request is out of bounds ({@link
+   *     QuotaMessages#check(GetCapacityRequest)}; over gRPC such a request is INVALID_ARGUMENT)
+   */
   public GetCapacityResponse getCapacity(GetCapacityRequest request) throws StatusException {
-    return getCapacity(QuotaCaller.ANONYMOUS, request);
+    return getCapacity(QuotaCaller.ANONYMOUS, QuotaMessages.check(request));
   }
 
+  /** {@code request} was checked by its receiver. */
   GetCapacityResponse getCapacity(QuotaCaller caller, GetCapacityRequest request) throws StatusException {
     long now = clock.nanoTime();
-    List<ResourceState> states = new ArrayList<>(request.resources().size());
-    for (ResourceRequest resource : request.resources()) {
-      states.add(led(resource.resourceId(), now));
+    List<ResourceState> states = new ArrayList<>(request.getResourceCount());
+    for (ResourceRequest resource : request.getResourceList()) {
+      states.add(led(resource.getResourceId(), now));
     }
-    List<ResourceResponse> leases = new ArrayList<>(states.size());
+    GetCapacityResponse.Builder leases = GetCapacityResponse.newBuilder();
     for (int i = 0; i < states.size(); i++) {
-      leases.add(states.get(i).request(caller, request.clientId(), request.resources().get(i), now));
+      leases.addResource(states.get(i).request(caller, request.getClientId(), request.getResource(i), now));
     }
-    return new GetCapacityResponse(leases);
+    return leases.build();
   }
 
-  /** Forgets the client's leases of the listed resources (of all it leads if none is listed). */
+  /**
+   * Releases the client's leases of the request's resources (all of them when it names none), as
+   * an anonymous caller.
+   *
+   * @param request the client and the resources it gives back
+   * @throws StatusException NOT_FOUND for an unknown resource, UNAVAILABLE where this service does
+   *     not lead
+   * @throws IllegalArgumentException naming the value, if the request is out of bounds ({@link
+   *     QuotaMessages#check(ReleaseCapacityRequest)}; over gRPC such a request is INVALID_ARGUMENT)
+   */
   public void releaseCapacity(ReleaseCapacityRequest request) throws StatusException {
-    releaseCapacity(QuotaCaller.ANONYMOUS, request);
+    releaseCapacity(QuotaCaller.ANONYMOUS, QuotaMessages.check(request));
   }
 
+  /** {@code request} was checked by its receiver. */
   void releaseCapacity(QuotaCaller caller, ReleaseCapacityRequest request) throws StatusException {
     long now = clock.nanoTime();
     List<ResourceState> states = new ArrayList<>();
-    if (request.resourceIds().isEmpty()) {
+    if (request.getResourceIdCount() == 0) {
       for (Resource r : resources.values()) {
         ResourceState state = r.state();
         if (state != null) {
@@ -260,14 +301,18 @@ public final class QuotaService implements BindableService {
         }
       }
     } else {
-      for (String id : request.resourceIds()) {
+      for (String id : request.getResourceIdList()) {
         states.add(led(id, now));
       }
     }
-    states.forEach(state -> state.release(caller, request.clientId(), now));
+    states.forEach(state -> state.release(caller, request.getClientId(), now));
   }
 
-  /** The configured resources' names. */
+  /**
+   * The configured resources' names.
+   *
+   * @return the names
+   */
   public Set<String> resourceNames() {
     return resources.keySet();
   }
@@ -283,19 +328,37 @@ public final class QuotaService implements BindableService {
     return require(resource).config;
   }
 
-  /** The sum of the leases of a resource outstanding now (0 where this service does not lead it). */
+  /**
+   * The sum of the leases of a resource outstanding now.
+   *
+   * @param resource the resource's name
+   * @return the sum, per second; 0 where this service does not lead the resource
+   * @throws IllegalArgumentException for a resource this service does not have
+   */
   public double granted(String resource) {
     ResourceState state = require(resource).state();
     return state == null ? 0 : state.granted(clock.nanoTime());
   }
 
-  /** The clients holding a lease of a resource now (0 where this service does not lead it). */
+  /**
+   * The clients holding a lease of a resource now.
+   *
+   * @param resource the resource's name
+   * @return the count; 0 where this service does not lead the resource
+   * @throws IllegalArgumentException for a resource this service does not have
+   */
   public int clients(String resource) {
     ResourceState state = require(resource).state();
     return state == null ? 0 : state.clients(clock.nanoTime());
   }
 
-  /** Whether a resource is still in its learning period (false where this service does not lead it). */
+  /**
+   * Whether a resource is still in its learning period.
+   *
+   * @param resource the resource's name
+   * @return true while learning; false where this service does not lead the resource
+   * @throws IllegalArgumentException for a resource this service does not have
+   */
   public boolean learning(String resource) {
     ResourceState state = require(resource).state();
     return state != null && state.learning(clock.nanoTime());
@@ -305,12 +368,18 @@ public final class QuotaService implements BindableService {
    * Requests and releases refused because another open connection holds the client id's lease:
    * two processes sharing one client id. Each such client id is also logged, at WARNING, at most
    * once a lease length.
+   *
+   * @return the count
    */
   public long duplicateClientIds() {
     return duplicates.sum();
   }
 
-  /** New clients refused because their resource already had {@link ResourceConfig#maxClients()}. */
+  /**
+   * New clients refused because their resource already had {@link ResourceConfig#maxClients()}.
+   *
+   * @return the count
+   */
   public long clientsRefused() {
     return refused.sum();
   }
@@ -366,16 +435,53 @@ public final class QuotaService implements BindableService {
         .asException(trailers);
   }
 
+  /**
+   * The generated service's methods, with the request left as bytes: the service reads and checks
+   * each request itself ({@link QuotaMessages}), so that a malformed one is answered
+   * INVALID_ARGUMENT with the reason (a marshaller that throws leaves the answer to the transport).
+   * The descriptor keeps the proto's schema, for server reflection.
+   */
+  private static final MethodDescriptor<byte[], GetCapacityResponse> GET_CAPACITY =
+      rawRequest(QuotaGrpc.getGetCapacityMethod());
+  private static final MethodDescriptor<byte[], ReleaseCapacityResponse> RELEASE_CAPACITY =
+      rawRequest(QuotaGrpc.getReleaseCapacityMethod());
+
+  private static <ReqT, RespT> MethodDescriptor<byte[], RespT> rawRequest(MethodDescriptor<ReqT, RespT> method) {
+    return method.toBuilder(new RawBytes(), method.getResponseMarshaller()).build();
+  }
+
+  /** A request's bytes as they arrived. */
+  private static final class RawBytes implements MethodDescriptor.Marshaller<byte[]> {
+    @Override
+    public InputStream stream(byte[] value) {
+      return new ByteArrayInputStream(value);
+    }
+
+    @Override
+    public byte[] parse(InputStream stream) {
+      try {
+        return stream.readAllBytes();
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+  }
+
   @Override
   public ServerServiceDefinition bindService() {
-    return ServerInterceptors.intercept(ServerServiceDefinition.builder(QuotaGrpc.SERVICE_NAME)
-        .addMethod(QuotaGrpc.withRawRequest(QuotaGrpc.GET_CAPACITY),
-            ServerCalls.asyncUnaryCall(handler("GetCapacityRequest", GetCapacityRequest::parseFrom,
+    ServiceDescriptor descriptor = ServiceDescriptor.newBuilder(QuotaGrpc.SERVICE_NAME)
+        .setSchemaDescriptor(QuotaGrpc.getServiceDescriptor().getSchemaDescriptor())
+        .addMethod(GET_CAPACITY)
+        .addMethod(RELEASE_CAPACITY)
+        .build();
+    return ServerInterceptors.intercept(ServerServiceDefinition.builder(descriptor)
+        .addMethod(GET_CAPACITY,
+            ServerCalls.asyncUnaryCall(handler("GetCapacityRequest", QuotaMessages::parseGetCapacityRequest,
                 request -> getCapacity(QuotaCaller.current(), request))))
-        .addMethod(QuotaGrpc.withRawRequest(QuotaGrpc.RELEASE_CAPACITY),
-            ServerCalls.asyncUnaryCall(handler("ReleaseCapacityRequest", ReleaseCapacityRequest::parseFrom, request -> {
+        .addMethod(RELEASE_CAPACITY,
+            ServerCalls.asyncUnaryCall(handler("ReleaseCapacityRequest", QuotaMessages::parseReleaseCapacityRequest, request -> {
               releaseCapacity(QuotaCaller.current(), request);
-              return new ReleaseCapacityResponse();
+              return ReleaseCapacityResponse.getDefaultInstance();
             })))
         .build(), QuotaCaller.interceptor());
   }

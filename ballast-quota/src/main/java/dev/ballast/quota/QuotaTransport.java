@@ -1,8 +1,8 @@
 package dev.ballast.quota;
 
-import dev.ballast.quota.v1.QuotaProto.GetCapacityRequest;
-import dev.ballast.quota.v1.QuotaProto.GetCapacityResponse;
-import dev.ballast.quota.v1.QuotaProto.ReleaseCapacityRequest;
+import dev.ballast.quota.v1.GetCapacityRequest;
+import dev.ballast.quota.v1.GetCapacityResponse;
+import dev.ballast.quota.v1.ReleaseCapacityRequest;
 import java.util.function.BiConsumer;
 
 /** How a {@link ResourceQuota} reaches the service: gRPC in production, a fake in unit tests. */

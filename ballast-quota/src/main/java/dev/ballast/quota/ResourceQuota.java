@@ -2,15 +2,13 @@ package dev.ballast.quota;
 
 import dev.ballast.overload.Backoff;
 import dev.ballast.overload.TokenBucket;
-import dev.ballast.quota.v1.QuotaProto;
-import dev.ballast.quota.v1.QuotaProto.GetCapacityRequest;
-import dev.ballast.quota.v1.QuotaProto.GetCapacityResponse;
-import dev.ballast.quota.v1.QuotaProto.Lease;
-import dev.ballast.quota.v1.QuotaProto.ReleaseCapacityRequest;
-import dev.ballast.quota.v1.QuotaProto.ResourceRequest;
-import dev.ballast.quota.v1.QuotaProto.ResourceResponse;
+import dev.ballast.quota.v1.GetCapacityRequest;
+import dev.ballast.quota.v1.GetCapacityResponse;
+import dev.ballast.quota.v1.Lease;
+import dev.ballast.quota.v1.ReleaseCapacityRequest;
+import dev.ballast.quota.v1.ResourceRequest;
+import dev.ballast.quota.v1.ResourceResponse;
 import dev.ballast.time.NanoClock;
-import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.logging.Level;
@@ -93,19 +91,35 @@ public final class ResourceQuota implements AutoCloseable {
     send();
   }
 
-  /** Takes one token: whether the lease admits one more request now. No network call, no lock of this class. */
+  /**
+   * Takes one token: whether the lease admits one more request now. No network call, no lock of
+   * this class.
+   *
+   * @return whether the request may go
+   */
   public boolean tryAcquire() {
     return bucket.tryAcquire();
   }
 
-  /** Takes {@code n} tokens at once, or none; {@code n} is 1..burst. */
+  /**
+   * Takes {@code n} tokens at once, or none.
+   *
+   * @param n the tokens, 1..burst
+   * @return whether they were taken
+   * @throws IllegalArgumentException when {@code n} is out of range
+   */
   public boolean tryAcquire(long n) {
     return bucket.tryAcquire(n);
   }
 
-  /** Changes the demand reported to the service, and asks it again at once. */
+  /**
+   * Changes the demand reported to the service, and asks it again at once.
+   *
+   * @param wants the demand, per second, 0..1e12
+   * @throws IllegalArgumentException when it is out of range
+   */
   public synchronized void setWants(double wants) {
-    QuotaProto.checkRate("wants", wants);
+    QuotaMessages.checkRate("wants", wants);
     this.wants = wants;
     if (closed) {
       return;
@@ -118,29 +132,56 @@ public final class ResourceQuota implements AutoCloseable {
     }
   }
 
+  /**
+   * The demand reported to the service.
+   *
+   * @return the demand, per second
+   */
   public synchronized double wants() {
     return wants;
   }
 
+  /**
+   * The resource's name on the service.
+   *
+   * @return the name
+   */
   public String resourceId() {
     return resourceId;
   }
 
-  /** The rate enforced now, per second. */
+  /**
+   * The rate enforced now.
+   *
+   * @return the rate, per second
+   */
   public double rate() {
     return bucket.rate();
   }
 
+  /**
+   * Where the rate enforced now comes from.
+   *
+   * @return the source
+   */
   public synchronized Source source() {
     return source;
   }
 
-  /** Leases received so far. */
+  /**
+   * Leases received so far.
+   *
+   * @return the count
+   */
   public synchronized long leases() {
     return leases;
   }
 
-  /** Calls to the service that failed so far. */
+  /**
+   * Calls to the service that failed so far.
+   *
+   * @return the count
+   */
   public synchronized long failedCalls() {
     return failedCalls;
   }
@@ -158,7 +199,8 @@ public final class ResourceQuota implements AutoCloseable {
       bucket.setRate(0);
     }
     client.forget(this);
-    transport.releaseCapacity(new ReleaseCapacityRequest(client.clientId(), List.of(resourceId)), rpcTimeoutNanos);
+    transport.releaseCapacity(
+        ReleaseCapacityRequest.newBuilder().setClientId(client.clientId()).addResourceId(resourceId).build(), rpcTimeoutNanos);
   }
 
   private void send() {
@@ -166,11 +208,12 @@ public final class ResourceQuota implements AutoCloseable {
     askAgain = false;
     long sentAt = clock.nanoTime();
     long left = leaseExpiresAtNanos - sentAt;
-    Lease has = source == Source.LEASE && left > 0
-        ? new Lease(leaseCapacity, TimeUnit.NANOSECONDS.toMillis(left), 0)
-        : null;
-    GetCapacityRequest request = new GetCapacityRequest(
-        client.clientId(), List.of(new ResourceRequest(resourceId, wants, has, weight)));
+    // The weight goes out even when it is 1 (the wire's default): a server reads both the same.
+    ResourceRequest.Builder resource = ResourceRequest.newBuilder().setResourceId(resourceId).setWants(wants).setWeight(weight);
+    if (source == Source.LEASE && left > 0) {
+      resource.setHas(Lease.newBuilder().setCapacity(leaseCapacity).setExpiresInMillis(TimeUnit.NANOSECONDS.toMillis(left)));
+    }
+    GetCapacityRequest request = GetCapacityRequest.newBuilder().setClientId(client.clientId()).addResource(resource).build();
     transport.getCapacity(request, rpcTimeoutNanos, (response, error) -> answered(sentAt, response, error));
   }
 
@@ -181,13 +224,18 @@ public final class ResourceQuota implements AutoCloseable {
     }
     ResourceResponse mine = null;
     if (response != null) {
-      for (ResourceResponse r : response.resources()) {
-        if (r.resourceId().equals(resourceId)) {
-          mine = r;
+      try {
+        QuotaMessages.check(response);
+        for (ResourceResponse r : response.getResourceList()) {
+          if (r.getResourceId().equals(resourceId)) {
+            mine = r;
+          }
         }
-      }
-      if (mine == null) {
-        error = new IllegalStateException("the service's answer has no lease for '" + resourceId + "'");
+        if (mine == null) {
+          error = new IllegalStateException("the service's answer has no lease for '" + resourceId + "'");
+        }
+      } catch (IllegalArgumentException e) {
+        error = new IllegalStateException("the service's answer is malformed: " + e.getMessage(), e);
       }
     }
     if (mine == null) {
@@ -197,12 +245,12 @@ public final class ResourceQuota implements AutoCloseable {
     failures = 0;
     redirects = 0;
     leases++;
-    Lease lease = mine.lease();
-    safeCapacity = mine.safeCapacity();
-    leaseCapacity = lease.capacity();
-    leaseExpiresAtNanos = sentAt + TimeUnit.MILLISECONDS.toNanos(lease.expiresInMillis());
-    if (lease.refreshIntervalMillis() > 0) {
-      refreshNanos = TimeUnit.MILLISECONDS.toNanos(lease.refreshIntervalMillis());
+    Lease lease = mine.getLease();
+    safeCapacity = mine.getSafeCapacity();
+    leaseCapacity = lease.getCapacity();
+    leaseExpiresAtNanos = sentAt + TimeUnit.MILLISECONDS.toNanos(lease.getExpiresInMillis());
+    if (lease.getRefreshIntervalMillis() > 0) {
+      refreshNanos = TimeUnit.MILLISECONDS.toNanos(lease.getRefreshIntervalMillis());
     }
     source = Source.LEASE;
     bucket.setRate(bucketRate(leaseCapacity));
@@ -265,26 +313,45 @@ public final class ResourceQuota implements AutoCloseable {
     private double safeCapacity;
 
     Builder(QuotaClient client, String resourceId) {
-      QuotaProto.checkId("resourceId", resourceId);
+      QuotaMessages.checkId("resourceId", resourceId);
       this.client = client;
       this.resourceId = resourceId;
     }
 
-    /** The demand to report, per second (default 0; 0..1e12); {@link ResourceQuota#setWants} changes it. */
+    /**
+     * The demand to report, per second (default 0; 0..1e12); {@link ResourceQuota#setWants}
+     * changes it.
+     *
+     * @param wants the demand
+     * @return this builder
+     * @throws IllegalArgumentException when it is out of range
+     */
     public Builder wants(double wants) {
-      QuotaProto.checkRate("wants", wants);
+      QuotaMessages.checkRate("wants", wants);
       this.wants = wants;
       return this;
     }
 
-    /** The priority: hungry clients' shares are in proportion to weight (default 1; 1e-6..1e6). */
+    /**
+     * The priority: hungry clients' shares are in proportion to weight (default 1; 1e-6..1e6).
+     *
+     * @param weight the weight
+     * @return this builder
+     * @throws IllegalArgumentException when it is out of range
+     */
     public Builder weight(double weight) {
-      QuotaProto.checkWeight("weight", weight);
+      QuotaMessages.checkWeight("weight", weight);
       this.weight = weight;
       return this;
     }
 
-    /** The local bucket's burst: tokens kept for requests that come together (default 10; 1..1e9). */
+    /**
+     * The local bucket's burst: tokens kept for requests that come together (default 10; 1..1e9).
+     *
+     * @param burst the burst
+     * @return this builder
+     * @throws IllegalArgumentException when it is out of range
+     */
     public Builder burst(long burst) {
       if (burst < 1 || burst > 1_000_000_000L) {
         throw new IllegalArgumentException("burst: " + burst + " (expected: 1..1000000000)");
@@ -293,13 +360,25 @@ public final class ResourceQuota implements AutoCloseable {
       return this;
     }
 
-    /** The rate before the first lease arrives, until the service says its own (default 0; 0..1e12). The bucket starts full. */
+    /**
+     * The rate before the first lease arrives, until the service says its own (default 0;
+     * 0..1e12). The bucket starts full.
+     *
+     * @param safeCapacity the rate, per second
+     * @return this builder
+     * @throws IllegalArgumentException when it is out of range
+     */
     public Builder safeCapacity(double safeCapacity) {
-      QuotaProto.checkRate("safeCapacity", safeCapacity);
+      QuotaMessages.checkRate("safeCapacity", safeCapacity);
       this.safeCapacity = safeCapacity;
       return this;
     }
 
+    /**
+     * Starts keeping the lease: the first request to the service goes out at once.
+     *
+     * @return the quota, to close when done
+     */
     public ResourceQuota start() {
       return client.start(this);
     }

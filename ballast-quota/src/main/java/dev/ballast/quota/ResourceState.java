@@ -2,9 +2,9 @@ package dev.ballast.quota;
 
 import dev.ballast.internal.Ranges;
 import dev.ballast.quota.QuotaCaller.Connection;
-import dev.ballast.quota.v1.QuotaProto.Lease;
-import dev.ballast.quota.v1.QuotaProto.ResourceRequest;
-import dev.ballast.quota.v1.QuotaProto.ResourceResponse;
+import dev.ballast.quota.v1.Lease;
+import dev.ballast.quota.v1.ResourceRequest;
+import dev.ballast.quota.v1.ResourceResponse;
 import io.grpc.Status;
 import io.grpc.StatusException;
 import java.util.HashMap;
@@ -93,7 +93,10 @@ final class ResourceState {
     expire(nowNanos);
     LeaseKey key = new LeaseKey(caller.identity() == null ? "" : caller.identity(), clientId);
     ClientLease client = clients.get(key);
-    if (client != null && heldElsewhere(client, caller.connection(), request.has(), nowNanos)) {
+    Lease has = request.hasHas() ? request.getHas() : null;
+    double wants = request.getWants();
+    double weight = QuotaMessages.weight(request);
+    if (client != null && heldElsewhere(client, caller.connection(), has, nowNanos)) {
       duplicate(client, clientId, caller.connection(), nowNanos);
       return response(0);
     }
@@ -109,16 +112,15 @@ final class ResourceState {
       level = Double.NaN;
     }
     client.connection = caller.connection();
-    if (client.wants != request.wants() || client.weight != request.weight()) {
-      client.wants = request.wants();
-      client.weight = request.weight();
+    if (client.wants != wants || client.weight != weight) {
+      client.wants = wants;
+      client.weight = weight;
       level = Double.NaN;
     }
     double grant;
     if (learning(nowNanos)) {
-      Lease has = request.has();
-      double held = has != null && has.expiresInMillis() > 0 ? has.capacity() : config.safeCapacity();
-      grant = Math.min(request.wants(), Math.min(held, config.capacity()));
+      double held = has != null && has.getExpiresInMillis() > 0 ? has.getCapacity() : config.safeCapacity();
+      grant = Math.min(wants, Math.min(held, config.capacity()));
     } else {
       double share = WaterFilling.share(client.wants, client.weight, level());
       double othersHave = totalHas - client.has;
@@ -131,8 +133,14 @@ final class ResourceState {
   }
 
   private ResourceResponse response(double grant) {
-    return new ResourceResponse(config.name(),
-        new Lease(grant, config.leaseLength().toMillis(), config.refreshInterval().toMillis()), config.safeCapacity());
+    return ResourceResponse.newBuilder()
+        .setResourceId(config.name())
+        .setLease(Lease.newBuilder()
+            .setCapacity(grant)
+            .setExpiresInMillis(config.leaseLength().toMillis())
+            .setRefreshIntervalMillis(config.refreshInterval().toMillis()))
+        .setSafeCapacity(config.safeCapacity())
+        .build();
   }
 
   /**
@@ -145,8 +153,8 @@ final class ResourceState {
       return false;
     }
     long leftMillis = TimeUnit.NANOSECONDS.toMillis(client.expiresAtNanos - nowNanos);
-    boolean holdsThatLease = has != null && has.capacity() == client.has
-        && has.expiresInMillis() <= leftMillis + MOVED_EXPIRY_SLACK_MILLIS;
+    boolean holdsThatLease = has != null && has.getCapacity() == client.has
+        && has.getExpiresInMillis() <= leftMillis + MOVED_EXPIRY_SLACK_MILLIS;
     return !holdsThatLease;
   }
 

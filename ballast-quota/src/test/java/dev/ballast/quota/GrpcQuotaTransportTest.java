@@ -3,7 +3,8 @@ package dev.ballast.quota;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ballast.quota.v1.QuotaGrpc;
-import dev.ballast.quota.v1.QuotaProto.GetCapacityResponse;
+import dev.ballast.quota.v1.GetCapacityRequest;
+import dev.ballast.quota.v1.GetCapacityResponse;
 import dev.ballast.testing.FakeClock;
 import io.grpc.Context;
 import io.grpc.Contexts;
@@ -74,10 +75,12 @@ final class GrpcQuotaTransportTest {
   @Test
   void aCallTheServiceDoesNotAnswerFailsAtItsDeadlineInTheClientsTime() throws Exception {
     List<StreamObserver<GetCapacityResponse>> unanswered = new ArrayList<>();
-    serve(ServerServiceDefinition.builder(QuotaGrpc.SERVICE_NAME)
-        .addMethod(QuotaGrpc.withRawRequest(QuotaGrpc.GET_CAPACITY),
-            ServerCalls.asyncUnaryCall((request, response) -> unanswered.add(response)))
-        .build());
+    serve(new QuotaGrpc.QuotaImplBase() {
+      @Override
+      public void getCapacity(GetCapacityRequest request, StreamObserver<GetCapacityResponse> response) {
+        unanswered.add(response);
+      }
+    }.bindService());
 
     ResourceQuota db = client.resource("db").wants(40).start();
     time.advance(RPC_TIMEOUT.minusNanos(1));

@@ -72,6 +72,29 @@ final class QuotaServerMainTest {
         .hasMessage("--max-clients: '0' (expected: 1..10000000)");
   }
 
+  /** What picocli, which parses the flags, adds: --name=value, and one-line errors for what it refuses. */
+  @Test
+  void picocliParsesTheFlagsAndItsRefusalsKeepTheOneLineShape() {
+    QuotaServerMain.Options options = QuotaServerMain.parse(new String[] {"--resource=db=10", "--port=0", "--lease=30s"});
+    assertThat(options.port()).isZero();
+    assertThat(options.resources()).containsExactly(new ResourceConfig("db", 10, 0, Duration.ofSeconds(30), Duration.ofSeconds(5)));
+
+    assertThatThrownBy(() -> QuotaServerMain.parse(new String[] {"--resource", "db=10", "--port", "1", "--port", "2"}))
+        .hasMessage("--port: given more than once (expected: once; only --resource repeats)");
+    assertThatThrownBy(() -> QuotaServerMain.parse(new String[] {"--port", "--resource", "db=10"}))
+        .hasMessageStartingWith("--port: missing value (usage:");
+    assertThatThrownBy(() -> QuotaServerMain.parse(new String[] {"--resource", "db=10", "extra"}))
+        .hasMessageStartingWith("unknown option: 'extra' (usage:");
+    assertThatThrownBy(() -> QuotaServerMain.parse(new String[] {"--resource", "db=10", "--learning=maybe"}))
+        .hasMessage("--learning: 'maybe' (expected: no value, or true or false)");
+    assertThatThrownBy(() -> QuotaServerMain.parse(new String[] {"--resource", "db=10", "--lease", "-5s"}))
+        .hasMessage("--lease: '-5s' (expected: a duration such as 500ms, 20s, 2m or 1h)");
+    assertThatThrownBy(() -> QuotaServerMain.parse(new String[] {"--resource", "db=10", "--tls-cert", "/no/such/cert.pem", "--tls-key", "k"}))
+        .hasMessage("--tls-cert: '/no/such/cert.pem' (not a readable file; expected: a PEM file of the server's certificate chain)");
+    assertThatThrownBy(() -> QuotaServerMain.parse(new String[] {"--resource", "db=10", "--verbose\nnext"}))
+        .as("a value with a line break stays on one line").hasMessageStartingWith("unknown option: '--verbose\\u000anext'");
+  }
+
   @Test
   void parsesTheHostAndTheBoundOnClients() {
     QuotaServerMain.Options options = QuotaServerMain.parse(new String[] {

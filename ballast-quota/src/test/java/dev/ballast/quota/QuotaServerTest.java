@@ -1,15 +1,18 @@
 package dev.ballast.quota;
 
+import static dev.ballast.quota.TestMessages.request;
+import static dev.ballast.quota.TestMessages.resource;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.ballast.quota.v1.QuotaGrpc;
-import dev.ballast.quota.v1.QuotaProto.GetCapacityRequest;
-import dev.ballast.quota.v1.QuotaProto.GetCapacityResponse;
-import dev.ballast.quota.v1.QuotaProto.ResourceRequest;
+import dev.ballast.quota.v1.GetCapacityRequest;
+import dev.ballast.quota.v1.GetCapacityResponse;
 import dev.ballast.testing.FakeClock;
 import io.grpc.CallOptions;
+import dev.ballast.grpc.testing.ByteMarshaller;
 import io.grpc.ManagedChannel;
+import io.grpc.MethodDescriptor;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
@@ -44,24 +47,27 @@ final class QuotaServerTest {
     server.close();
   }
 
+  private static final MethodDescriptor<byte[], GetCapacityResponse> RAW_GET_CAPACITY = QuotaGrpc.getGetCapacityMethod()
+      .toBuilder(ByteMarshaller.INSTANCE, QuotaGrpc.getGetCapacityMethod().getResponseMarshaller()).build();
+
   private Status rawCall(byte[] request) {
     return rawCall(channel, request);
   }
 
   private static Status rawCall(ManagedChannel channel, byte[] request) {
     StatusRuntimeException e = catchThrowableOfType(StatusRuntimeException.class, () -> ClientCalls.blockingUnaryCall(
-        channel, QuotaGrpc.withRawRequest(QuotaGrpc.GET_CAPACITY), CallOptions.DEFAULT.withDeadlineAfter(10, TimeUnit.SECONDS), request));
+        channel, RAW_GET_CAPACITY, CallOptions.DEFAULT.withDeadlineAfter(10, TimeUnit.SECONDS), request));
     assertThat(e).as("an error").isNotNull();
     return e.getStatus();
   }
 
   private GetCapacityResponse call(GetCapacityRequest request) {
     return ClientCalls.blockingUnaryCall(
-        channel, QuotaGrpc.GET_CAPACITY, CallOptions.DEFAULT.withDeadlineAfter(10, TimeUnit.SECONDS), request);
+        channel, QuotaGrpc.getGetCapacityMethod(), CallOptions.DEFAULT.withDeadlineAfter(10, TimeUnit.SECONDS), request);
   }
 
   /** A request with one resource, written field by field so that any value can be sent. */
-  private static byte[] request(String clientId, String resourceId, double wants) throws Exception {
+  private static byte[] rawRequest(String clientId, String resourceId, double wants) throws Exception {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     var out = com.google.protobuf.CodedOutputStream.newInstance(bytes);
     var resource = new ByteArrayOutputStream();
@@ -79,8 +85,8 @@ final class QuotaServerTest {
 
   @Test
   void grantsALease() {
-    GetCapacityResponse response = call(new GetCapacityRequest("a", List.of(new ResourceRequest("db", 30))));
-    assertThat(response.resources().get(0).lease().capacity()).isEqualTo(30);
+    GetCapacityResponse response = call(request("a", resource("db", 30)));
+    assertThat(response.getResource(0).getLease().getCapacity()).isEqualTo(30);
   }
 
   @Test
@@ -88,19 +94,19 @@ final class QuotaServerTest {
     Status status = rawCall(new byte[] {(byte) 0xff, (byte) 0xff, (byte) 0xff, 0x7f, 0x00});
     assertThat(status.getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
     assertThat(status.getDescription()).startsWith("ballast quota: malformed GetCapacityRequest: ");
-    assertThat(call(new GetCapacityRequest("a", List.of(new ResourceRequest("db", 1)))).resources()).hasSize(1);
+    assertThat(call(request("a", resource("db", 1))).getResourceList()).hasSize(1);
   }
 
   @Test
   void nanDemandIsInvalidArgumentNamingIt() throws Exception {
-    Status status = rawCall(request("a", "db", Double.NaN));
+    Status status = rawCall(rawRequest("a", "db", Double.NaN));
     assertThat(status.getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
     assertThat(status.getDescription()).isEqualTo("ballast quota: malformed GetCapacityRequest: wants: NaN (expected: 0..1e12)");
   }
 
   @Test
   void emptyClientIdIsInvalidArgument() throws Exception {
-    Status status = rawCall(request("", "db", 1));
+    Status status = rawCall(rawRequest("", "db", 1));
     assertThat(status.getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
     assertThat(status.getDescription()).isEqualTo(
         "ballast quota: malformed GetCapacityRequest: client_id: '' (expected: 1..256 characters, at most 512 bytes in UTF-8)");
@@ -108,7 +114,7 @@ final class QuotaServerTest {
 
   @Test
   void unknownResourceIsNotFound() throws Exception {
-    Status status = rawCall(request("a", "cache", 1));
+    Status status = rawCall(rawRequest("a", "cache", 1));
     assertThat(status.getCode()).isEqualTo(Status.Code.NOT_FOUND);
     assertThat(status.getDescription()).isEqualTo("ballast quota: resource_id: 'cache' (expected: one of 'db')");
   }
@@ -126,7 +132,7 @@ final class QuotaServerTest {
         QuotaService.create(resources, false, new FakeClock()));
     ManagedChannel toMany = NettyChannelBuilder.forAddress("127.0.0.1", many.port()).usePlaintext().build();
     try {
-      Status status = rawCall(toMany, request("a", "cache", 1));
+      Status status = rawCall(toMany, rawRequest("a", "cache", 1));
 
       assertThat(status.getCode()).isEqualTo(Status.Code.NOT_FOUND);
       String listed = IntStream.range(0, 10)
@@ -135,10 +141,9 @@ final class QuotaServerTest {
       assertThat(status.getDescription())
           .isEqualTo("ballast quota: resource_id: 'cache' (expected: one of " + listed + " and 30 more)")
           .hasSizeLessThan(1024);
-      GetCapacityResponse granted = ClientCalls.blockingUnaryCall(toMany, QuotaGrpc.GET_CAPACITY,
-          CallOptions.DEFAULT.withDeadlineAfter(10, TimeUnit.SECONDS),
-          new GetCapacityRequest("a", List.of(new ResourceRequest(resources.get(39).name(), 30))));
-      assertThat(granted.resources().get(0).lease().capacity()).as("a good call on the same connection").isEqualTo(30);
+      GetCapacityResponse granted = ClientCalls.blockingUnaryCall(toMany, QuotaGrpc.getGetCapacityMethod(),
+          CallOptions.DEFAULT.withDeadlineAfter(10, TimeUnit.SECONDS), request("a", resource(resources.get(39).name(), 30)));
+      assertThat(granted.getResource(0).getLease().getCapacity()).as("a good call on the same connection").isEqualTo(30);
     } finally {
       toMany.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
       many.close();
@@ -153,20 +158,20 @@ final class QuotaServerTest {
   @Test
   void aHugeClientIdIsInvalidArgumentQuotingAShortPrefixAndTheConnectionCarriesOn() throws Exception {
     for (int length : new int[] {9_000, 64 * 1024, 1024 * 1024}) {
-      Status status = rawCall(request("x".repeat(length), "db", 1));
+      Status status = rawCall(rawRequest("x".repeat(length), "db", 1));
 
       assertThat(status.getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
       assertThat(status.getDescription()).isEqualTo("ballast quota: malformed GetCapacityRequest: client_id: '"
           + "x".repeat(32) + "...' of " + length + " characters, " + length
           + " UTF-8 bytes (expected: 1..256 characters, at most 512 bytes in UTF-8)");
-      assertThat(call(new GetCapacityRequest("a", List.of(new ResourceRequest("db", 1)))).resources())
+      assertThat(call(request("a", resource("db", 1))).getResourceList())
           .as("a good call on the same connection after an id of %d characters", length).hasSize(1);
     }
   }
 
   @Test
   void aHugeResourceIdIsInvalidArgumentQuotingAShortPrefix() throws Exception {
-    Status status = rawCall(request("a", "r".repeat(100_000), 1));
+    Status status = rawCall(rawRequest("a", "r".repeat(100_000), 1));
     assertThat(status.getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
     assertThat(status.getDescription()).startsWith("ballast quota: malformed GetCapacityRequest: resource_id: '"
         + "r".repeat(32) + "...' of 100000 characters, 100000 UTF-8 bytes (expected:");

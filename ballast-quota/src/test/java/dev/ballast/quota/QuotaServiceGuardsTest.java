@@ -1,13 +1,14 @@
 package dev.ballast.quota;
 
+import static dev.ballast.quota.TestMessages.lease;
+import static dev.ballast.quota.TestMessages.release;
+import static dev.ballast.quota.TestMessages.request;
+import static dev.ballast.quota.TestMessages.resource;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.ballast.quota.QuotaCaller.Connection;
-import dev.ballast.quota.v1.QuotaProto.GetCapacityRequest;
-import dev.ballast.quota.v1.QuotaProto.Lease;
-import dev.ballast.quota.v1.QuotaProto.ReleaseCapacityRequest;
-import dev.ballast.quota.v1.QuotaProto.ResourceRequest;
+import dev.ballast.quota.v1.Lease;
 import dev.ballast.testing.FakeClock;
 import io.grpc.Status;
 import io.grpc.StatusException;
@@ -63,12 +64,11 @@ final class QuotaServiceGuardsTest {
   }
 
   private static Lease ask(QuotaService service, QuotaCaller caller, String client, double wants, Lease has) throws StatusException {
-    return service.getCapacity(caller, new GetCapacityRequest(client, List.of(new ResourceRequest("db", wants, has, 1))))
-        .resources().get(0).lease();
+    return service.getCapacity(caller, request(client, resource("db", wants, has, 1))).getResource(0).getLease();
   }
 
   private static double ask(QuotaService service, QuotaCaller caller, String client, double wants) throws StatusException {
-    return ask(service, caller, client, wants, null).capacity();
+    return ask(service, caller, client, wants, null).getCapacity();
   }
 
   @Test
@@ -141,11 +141,11 @@ final class QuotaServiceGuardsTest {
     QuotaCaller second = new QuotaCaller(connection(5002), null);
     ask(service, first, "shared", 800);
 
-    service.releaseCapacity(second, new ReleaseCapacityRequest("shared", List.of()));
+    service.releaseCapacity(second, release("shared"));
     assertThat(service.granted("db")).isEqualTo(800);
     assertThat(service.duplicateClientIds()).isEqualTo(1);
 
-    service.releaseCapacity(first, new ReleaseCapacityRequest("shared", List.of()));
+    service.releaseCapacity(first, release("shared"));
     assertThat(service.granted("db")).isZero();
     assertThat(ask(service, second, "shared", 800)).as("the id is free").isEqualTo(800);
   }
@@ -171,13 +171,13 @@ final class QuotaServiceGuardsTest {
     Lease held = ask(service, new QuotaCaller(connection(5001), null), "client", 800, null);
     clock.advance(REFRESH);
 
-    Lease reported = new Lease(held.capacity(), LEASE.minus(REFRESH).toMillis() - 3, 0);
+    Lease reported = lease(held.getCapacity(), LEASE.minus(REFRESH).toMillis() - 3, 0);
     Lease renewed = ask(service, new QuotaCaller(connection(5002), null), "client", 800, reported);
 
-    assertThat(renewed.capacity()).isEqualTo(800);
+    assertThat(renewed.getCapacity()).isEqualTo(800);
     assertThat(service.duplicateClientIds()).isZero();
-    assertThat(ask(service, new QuotaCaller(connection(5003), null), "client", 800, new Lease(799, 10_000, 0)))
-        .as("a third connection reporting another lease").extracting(Lease::capacity).isEqualTo(0.0);
+    assertThat(ask(service, new QuotaCaller(connection(5003), null), "client", 800, lease(799, 10_000, 0)))
+        .as("a third connection reporting another lease").extracting(Lease::getCapacity).isEqualTo(0.0);
   }
 
   /** Behind mutual TLS a lease is the caller identity's: another identity's same client id is another lease. */
@@ -189,7 +189,7 @@ final class QuotaServiceGuardsTest {
     assertThat(ask(service, frontend, "task-1", 600)).isEqualTo(600);
 
     assertThat(ask(service, intruder, "task-1", 1000)).as("its own lease, of what is left").isEqualTo(400);
-    service.releaseCapacity(intruder, new ReleaseCapacityRequest("task-1", List.of()));
+    service.releaseCapacity(intruder, release("task-1"));
 
     assertThat(service.clients("db")).as("the frontend's lease stands").isEqualTo(1);
     assertThat(service.granted("db")).isEqualTo(600);

@@ -1,15 +1,16 @@
 package dev.ballast.quota;
 
+import static dev.ballast.quota.TestMessages.lease;
+import static dev.ballast.quota.TestMessages.release;
+import static dev.ballast.quota.TestMessages.request;
+import static dev.ballast.quota.TestMessages.resource;
 import static dev.ballast.testing.PropertyCheck.forAll;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
-import dev.ballast.quota.v1.QuotaProto.GetCapacityRequest;
-import dev.ballast.quota.v1.QuotaProto.Lease;
-import dev.ballast.quota.v1.QuotaProto.ReleaseCapacityRequest;
-import dev.ballast.quota.v1.QuotaProto.ResourceRequest;
-import dev.ballast.quota.v1.QuotaProto.ResourceResponse;
+import dev.ballast.quota.v1.Lease;
+import dev.ballast.quota.v1.ResourceResponse;
 import dev.ballast.testing.FakeClock;
 import dev.ballast.testing.RandomInputs;
 import io.grpc.Status;
@@ -34,8 +35,7 @@ final class QuotaServiceTest {
   }
 
   private static ResourceResponse ask(QuotaService service, String client, double wants, Lease has) throws StatusException {
-    return service.getCapacity(new GetCapacityRequest(client, List.of(new ResourceRequest("db", wants, has, 1))))
-        .resources().get(0);
+    return service.getCapacity(request(client, resource("db", wants, has, 1))).getResource(0);
   }
 
   @Test
@@ -45,7 +45,7 @@ final class QuotaServiceTest {
     double[] grants = new double[4];
     for (int round = 0; round < 2; round++) {
       for (int i = 0; i < 4; i++) {
-        grants[i] = ask(service, "c" + i, wants[i]).lease().capacity();
+        grants[i] = ask(service, "c" + i, wants[i]).getLease().getCapacity();
       }
     }
     assertThat(grants[0]).isCloseTo(2, within(1e-9));
@@ -59,21 +59,21 @@ final class QuotaServiceTest {
   void aLeaseCarriesTheResourcesTerms() throws Exception {
     QuotaService service = QuotaService.create(List.of(db(100)), false, clock);
     ResourceResponse response = ask(service, "a", 30);
-    assertThat(response.resourceId()).isEqualTo("db");
-    assertThat(response.lease()).isEqualTo(new Lease(30, 20_000, 5_000));
-    assertThat(response.safeCapacity()).isEqualTo(10);
+    assertThat(response.getResourceId()).isEqualTo("db");
+    assertThat(response.getLease()).isEqualTo(lease(30, 20_000, 5_000));
+    assertThat(response.getSafeCapacity()).isEqualTo(10);
   }
 
   @Test
   void aGrowingShareWaitsForTheOthersToShrinkSoTheLeasesNeverAddUpToMore() throws Exception {
     QuotaService service = QuotaService.create(List.of(db(100)), false, clock);
-    assertThat(ask(service, "a", 10).lease().capacity()).isEqualTo(10);
-    assertThat(ask(service, "b", 200).lease().capacity()).isEqualTo(90);
+    assertThat(ask(service, "a", 10).getLease().getCapacity()).isEqualTo(10);
+    assertThat(ask(service, "b", 200).getLease().getCapacity()).isEqualTo(90);
     // a now wants more: its fair share is 50, but b holds 90 until it refreshes.
-    assertThat(ask(service, "a", 200).lease().capacity()).isEqualTo(10);
+    assertThat(ask(service, "a", 200).getLease().getCapacity()).isEqualTo(10);
     assertThat(service.granted("db")).isEqualTo(100);
-    assertThat(ask(service, "b", 200).lease().capacity()).isEqualTo(50);
-    assertThat(ask(service, "a", 200).lease().capacity()).isEqualTo(50);
+    assertThat(ask(service, "b", 200).getLease().getCapacity()).isEqualTo(50);
+    assertThat(ask(service, "a", 200).getLease().getCapacity()).isEqualTo(50);
   }
 
   @Test
@@ -81,12 +81,12 @@ final class QuotaServiceTest {
     QuotaService service = QuotaService.create(List.of(db(100)), false, clock);
     ask(service, "a", 100);
     ask(service, "b", 100);
-    assertThat(ask(service, "a", 100).lease().capacity()).isEqualTo(50);
+    assertThat(ask(service, "a", 100).getLease().getCapacity()).isEqualTo(50);
     clock.advance(LEASE.minusMillis(1));
-    assertThat(ask(service, "a", 100).lease().capacity()).as("b's lease still runs").isEqualTo(50);
+    assertThat(ask(service, "a", 100).getLease().getCapacity()).as("b's lease still runs").isEqualTo(50);
     clock.advance(Duration.ofMillis(1));
     assertThat(service.clients("db")).isEqualTo(1);
-    assertThat(ask(service, "a", 100).lease().capacity()).isEqualTo(100);
+    assertThat(ask(service, "a", 100).getLease().getCapacity()).isEqualTo(100);
   }
 
   @Test
@@ -94,18 +94,18 @@ final class QuotaServiceTest {
     QuotaService service = QuotaService.create(List.of(db(100)), false, clock);
     ask(service, "a", 100);
     ask(service, "b", 100);
-    service.releaseCapacity(new ReleaseCapacityRequest("b", List.of()));
-    assertThat(ask(service, "a", 100).lease().capacity()).isEqualTo(100);
+    service.releaseCapacity(release("b"));
+    assertThat(ask(service, "a", 100).getLease().getCapacity()).isEqualTo(100);
   }
 
   @Test
   void whileLearningARestartedServerGrantsWhatEachClientHoldsOrItsSafeCapacity() throws Exception {
     QuotaService service = QuotaService.create(List.of(db(100)), true, clock);
     assertThat(service.learning("db")).isTrue();
-    assertThat(ask(service, "a", 80, new Lease(70, 15_000, 0)).lease().capacity()).isEqualTo(70);
-    assertThat(ask(service, "b", 20, new Lease(30, 15_000, 0)).lease().capacity()).as("no more than it wants").isEqualTo(20);
-    assertThat(ask(service, "c", 50).lease().capacity()).as("no lease: the safe capacity").isEqualTo(10);
-    assertThat(ask(service, "d", 50, new Lease(40, 0, 0)).lease().capacity()).as("an expired lease is none").isEqualTo(10);
+    assertThat(ask(service, "a", 80, lease(70, 15_000, 0)).getLease().getCapacity()).isEqualTo(70);
+    assertThat(ask(service, "b", 20, lease(30, 15_000, 0)).getLease().getCapacity()).as("no more than it wants").isEqualTo(20);
+    assertThat(ask(service, "c", 50).getLease().getCapacity()).as("no lease: the safe capacity").isEqualTo(10);
+    assertThat(ask(service, "d", 50, lease(40, 0, 0)).getLease().getCapacity()).as("an expired lease is none").isEqualTo(10);
     clock.advance(LEASE.minusMillis(1));
     assertThat(service.learning("db")).isTrue();
     clock.advance(Duration.ofMillis(1));
@@ -116,14 +116,14 @@ final class QuotaServiceTest {
         ask(service, client, Map.of("a", 80.0, "b", 20.0, "c", 50.0, "d", 50.0).get(client));
       }
     }
-    assertThat(ask(service, "a", 80).lease().capacity()).isCloseTo(80.0 / 3, within(1e-9));
+    assertThat(ask(service, "a", 80).getLease().getCapacity()).isCloseTo(80.0 / 3, within(1e-9));
     assertThat(service.granted("db")).isCloseTo(100, within(1e-9));
   }
 
   @Test
   void unknownResourceIsNotFoundNamingIt() {
     QuotaService service = QuotaService.create(List.of(db(100)), false, clock);
-    assertThatThrownBy(() -> service.getCapacity(new GetCapacityRequest("a", List.of(new ResourceRequest("dbx", 1)))))
+    assertThatThrownBy(() -> service.getCapacity(request("a", resource("dbx", 1))))
         .isInstanceOfSatisfying(StatusException.class, e -> {
           assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.NOT_FOUND);
           assertThat(e.getStatus().getDescription()).isEqualTo("ballast quota: resource_id: 'dbx' (expected: one of 'db')");
@@ -167,8 +167,8 @@ final class QuotaServiceTest {
       for (int i = 0; i < clients.size(); i++) {
         String client = "c" + clients.get(i);
         ResourceResponse response = ask(service, client, demands.get(i));
-        assertThat(response.lease().capacity()).isLessThanOrEqualTo(demands.get(i));
-        leases.put(client, response.lease().capacity());
+        assertThat(response.getLease().getCapacity()).isLessThanOrEqualTo(demands.get(i));
+        leases.put(client, response.getLease().getCapacity());
         assertThat(service.granted("db")).isLessThanOrEqualTo(capacity * (1 + 1e-12));
         time.advance(Duration.ofMillis(gapsMillis.get(i)));
       }
@@ -209,7 +209,7 @@ final class QuotaServiceTest {
       boolean[] replaced = new boolean[n];
       for (int round = 0; round < 2; round++) {
         for (int i = 0; i < n; i++) {
-          held[i] = ask(old, "c" + i, wants.get(i)).lease().capacity();
+          held[i] = ask(old, "c" + i, wants.get(i)).getLease().getCapacity();
           expiresAt[i] = time.nanoTime() + LEASE.toNanos();
         }
       }
@@ -224,9 +224,9 @@ final class QuotaServiceTest {
       for (int step = 0; step < order.size(); step++) {
         int i = order.get(step) % n;
         long left = expiresAt[i] - time.nanoTime();
-        Lease has = left > 0 ? new Lease(held[i], Duration.ofNanos(left).toMillis(), 0) : null;
+        Lease has = left > 0 ? lease(held[i], Duration.ofNanos(left).toMillis(), 0) : null;
         boolean learning = restarted.learning("db");
-        held[i] = ask(restarted, "c" + i, wants.get(i), has).lease().capacity();
+        held[i] = ask(restarted, "c" + i, wants.get(i), has).getLease().getCapacity();
         expiresAt[i] = time.nanoTime() + LEASE.toNanos();
         if (learning && has == null) {
           safeGrantedWhileLearning[i] = held[i];
@@ -277,8 +277,8 @@ final class QuotaServiceTest {
         double[] grants = new double[n];
         for (int round = 0; round < 3; round++) {
           for (int i = 0; i < n; i++) {
-            grants[i] = service.getCapacity(new GetCapacityRequest("c" + i,
-                List.of(new ResourceRequest("db", wants[i], null, w[i])))).resources().get(0).lease().capacity();
+            grants[i] = service.getCapacity(request("c" + i,
+                resource("db", wants[i], null, w[i]))).getResource(0).getLease().getCapacity();
           }
         }
         double[] shares = MaxMinAllocator.allocate(capacity, wants, w);

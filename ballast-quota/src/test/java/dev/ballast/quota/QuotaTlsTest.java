@@ -1,5 +1,8 @@
 package dev.ballast.quota;
 
+import static dev.ballast.quota.TestMessages.release;
+import static dev.ballast.quota.TestMessages.request;
+import static dev.ballast.quota.TestMessages.resource;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
@@ -7,9 +10,6 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import dev.ballast.grpc.testing.TestCertificates.Cast;
 import dev.ballast.grpc.testing.TestCertificates.Issued;
 import dev.ballast.quota.v1.QuotaGrpc;
-import dev.ballast.quota.v1.QuotaProto.GetCapacityRequest;
-import dev.ballast.quota.v1.QuotaProto.ReleaseCapacityRequest;
-import dev.ballast.quota.v1.QuotaProto.ResourceRequest;
 import io.grpc.CallOptions;
 import io.grpc.Channel;
 import io.grpc.ChannelCredentials;
@@ -80,8 +80,8 @@ final class QuotaTlsTest {
   }
 
   private static double ask(ManagedChannel channel, String clientId, double wants) {
-    return ClientCalls.blockingUnaryCall(channel, QuotaGrpc.GET_CAPACITY, CallOptions.DEFAULT.withDeadlineAfter(30, TimeUnit.SECONDS),
-        new GetCapacityRequest(clientId, List.of(new ResourceRequest("db", wants)))).resources().get(0).lease().capacity();
+    return ClientCalls.blockingUnaryCall(channel, QuotaGrpc.getGetCapacityMethod(), CallOptions.DEFAULT.withDeadlineAfter(30, TimeUnit.SECONDS),
+        request(clientId, resource("db", wants))).getResource(0).getLease().getCapacity();
   }
 
   private static Status refused(ManagedChannel channel) {
@@ -115,8 +115,8 @@ final class QuotaTlsTest {
     assertThat(ask(frontends, "task-1", 600)).isEqualTo(600);
 
     assertThat(ask(batches, "task-1", 1000)).as("the batch identity's own task-1, of what is left").isEqualTo(400);
-    ClientCalls.blockingUnaryCall(batches, QuotaGrpc.RELEASE_CAPACITY, CallOptions.DEFAULT.withDeadlineAfter(30, TimeUnit.SECONDS),
-        new ReleaseCapacityRequest("task-1", List.of()));
+    ClientCalls.blockingUnaryCall(batches, QuotaGrpc.getReleaseCapacityMethod(), CallOptions.DEFAULT.withDeadlineAfter(30, TimeUnit.SECONDS),
+        release("task-1"));
 
     assertThat(quotaServer.service().granted("db")).as("the frontend's lease stands").isEqualTo(600);
     assertThat(ask(frontends, "task-1", 600)).isEqualTo(600);

@@ -1,15 +1,19 @@
 package dev.ballast.quota;
 
+import static dev.ballast.quota.TestMessages.granted;
+import static dev.ballast.quota.TestMessages.has;
+import static dev.ballast.quota.TestMessages.lease;
+import static dev.ballast.quota.TestMessages.release;
+import static dev.ballast.quota.TestMessages.resource;
+import static dev.ballast.quota.TestMessages.response;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ballast.overload.Backoff;
-import dev.ballast.quota.v1.QuotaProto.GetCapacityRequest;
-import dev.ballast.quota.v1.QuotaProto.GetCapacityResponse;
-import dev.ballast.quota.v1.QuotaProto.Lease;
-import dev.ballast.quota.v1.QuotaProto.ReleaseCapacityRequest;
-import dev.ballast.quota.v1.QuotaProto.ResourceRequest;
-import dev.ballast.quota.v1.QuotaProto.ResourceResponse;
+import dev.ballast.quota.v1.GetCapacityRequest;
+import dev.ballast.quota.v1.GetCapacityResponse;
+import dev.ballast.quota.v1.ReleaseCapacityRequest;
+import dev.ballast.quota.v1.ResourceRequest;
 import dev.ballast.testing.FakeClock;
 import dev.ballast.testing.FakeScheduler;
 import io.grpc.ManagedChannel;
@@ -63,13 +67,12 @@ final class ResourceQuotaTest {
 
     ResourceRequest last() {
       GetCapacityRequest request = requests.get(requests.size() - 1);
-      return request.resources().get(0);
+      return request.getResource(0);
     }
 
     void grant(double capacity, long leaseMillis, long refreshMillis, double safe) {
       BiConsumer<GetCapacityResponse, Throwable> done = pending.remove(0);
-      done.accept(new GetCapacityResponse(List.of(
-          new ResourceResponse("db", new Lease(capacity, leaseMillis, refreshMillis), safe))), null);
+      done.accept(response(granted("db", lease(capacity, leaseMillis, refreshMillis), safe)), null);
     }
 
     void fail() {
@@ -87,11 +90,26 @@ final class ResourceQuotaTest {
     return admitted;
   }
 
+  /** The bounds the service keeps on requests, the client keeps on answers: a bad one is a failed call, not a lease. */
+  @Test
+  void anAnswerOutOfBoundsIsAFailedCallNotALease() {
+    ResourceQuota db = client.resource("db").wants(40).safeCapacity(5).start();
+    service.grant(Double.NaN, 2_000, 500, 1);
+    assertThat(db.failedCalls()).isEqualTo(1);
+    assertThat(db.leases()).isZero();
+    assertThat(db.source()).isEqualTo(ResourceQuota.Source.NO_LEASE_YET);
+    assertThat(db.rate()).as("the client's own safe capacity").isEqualTo(5);
+    scheduler.advance(Duration.ofMillis(400));
+    service.grant(20, 2_000, 500, -1);
+    assertThat(db.failedCalls()).isEqualTo(2);
+    assertThat(db.leases()).isZero();
+  }
+
   @Test
   void asksForItsDemandAndEnforcesTheLeaseWithItsBucket() {
     ResourceQuota db = client.resource("db").wants(40).weight(2).burst(5).start();
     assertThat(service.requests).hasSize(1);
-    assertThat(service.last()).isEqualTo(new ResourceRequest("db", 40, null, 2));
+    assertThat(service.last()).isEqualTo(resource("db", 40, null, 2));
     assertThat(db.source()).isEqualTo(ResourceQuota.Source.NO_LEASE_YET);
     assertThat(db.rate()).isZero();
 
@@ -113,7 +131,7 @@ final class ResourceQuotaTest {
     assertThat(service.requests).hasSize(1);
     scheduler.advance(Duration.ofMillis(1));
     assertThat(service.requests).hasSize(2);
-    assertThat(service.last().has()).isEqualTo(new Lease(20, 2_000, 0));
+    assertThat(has(service.last())).isEqualTo(lease(20, 2_000, 0));
   }
 
   @Test
@@ -123,11 +141,11 @@ final class ResourceQuotaTest {
     assertThat(service.requests).as("one call at a time").hasSize(1);
     service.grant(20, 3_000, 1_000, 4);
     assertThat(service.requests).hasSize(2);
-    assertThat(service.last().wants()).isEqualTo(50);
+    assertThat(service.last().getWants()).isEqualTo(50);
     service.grant(25, 3_000, 1_000, 4);
     db.setWants(10);
     assertThat(service.requests).hasSize(3);
-    assertThat(service.last().wants()).isEqualTo(10);
+    assertThat(service.last().getWants()).isEqualTo(10);
     assertThatThrownBy(() -> db.setWants(Double.NaN)).hasMessage("wants: NaN (expected: 0..1e12)");
   }
 
@@ -158,7 +176,7 @@ final class ResourceQuotaTest {
     // Back: the next retry gets a lease, and it reports none held.
     scheduler.advance(Duration.ofMillis(400));
     assertThat(service.pending).isNotEmpty();
-    assertThat(service.last().has()).isNull();
+    assertThat(has(service.last())).isNull();
     service.grant(30, 3_000, 1_000, 4);
     assertThat(db.source()).isEqualTo(ResourceQuota.Source.LEASE);
     assertThat(db.rate()).isEqualTo(30);
@@ -169,7 +187,7 @@ final class ResourceQuotaTest {
     ResourceQuota db = client.resource("db").wants(40).start();
     service.grant(20, 3_000, 1_000, 4);
     db.close();
-    assertThat(service.released).containsExactly(new ReleaseCapacityRequest("client-1", List.of("db")));
+    assertThat(service.released).containsExactly(release("client-1", "db"));
     assertThat(db.tryAcquire()).isTrue(); // tokens accrued before the close remain
     scheduler.advance(Duration.ofSeconds(10));
     assertThat(service.requests).hasSize(1);

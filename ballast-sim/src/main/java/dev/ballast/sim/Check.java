@@ -1,5 +1,6 @@
 package dev.ballast.sim;
 
+import dev.ballast.annotation.Experimental;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -17,13 +18,24 @@ import java.util.Locale;
  * >= < > ==}. The second form compares with a factor times another policy's figure (the same
  * metric unless named).
  */
+@Experimental
 public record Check(String text, String subject, Metric metric, Op op, double number, String otherPolicy, Metric otherMetric) {
 
   /** Each policy the scenario ran. */
   static final String EVERY = "every";
 
+  /** How the measured figure compares with its bound. */
   public enum Op {
-    LE("<="), GE(">="), LT("<"), GT(">"), EQ("==");
+    /** At most the bound. */
+    LE("<="),
+    /** At least the bound. */
+    GE(">="),
+    /** Below the bound. */
+    LT("<"),
+    /** Above the bound. */
+    GT(">"),
+    /** Equal to the bound. */
+    EQ("==");
 
     private final String symbol;
 
@@ -114,7 +126,11 @@ public record Check(String text, String subject, Metric metric, Op op, double nu
 
   /** How one check came out for one policy. */
   public record Result(Check check, String policy, double value, double otherValue, double bound, Outcome outcome) {
-    /** The measured figure next to what it was held to, e.g. {@code weighted_round_robin cpu max/min 1.44 <= 0.5 x 3.31}. */
+    /**
+     * The measured figure next to what it was held to.
+     *
+     * @return e.g. {@code weighted_round_robin cpu max/min 1.44 <= 0.5 x 3.31}
+     */
     public String describe() {
       Check c = check;
       StringBuilder text = new StringBuilder(policy).append(' ').append(c.metric.label()).append(' ').append(c.metric.format(value));
@@ -133,7 +149,15 @@ public record Check(String text, String subject, Metric metric, Op op, double nu
     }
   }
 
-  public enum Outcome { HOLDS, FAILS, NOT_JUDGED }
+  /** How a check came out. */
+  public enum Outcome {
+    /** The figure is within its bound. */
+    HOLDS,
+    /** The figure is outside its bound. */
+    FAILS,
+    /** The figure or its bound does not apply to the run (NaN), so nothing was judged. */
+    NOT_JUDGED
+  }
 
   /** Evaluates the check over a scenario's policies (name to summary, in run order). */
   List<Result> evaluate(List<String> names, List<RunResult.Summary> summaries) {

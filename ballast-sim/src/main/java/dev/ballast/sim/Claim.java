@@ -1,5 +1,6 @@
 package dev.ballast.sim;
 
+import dev.ballast.annotation.Experimental;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -19,7 +20,19 @@ import java.util.List;
  * @param goodputCurve the name of a goodput-against-offered-load chart this scenario is a point
  *     of; empty: none
  */
+@Experimental
 public record Claim(Source source, String text, List<Check> checks, Metric bestBy, Check bestAmong, List<String> figures, String goodputCurve) {
+  /**
+   * Copies the lists.
+   *
+   * @param source where the claim comes from
+   * @param text the claim in words
+   * @param checks what must hold for it
+   * @param bestBy the figure the best run is ranked by, or null
+   * @param bestAmong the check a run must pass to be ranked, or null
+   * @param figures the chapter's figures the scenario reproduces
+   * @param goodputCurve the goodput chart this scenario is a point of, or empty
+   */
   public Claim {
     checks = List.copyOf(checks);
     figures = List.copyOf(figures);
@@ -27,11 +40,17 @@ public record Claim(Source source, String text, List<Check> checks, Metric bestB
 
   /** Where a claim comes from. */
   public enum Source {
+    /** No source: a scenario without a claim. */
     NONE("", ""),
+    /** The SRE book's chapter "Load Balancing in the Datacenter". */
     CHAPTER("chapter", "SRE book, \"Load Balancing in the Datacenter\""),
+    /** The SRE book's chapter "Handling Overload". */
     SRE_BOOK("sre-book", "SRE book, \"Handling Overload\""),
+    /** The talk on overload protection. */
     TALK("talk", "talk on overload protection"),
+    /** Prequal, NSDI 2024. */
     PREQUAL("prequal", "Prequal (NSDI 2024)"),
+    /** A claim of Ballast's own design. */
     BALLAST("ballast", "Ballast's own");
 
     private final String key;
@@ -42,10 +61,20 @@ public record Claim(Source source, String text, List<Check> checks, Metric bestB
       this.description = description;
     }
 
+    /**
+     * The name a scenario file uses.
+     *
+     * @return the key, such as {@code chapter}; empty for {@link #NONE}
+     */
     public String key() {
       return key;
     }
 
+    /**
+     * The source in words, for reports.
+     *
+     * @return the description; empty for {@link #NONE}
+     */
     public String description() {
       return description;
     }
@@ -73,7 +102,12 @@ public record Claim(Source source, String text, List<Check> checks, Metric bestB
   /** The figures the chapter has, that a scenario may say it reproduces. */
   static final List<String> CHAPTER_FIGURES = List.of("20-1", "20-2", "20-3", "20-4", "20-5", "20-6");
 
-  /** Whether the scenario reproduces the chapter's figure {@code number} (e.g. {@code 20-2}). */
+  /**
+   * Whether the scenario reproduces one of the chapter's figures.
+   *
+   * @param number the figure's number, e.g. {@code 20-2}
+   * @return true when the claim names it
+   */
   public boolean reproduces(String number) {
     return figures.contains(number);
   }

@@ -1,5 +1,6 @@
 package dev.ballast.sim;
 
+import dev.ballast.annotation.Experimental;
 import dev.ballast.pick.FairShareConfig;
 import dev.ballast.pick.InterleavedWeightedRoundRobinConfig;
 import dev.ballast.pick.LeastLoadedConfig;
@@ -16,6 +17,7 @@ import java.util.Map;
  * Every policy the simulator can run, by name: an explicit list (as in Caffeine's simulator), so
  * that adding a core policy means adding one adapter and one line here.
  */
+@Experimental
 public final class PolicyRegistry {
 
   /** What an adapter may read to build its core policy: the scenario and the fleet it runs on. */
@@ -67,6 +69,11 @@ public final class PolicyRegistry {
 
   private PolicyRegistry() {}
 
+  /**
+   * The names scenarios may run: the core's policies and the simulator's variants of them.
+   *
+   * @return the names, in the registry's order
+   */
   public static List<String> names() {
     return List.copyOf(FACTORIES.keySet());
   }

@@ -1,5 +1,6 @@
 package dev.ballast.sim;
 
+import dev.ballast.annotation.Experimental;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -9,6 +10,7 @@ import java.util.List;
  * share weighs each run by the requests it is expected to issue, since a run's cost follows its
  * requests rather than its simulated seconds (a minute at 10x the load costs ten minutes at 1x).
  */
+@Experimental
 public final class Progress {
   private final List<Run> runs = new ArrayList<>();
   private double totalWeight;
@@ -57,6 +59,9 @@ public final class Progress {
     /**
      * The seconds left, extrapolated from the share done in {@code elapsedSeconds}; NaN until
      * there is enough to go on.
+     *
+     * @param elapsedSeconds the seconds since the runs began
+     * @return the seconds left, or NaN
      */
     public double remainingSeconds(double elapsedSeconds) {
       if (fraction <= 0.01 || elapsedSeconds < 1) {
@@ -66,6 +71,11 @@ public final class Progress {
     }
   }
 
+  /**
+   * What a progress line shows now.
+   *
+   * @return the runs finished, the requests simulated and the share done
+   */
   public synchronized Snapshot snapshot() {
     int finished = 0;
     long requests = 0;

@@ -1,5 +1,6 @@
 package dev.ballast.sim;
 
+import dev.ballast.annotation.Experimental;
 import java.awt.Color;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -27,6 +28,7 @@ import org.knowm.xchart.style.markers.SeriesMarkers;
  * hold every series the charts draw from (utilization per backend over time, per-backend means and
  * connections, outcomes over time, the latency distribution).
  */
+@Experimental
 public final class ReportWriter {
   private static final int WIDTH = 900;
   private static final int HEIGHT = 420;
@@ -35,6 +37,14 @@ public final class ReportWriter {
 
   private ReportWriter() {}
 
+  /**
+   * Writes the report folder: {@code index.html}, the charts, {@code summary.csv} and the
+   * per-run CSVs.
+   *
+   * @param dir the folder, made if missing; files already there are overwritten
+   * @param results the suite's results
+   * @throws java.io.UncheckedIOException when a file cannot be written
+   */
   public static void write(Path dir, List<SuiteRunner.ScenarioResult> results) {
     // Charts render off-screen; servers and CI machines have no display.
     System.setProperty("java.awt.headless", "true");

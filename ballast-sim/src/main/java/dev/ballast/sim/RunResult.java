@@ -1,5 +1,6 @@
 package dev.ballast.sim;
 
+import dev.ballast.annotation.Experimental;
 import java.util.Arrays;
 import java.util.List;
 
@@ -10,6 +11,7 @@ import java.util.List;
  * switch, also the windows before the switch and after the new policy had a warm-up's time to
  * settle (the chapter's Figure 20-6).
  */
+@Experimental
 public final class RunResult {
   private final Scenario scenario;
   private final String policy;
@@ -73,76 +75,156 @@ public final class RunResult {
     this.zones = zoneOutcome(b);
   }
 
+  /**
+   * The scenario that ran.
+   *
+   * @return the scenario
+   */
   public Scenario scenario() {
     return scenario;
   }
 
+  /**
+   * The policy that ran, by its registry name.
+   *
+   * @return the name
+   */
   public String policy() {
     return policy;
   }
 
+  /**
+   * The seed of the run.
+   *
+   * @return the seed
+   */
   public long seed() {
     return seed;
   }
 
+  /**
+   * Each backend's machine speed, relative to the scenario's base machine.
+   *
+   * @return the speeds, by backend
+   */
   public double[] speeds() {
     return speeds.clone();
   }
 
+  /**
+   * How many clients connect to each backend.
+   *
+   * @return the counts, by backend
+   */
   public int[] connections() {
     return connections.clone();
   }
 
-  /** CPU utilization of every backend in each sample interval, in time order. */
+  /**
+   * CPU utilization of every backend in each sample interval, in time order.
+   *
+   * @return one array per interval, by backend
+   */
   public List<float[]> samples() {
     return samples;
   }
 
+  /**
+   * Requests answered (or failed, or not picked), per sample interval, warm-up included.
+   *
+   * @return the counts, by interval
+   */
   public long[] answeredPerSample() {
     return answeredPerSample.clone();
   }
 
+  /**
+   * Requests that ended in an error or found no backend, per sample interval, warm-up included.
+   *
+   * @return the counts, by interval
+   */
   public long[] errorsPerSample() {
     return errorsPerSample.clone();
   }
 
-  /** Every request any client issued, warm-up included: the simulator's work. */
+  /**
+   * Every request any client issued, warm-up included: the simulator's work.
+   *
+   * @return the count
+   */
   public long requestsIssued() {
     return requestsIssued;
   }
 
-  /** CPU time the run's thread used. */
+  /**
+   * CPU time the run's thread used.
+   *
+   * @return the time, in nanoseconds
+   */
   public long cpuNanos() {
     return cpuNanos;
   }
 
+  /**
+   * Requests that succeeded after the warm-up.
+   *
+   * @return the count
+   */
   public long successes() {
     return successes;
   }
 
+  /**
+   * Requests that failed after the warm-up.
+   *
+   * @return the count
+   */
   public long failures() {
     return failures;
   }
 
+  /**
+   * Requests that found no backend to pick after the warm-up, and were never sent.
+   *
+   * @return the count
+   */
   public long rejected() {
     return rejected;
   }
 
+  /**
+   * Requests whose deadline passed before their answer, after the warm-up.
+   *
+   * @return the count
+   */
   public long deadlineMisses() {
     return deadlineMisses;
   }
 
-  /** The fleet's capacity in requests per second: its cores after the mean antagonist, over the mean query cost. */
+  /**
+   * The fleet's capacity: its cores after the mean antagonist, over the mean query cost.
+   *
+   * @return requests per second
+   */
   public double capacityRps() {
     return capacityRps;
   }
 
-  /** New requests the clients issued (offered, before any throttle), per sample interval. */
+  /**
+   * New requests the clients issued (offered, before any throttle), per sample interval.
+   *
+   * @return the counts, by interval
+   */
   public long[] issuedPerSample() {
     return issuedPerSample.clone();
   }
 
-  /** Requests that succeeded within their deadline, per sample interval (by the time of the answer). */
+  /**
+   * Requests that succeeded within their deadline, per sample interval (by the time of the
+   * answer).
+   *
+   * @return the counts, by interval
+   */
   public long[] successesPerSample() {
     return successesPerSampleCopy.clone();
   }
@@ -154,12 +236,23 @@ public final class RunResult {
     return csv.toString();
   }
 
-  /** Mean CPU utilization per backend over the sample intervals inside {@code [fromNanos, toNanos)}. */
+  /**
+   * Mean CPU utilization per backend over the sample intervals inside {@code [fromNanos,
+   * toNanos)}.
+   *
+   * @param fromNanos the start, in the run's virtual time
+   * @param toNanos the end, excluded
+   * @return the means, by backend
+   */
   public double[] meanUtilization(long fromNanos, long toNanos) {
     return RunMetrics.meanUtilization(samples, speeds.length, scenario.sampleIntervalNanos(), fromNanos, toNanos);
   }
 
-  /** The end-of-run metrics, over the time after the warm-up. */
+  /**
+   * The end-of-run metrics, over the time after the warm-up.
+   *
+   * @return the summary
+   */
   public Summary summary() {
     long measuredFrom = scenario.warmupNanos();
     long measuredTo = scenario.durationNanos();
@@ -270,12 +363,20 @@ public final class RunResult {
       double recoverySeconds,
       long probes) {
 
-    /** Probes sent per first attempt ({@code prequal_probing}; 0 for the other policies). */
+    /**
+     * Probes sent per first attempt.
+     *
+     * @return the ratio ({@code prequal_probing}; 0 for the other policies)
+     */
     public double probesPerRequest() {
       return firstAttempts == 0 ? 0 : (double) probes / firstAttempts;
     }
 
-    /** Attempts sent per first attempt. */
+    /**
+     * Attempts sent per first attempt.
+     *
+     * @return the ratio, 1 without retries
+     */
     public double amplification() {
       return firstAttempts == 0 ? 1 : (double) (firstAttempts + retries) / firstAttempts;
     }
@@ -344,7 +445,11 @@ public final class RunResult {
     static final ZoneOutcome NONE =
         new ZoneOutcome(Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN);
 
-    /** How far the cross-zone share is above the least that capacity forces, in share points. */
+    /**
+     * How far the cross-zone share is above the least that capacity forces.
+     *
+     * @return the difference, in share points
+     */
     public double crossZoneOverMinimum() {
       return crossZoneShare - minimumCrossZoneShare;
     }
@@ -459,6 +564,13 @@ public final class RunResult {
       Ejection ejection,
       ZoneOutcome zones) {
 
+    /**
+     * Several seeds' summaries of one policy and scenario averaged into one: rates and figures
+     * averaged, counts summed.
+     *
+     * @param runs the summaries, at least one
+     * @return the mean; the one summary itself when there is one
+     */
     public static Summary mean(List<Summary> runs) {
       if (runs.size() == 1) {
         return runs.get(0);

@@ -1,5 +1,6 @@
 package dev.ballast.sim;
 
+import dev.ballast.annotation.Experimental;
 import dev.ballast.health.HealthConfig;
 import dev.ballast.health.OutlierConfig;
 import dev.ballast.settings.Settings;
@@ -11,6 +12,7 @@ import java.util.Map;
  * ScenarioReader}; every field's default and meaning is in {@code ballast-sim.conf}. Times are in
  * nanoseconds of simulated time.
  */
+@Experimental
 public record Scenario(
     String name,
     String source,
@@ -40,6 +42,37 @@ public record Scenario(
     ZonesSpec zones,
     Scenario defaultSuiteRun) {
 
+  /**
+   * Copies the lists. Each field's default and meaning is in {@code ballast-sim.conf}.
+   *
+   * @param name the scenario's name, its file's without the extension
+   * @param source where it was read from, for messages
+   * @param title one line for reports
+   * @param claim what the scenario claims, and the checks it rests on
+   * @param seed the first run's seed
+   * @param seeds how many seeds each policy runs with
+   * @param durationNanos the run's length
+   * @param warmupNanos how long from the start is left out of the figures
+   * @param sampleIntervalNanos the length of one sample interval of the time series
+   * @param policies the policies run, by registry name
+   * @param clients the clients and their subsets
+   * @param fleet the backends and their machines
+   * @param load the offered load
+   * @param cost what a request costs a backend
+   * @param rttNanos the network's round trip
+   * @param deadlineNanos each request's deadline
+   * @param health the clients' health settings
+   * @param reports the backends' load reports
+   * @param restart what a restart costs
+   * @param faults what goes wrong, and when
+   * @param policySwitch a switch of policy during the run, or none
+   * @param policySettings the policies' own settings
+   * @param overload the overload protection that runs
+   * @param outliers the clients' outlier ejection
+   * @param variants the same scenario with some keys set otherwise, run beside it
+   * @param zones the zones, or none
+   * @param defaultSuiteRun the shorter run the default suite makes of it, or null
+   */
   public Scenario {
     policies = List.copyOf(policies);
     faults = List.copyOf(faults);
@@ -57,7 +90,10 @@ public record Scenario(
   /**
    * What the default {@code ballast sim} (the suite, one seed each) runs of this scenario: the
    * scenario itself, or the shorter run its {@code default-suite} section sets, so that the default
-   * suite finishes in a minute while {@code --full} and {@code --scenario} run the scenario as written.
+   * suite finishes in a minute while {@code --full} and {@code --scenario} run the scenario as
+   * written.
+   *
+   * @return the scenario to run in the default suite
    */
   public Scenario forDefaultSuite() {
     return defaultSuiteRun == null ? this : defaultSuiteRun;
@@ -66,7 +102,11 @@ public record Scenario(
   /** One policy run in this scenario or in one of its variants, as reports and checks name it. */
   public record LabelledRun(String label, String policy, Scenario scenario) {}
 
-  /** Each policy, then each policy in each variant, in report order: a policy's variants follow it. */
+  /**
+   * Each policy, then each policy in each variant, in report order: a policy's variants follow it.
+   *
+   * @return the runs, labelled {@code POLICY} or {@code POLICY@VARIANT}
+   */
   public List<LabelledRun> labelledRuns() {
     List<LabelledRun> runs = new java.util.ArrayList<>();
     for (String policy : policies) {
@@ -78,7 +118,12 @@ public record Scenario(
     return runs;
   }
 
-  /** The same scenario with other policies, e.g. the one given on the command line. */
+  /**
+   * The same scenario with other policies, e.g. the one given on the command line.
+   *
+   * @param names the policies, by registry name
+   * @return a new scenario; its variants and default-suite run get the same policies
+   */
   public Scenario withPolicies(List<String> names) {
     return new Scenario(name, source, title, claim, seed, seeds, durationNanos, warmupNanos, sampleIntervalNanos,
         names, clients, fleet, load, cost, rttNanos, deadlineNanos, health, reports, restart, faults,
@@ -87,7 +132,12 @@ public record Scenario(
         defaultSuiteRun == null ? null : defaultSuiteRun.withPolicies(names));
   }
 
-  /** The same scenario with another seed count. */
+  /**
+   * The same scenario with another seed count.
+   *
+   * @param count how many seeds each policy runs with
+   * @return a new scenario
+   */
   public Scenario withSeeds(int count) {
     return new Scenario(name, source, title, claim, seed, count, durationNanos, warmupNanos, sampleIntervalNanos,
         policies, clients, fleet, load, cost, rttNanos, deadlineNanos, health, reports, restart, faults,
@@ -100,6 +150,8 @@ public record Scenario(
    * About how many requests one run issues: the offered load over the fleet's mean capacity, over
    * the run's duration (the spike included). Runs of a fleet whose machines were drawn differently
    * issue a little more or less; this is for progress and time estimates, not for results.
+   *
+   * @return the estimate
    */
   public double expectedRequests() {
     double shares = 0;
@@ -119,18 +171,54 @@ public record Scenario(
     return requests;
   }
 
+  /**
+   * The clients: how many, their subsets, and how unevenly they send.
+   *
+   * @param count how many clients
+   * @param subsetSize how many backends each connects to
+   * @param subsetting the subsetting algorithm, by name
+   * @param rateSpread how much the clients' request rates differ
+   */
   public record ClientsSpec(int count, int subsetSize, String subsetting, double rateSpread) {}
 
   /** A share of the fleet running on one machine type; speed 1.0 is the fastest machine. */
   public record Machine(double share, double speed) {}
 
+  /**
+   * The backends: how many, their cores and machines, and the antagonists they share machines
+   * with.
+   *
+   * @param backends how many backends
+   * @param cores each backend's cores
+   * @param machines the shares of the fleet on each machine type
+   * @param antagonistMax the most CPU an antagonist takes, as a share of the cores
+   * @param antagonistPeriodNanos the period of the antagonists' load
+   */
   public record FleetSpec(int backends, int cores, List<Machine> machines, double antagonistMax, long antagonistPeriodNanos) {
+    /**
+     * Copies the machines.
+     *
+     * @param backends how many backends
+     * @param cores each backend's cores
+     * @param machines the shares of the fleet on each machine type
+     * @param antagonistMax the most CPU an antagonist takes, as a share of the cores
+     * @param antagonistPeriodNanos the period of the antagonists' load
+     */
     public FleetSpec {
       machines = List.copyOf(machines);
     }
   }
 
   /**
+   * The offered load: its level, its bursts and fan-out, its mix of criticalities and a spike.
+   *
+   * @param utilization the offered load, as a share of the fleet's capacity
+   * @param bursty whether requests come in bursts
+   * @param burstFactor how much faster requests come within a burst
+   * @param burstShare the share of time in bursts
+   * @param burstLengthNanos how long a burst lasts
+   * @param fanoutProbability the chance that a request fans out
+   * @param fanoutSize to how many backends a fanned-out request goes
    * @param criticalityShares the share of requests of each criticality, in the order of {@code
    *     dev.ballast.overload.Criticality}; they sum to 1
    * @param spike the offered load changes to another utilization for a while
@@ -145,10 +233,28 @@ public record Scenario(
       int fanoutSize,
       double[] criticalityShares,
       Spike spike) {
+    /**
+     * Copies the criticality shares.
+     *
+     * @param utilization the offered load, as a share of the fleet's capacity
+     * @param bursty whether requests come in bursts
+     * @param burstFactor how much faster requests come within a burst
+     * @param burstShare the share of time in bursts
+     * @param burstLengthNanos how long a burst lasts
+     * @param fanoutProbability the chance that a request fans out
+     * @param fanoutSize to how many backends a fanned-out request goes
+     * @param criticalityShares the share of requests of each criticality
+     * @param spike a change of the offered load for a while
+     */
     public Load {
       criticalityShares = criticalityShares.clone();
     }
 
+    /**
+     * The share of requests of each criticality.
+     *
+     * @return a copy, in the order of {@code dev.ballast.overload.Criticality}
+     */
     @Override
     public double[] criticalityShares() {
       return criticalityShares.clone();
@@ -171,10 +277,20 @@ public record Scenario(
 
   /** From {@code atNanos}, for {@code forNanos} (0: no spike), the offered load is {@code utilization}. */
   public record Spike(long atNanos, long forNanos, double utilization) {
+    /**
+     * Whether there is a spike.
+     *
+     * @return true when {@code forNanos} is above 0
+     */
     public boolean enabled() {
       return forNanos > 0;
     }
 
+    /**
+     * When the spike ends.
+     *
+     * @return {@code atNanos + forNanos}
+     */
     public long endNanos() {
       return atNanos + forNanos;
     }
@@ -199,6 +315,14 @@ public record Scenario(
       dev.ballast.overload.RetryPolicy retry,
       boolean retryBudget) {}
 
+  /**
+   * What a request costs a backend: CPU drawn from a bounded Pareto distribution on {@code
+   * [maxNanos / ratio, maxNanos]} with mean {@code meanNanos}.
+   *
+   * @param meanNanos the mean cost
+   * @param maxNanos the largest cost
+   * @param ratio the largest cost over the smallest
+   */
   public record Cost(long meanNanos, long maxNanos, double ratio) {}
 
   /**
@@ -208,20 +332,46 @@ public record Scenario(
    * remoteSubsetSize} of each other zone, and routes by ballast-core's {@code routing}.
    */
   public record ZonesSpec(int count, List<Double> clientShares, int remoteSubsetSize, dev.ballast.pick.ZoneConfig routing) {
+    /**
+     * Copies the client shares.
+     *
+     * @param count how many zones; 0 or 1 is none
+     * @param clientShares the clients' split into zones; empty: even
+     * @param remoteSubsetSize backends each client connects to in each other zone
+     * @param routing ballast-core's zone routing
+     */
     public ZonesSpec {
       clientShares = List.copyOf(clientShares);
     }
 
+    /**
+     * Whether the scenario has zones.
+     *
+     * @return true for 2 zones or more
+     */
     public boolean enabled() {
       return count > 1;
     }
 
-    /** The zone of backend {@code b} of {@code backends}. */
+    /**
+     * The zone of backend {@code b} of {@code backends}.
+     *
+     * @param b the backend's number
+     * @param backends how many backends there are
+     * @return the zone, 0 without zones
+     */
     public int zoneOfBackend(int b, int backends) {
       return enabled() ? (int) ((long) b * count / backends) : 0;
     }
 
-    /** The zone of client {@code c} of {@code clients}: the shares cut the clients into consecutive runs. */
+    /**
+     * The zone of client {@code c} of {@code clients}: the shares cut the clients into consecutive
+     * runs.
+     *
+     * @param c the client's number
+     * @param clients how many clients there are
+     * @return the zone, 0 without zones
+     */
     public int zoneOfClient(int c, int clients) {
       if (!enabled()) {
         return 0;
@@ -247,6 +397,15 @@ public record Scenario(
   /** The backends' load reports; {@code enabled} false: they send none, as plain gRPC servers. */
   public record Reports(long periodNanos, long delayNanos, boolean enabled) {}
 
+  /**
+   * What a restart costs a backend.
+   *
+   * @param downNanos how long it is down before it accepts connections again
+   * @param extraCpu how much more CPU a request costs just after the restart, as a factor
+   * @param extraCpuForNanos how long the extra cost lasts
+   * @param minDrainNanos the shortest lame duck drain before a restart
+   * @param maxDrainNanos the longest lame duck drain before a restart
+   */
   public record Restart(
       long downNanos, double extraCpu, long extraCpuForNanos, long minDrainNanos, long maxDrainNanos) {}
 
@@ -286,6 +445,11 @@ public record Scenario(
 
   /** Clients switch to {@code policy} at {@code atNanos} (0: never), as in the chapter's Figure 20-6. */
   public record PolicySwitch(long atNanos, String policy) {
+    /**
+     * Whether the clients switch policy during the run.
+     *
+     * @return true when {@code atNanos} is above 0
+     */
     public boolean enabled() {
       return atNanos > 0;
     }
@@ -297,11 +461,23 @@ public record Scenario(
    * cost of answering a probe.
    */
   public record PolicySettings(Map<String, Object> configs, long prequalProbeCostNanos) {
+    /**
+     * Copies the configs.
+     *
+     * @param configs each policy's config, by policy name
+     * @param prequalProbeCostNanos the simulator's cost of answering a probe
+     */
     public PolicySettings {
       configs = Map.copyOf(configs);
     }
 
-    /** The config of the policy whose settings are {@code settings}. */
+    /**
+     * The config of the policy whose settings are {@code settings}.
+     *
+     * @param <C> the policy's config record
+     * @param settings the policy's declared settings
+     * @return the scenario's config for it, or its defaults
+     */
     public <C> C config(Settings<C> settings) {
       @SuppressWarnings("unchecked")
       C config = (C) configs.get(settings.name());

@@ -11,6 +11,7 @@ import com.typesafe.config.ConfigRenderOptions;
 import com.typesafe.config.ConfigSyntax;
 import com.typesafe.config.ConfigValue;
 import com.typesafe.config.ConfigValueType;
+import dev.ballast.annotation.Experimental;
 import dev.ballast.health.HealthConfig;
 import dev.ballast.health.OutlierConfig;
 import dev.ballast.pick.ZoneConfig;
@@ -69,6 +70,7 @@ import java.util.TreeSet;
  * <p>A scenario's {@link #VARIANTS} are read the same way, each as the scenario with its own keys
  * over the scenario's, after the scenario itself.
  */
+@Experimental
 public final class ScenarioReader {
   static final String DEFAULTS = "ballast-sim.conf";
   private static final long NS_PER_S = 1_000_000_000L;
@@ -149,11 +151,22 @@ public final class ScenarioReader {
     this.setInFile = setInFile;
   }
 
-  /** The defaults alone. */
+  /**
+   * The defaults alone: {@code ballast-sim.conf} as shipped.
+   *
+   * @return the scenario
+   */
   public static Scenario defaults() {
     return build(DEFAULTS, ConfigFactory.empty(), loadDefaults(), List.of(), List.of(), null);
   }
 
+  /**
+   * Reads a scenario file, over the defaults.
+   *
+   * @param path the file, HOCON
+   * @return the scenario
+   * @throws ScenarioException naming the file, the key and what was expected
+   */
   public static Scenario read(Path path) {
     String text;
     try {
@@ -169,7 +182,13 @@ public final class ScenarioReader {
     return parse(path.toString(), text);
   }
 
-  /** A scenario shipped in this jar under {@code scenarios/NAME.conf}. */
+  /**
+   * A scenario shipped in this jar under {@code scenarios/NAME.conf}.
+   *
+   * @param name the scenario's name
+   * @return the scenario
+   * @throws ScenarioException for an unknown name or a bad file
+   */
   public static Scenario readBuiltIn(String name) {
     String resource = "scenarios/" + name + ".conf";
     try (InputStream in = ScenarioReader.class.getClassLoader().getResourceAsStream(resource)) {
@@ -196,7 +215,14 @@ public final class ScenarioReader {
         }
       };
 
-  /** Parses scenario text; {@code file} names it in error messages. */
+  /**
+   * Parses scenario text, over the defaults.
+   *
+   * @param file names the text in error messages
+   * @param text the scenario, HOCON
+   * @return the scenario
+   * @throws ScenarioException naming the file, the key and what was expected
+   */
   public static Scenario parse(String file, String text) {
     Config defaults = loadDefaults();
     Config scenario;
@@ -894,6 +920,10 @@ public final class ScenarioReader {
    * What the {@code i}th of the policies a scenario runs should have been, or null if it is fine:
    * a policy of the {@link PolicyRegistry}, each at most once. The scenario's {@code policies} key
    * and the command line's policies are checked by this one rule.
+   *
+   * @param names the policies, as given
+   * @param i which of them to check
+   * @return what was expected of it, or null when it is fine
    */
   public static String expectedOfPolicy(List<String> names, int i) {
     String name = names.get(i);

@@ -1,5 +1,6 @@
 package dev.ballast.sim;
 
+import dev.ballast.annotation.Experimental;
 import java.util.List;
 
 /**
@@ -7,6 +8,7 @@ import java.util.List;
  * (docs/overload.md), then outlier ejection's (docs/outlier-ejection.md), then the zone scenarios
  * (docs/zones.md), in report order.
  */
+@Experimental
 public final class ShippedSuite {
   /** Built-in scenario names, each a file {@code scenarios/NAME.conf} in this jar. */
   public static final List<String> NAMES =
@@ -45,7 +47,11 @@ public final class ShippedSuite {
 
   private ShippedSuite() {}
 
-  /** The suite as written: every scenario's own seeds and durations ({@code ballast sim --full}). */
+  /**
+   * The suite as written: every scenario's own seeds and durations ({@code ballast sim --full}).
+   *
+   * @return the scenarios, in the suite's order
+   */
   public static List<Scenario> load() {
     return NAMES.stream().map(ScenarioReader::readBuiltIn).toList();
   }
@@ -53,6 +59,8 @@ public final class ShippedSuite {
   /**
    * The default suite ({@code ballast sim}): one seed of each scenario, in the shorter run its
    * {@code default-suite} section sets where it has one.
+   *
+   * @return the scenarios, in the suite's order
    */
   public static List<Scenario> loadDefault() {
     return load().stream().map(scenario -> scenario.forDefaultSuite().withSeeds(1)).toList();

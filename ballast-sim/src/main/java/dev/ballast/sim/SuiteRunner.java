@@ -1,5 +1,6 @@
 package dev.ballast.sim;
 
+import dev.ballast.annotation.Experimental;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
@@ -12,6 +13,7 @@ import java.util.concurrent.Future;
  * the runs share a bounded pool of worker threads, one per core by default. Results do not depend
  * on the number of threads.
  */
+@Experimental
 public final class SuiteRunner {
   private SuiteRunner() {}
 
@@ -21,18 +23,45 @@ public final class SuiteRunner {
    */
   public record PolicyResult(String policy, RunResult.Summary summary, RunResult firstRun, List<RunResult> runs) {}
 
+  /**
+   * One scenario's runs: each policy's, variants included, in report order.
+   *
+   * @param scenario the scenario
+   * @param policies each policy's result
+   */
   public record ScenarioResult(Scenario scenario, List<PolicyResult> policies) {}
 
-  /** One run, on the calling thread. */
+  /**
+   * One run, on the calling thread.
+   *
+   * @param scenario the scenario
+   * @param policy the policy, by registry name
+   * @param seed the run's seed
+   * @return the run's result
+   */
   public static RunResult run(Scenario scenario, String policy, long seed) {
     return new Simulation(scenario, policy, seed, Progress.untracked(scenario)).run();
   }
 
+  /**
+   * Every scenario x policy x seed on {@code threads} workers, with progress kept but not shown.
+   *
+   * @param scenarios the scenarios
+   * @param threads how many runs at once
+   * @return the results, in input order
+   */
   public static List<ScenarioResult> runAll(List<Scenario> scenarios, int threads) {
     return runAll(scenarios, threads, new Progress());
   }
 
-  /** Every scenario x policy x seed on {@code threads} workers; results in input order. */
+  /**
+   * Every scenario x policy x seed on {@code threads} workers; results in input order.
+   *
+   * @param scenarios the scenarios
+   * @param threads how many runs at once
+   * @param progress what the runs report their progress to
+   * @return the results, in input order
+   */
   public static List<ScenarioResult> runAll(List<Scenario> scenarios, int threads, Progress progress) {
     ExecutorService pool = Executors.newFixedThreadPool(threads, runnable -> {
       Thread thread = new Thread(runnable, "ballast-sim");

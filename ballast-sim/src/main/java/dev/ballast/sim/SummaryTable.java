@@ -1,5 +1,6 @@
 package dev.ballast.sim;
 
+import dev.ballast.annotation.Experimental;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -9,6 +10,7 @@ import java.util.Locale;
  * scenario its claim's verdict and the columns that decide a policy, within {@value #WIDTH}
  * columns; {@code --wide}, every column in one table.
  */
+@Experimental
 public final class SummaryTable {
   /** The widest line of the default table, for an 80-to-120-column terminal. */
   public static final int WIDTH = 120;
@@ -76,6 +78,9 @@ public final class SummaryTable {
   /**
    * The default table: per scenario a heading, its claim's verdict with the figures it rests on,
    * and the deciding columns, each line at most {@value #WIDTH} characters.
+   *
+   * @param results the suite's results
+   * @return the table, lines ending in a newline
    */
   public static String render(List<SuiteRunner.ScenarioResult> results) {
     StringBuilder out = new StringBuilder();
@@ -230,7 +235,13 @@ public final class SummaryTable {
     return String.format(Locale.ROOT, "%." + decimals + "f", value);
   }
 
-  /** Every column in one table ({@code --wide}), with a rule under the header, as {@code summary.csv} has them. */
+  /**
+   * Every column in one table ({@code --wide}), with a rule under the header, as {@code
+   * summary.csv} has them.
+   *
+   * @param results the suite's results
+   * @return the table, lines ending in a newline
+   */
   public static String renderWide(List<SuiteRunner.ScenarioResult> results) {
     List<List<String>> rows = new ArrayList<>();
     rows.add(HEADERS);

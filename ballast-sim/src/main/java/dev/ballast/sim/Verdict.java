@@ -1,5 +1,6 @@
 package dev.ballast.sim;
 
+import dev.ballast.annotation.Experimental;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -14,12 +15,20 @@ import java.util.List;
  *     ran, all tie, no run qualifies, or the scenario names no metric; what the report prints
  *     beside or instead of the best
  */
+@Experimental
 public record Verdict(
     SuiteRunner.ScenarioResult scenario, List<Check.Result> results, Check.Outcome outcome, List<String> best, String ranking) {
 
   /** The ranking of a scenario that ran one policy of its own: nothing to choose from. */
   static final String ONE_POLICY = "one policy ran";
 
+  /**
+   * Judges a scenario's claim: runs its checks on every policy and ranks the runs by its best-by
+   * figure.
+   *
+   * @param result the scenario's runs
+   * @return the verdict
+   */
   public static Verdict of(SuiteRunner.ScenarioResult result) {
     Claim claim = result.scenario().claim();
     List<String> names = new ArrayList<>();
@@ -96,7 +105,11 @@ public record Verdict(
     return "by " + metric.label() + condition;
   }
 
-  /** One word for tables: holds, FAILS, or not judged. */
+  /**
+   * One word for tables: holds, FAILS, or not judged.
+   *
+   * @return the word
+   */
   public String word() {
     return switch (outcome) {
       case HOLDS -> "holds";

@@ -1,6 +1,7 @@
 package dev.ballast.examples;
 
 import dev.ballast.internal.ProjectVersion;
+import dev.ballast.internal.Ranges;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -8,11 +9,17 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import picocli.CommandLine;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.OptionSpec;
+import picocli.CommandLine.ParseResult;
 
 /**
- * The examples' command lines: {@code --name value} options and {@code --name} switches. A bad one
- * is a {@link UsageError} whose one-line message names the flag, the value as written and what
- * was expected; {@link #exitOnUsageError} prints it and exits with status 2.
+ * The examples' command lines, parsed by picocli: {@code --name value} (or {@code --name=value})
+ * options, {@code --name} switches, {@code --help} and {@code --version}. A bad one is a {@link
+ * UsageError} whose one-line message names the flag, the value as written and what was expected;
+ * {@link #exitOnUsageError} prints it and exits with status 2. Picocli reads the words; the values
+ * are checked here, where each program asks for one with its range.
  */
 final class ExampleFlags {
   /** A mistake the user can fix on the command line: a bad flag, or a port that cannot be listened on. */
@@ -29,52 +36,77 @@ final class ExampleFlags {
     void run(ExampleFlags flags) throws Exception;
   }
 
-  private final String usage;
   private final Map<String, String> values = new HashMap<>();
   private final Set<String> switches = new HashSet<>();
+  private boolean helpRequested;
+  private boolean versionRequested;
 
-  private ExampleFlags(String usage) {
-    this.usage = usage;
-  }
+  private ExampleFlags() {}
 
   /**
    * Parses {@code args} and runs {@code program}; {@code --help} prints the usage and {@code help}
-   * (a line per flag), and a usage error prints {@code examples: MESSAGE} on stderr and exits
-   * with status 2.
+   * (a line per flag), {@code --version} the version, and a usage error prints {@code examples:
+   * MESSAGE} on stderr and exits with status 2.
    */
   static void exitOnUsageError(
       String[] args, String usage, String help, Set<String> options, Set<String> switchNames, Program program)
       throws Exception {
-    if (List.of(args).contains("--help")) {
-      System.out.println(usage);
-      System.out.print(help);
-      return;
-    }
-    if (List.of(args).contains("-V") || List.of(args).contains("--version")) {
-      System.out.println("ballast examples " + ProjectVersion.get());
-      return;
-    }
     try {
-      program.run(parse(args, usage, options, switchNames));
+      ExampleFlags flags = parse(args, usage, options, switchNames);
+      if (flags.helpRequested) {
+        System.out.println(usage);
+        System.out.print(help);
+      } else if (flags.versionRequested) {
+        System.out.println("ballast examples " + ProjectVersion.get());
+      } else {
+        program.run(flags);
+      }
     } catch (UsageError e) {
       System.err.println("examples: " + e.getMessage());
       System.exit(2);
     }
   }
 
+  /**
+   * The options (each takes a value) and switches (none) of one program, as picocli reads them;
+   * a word that is neither, an option without its value, or an option given twice is a {@link
+   * UsageError} that ends with {@code usage}.
+   */
   static ExampleFlags parse(String[] args, String usage, Set<String> options, Set<String> switchNames) {
-    ExampleFlags flags = new ExampleFlags(usage);
-    for (int i = 0; i < args.length; i++) {
-      String name = args[i];
+    CommandSpec command = CommandSpec.create();
+    command.addOption(OptionSpec.builder("--help").usageHelp(true).build());
+    command.addOption(OptionSpec.builder("-V", "--version").versionHelp(true).build());
+    for (String name : options) {
+      command.addOption(OptionSpec.builder(name).type(String.class).paramLabel("VALUE").build());
+    }
+    for (String name : switchNames) {
+      command.addOption(OptionSpec.builder(name).arity("0").type(boolean.class).build());
+    }
+    ParseResult parsed;
+    try {
+      parsed = new CommandLine(command).parseArgs(args);
+    } catch (CommandLine.UnmatchedArgumentException e) {
+      String first = e.getUnmatched().isEmpty() ? "" : e.getUnmatched().get(0);
+      throw new UsageError("unknown option: " + Ranges.quote(first) + " (" + usage + ")");
+    } catch (CommandLine.MissingParameterException e) {
+      String name = e.getMissing().isEmpty() || !(e.getMissing().get(0) instanceof OptionSpec option)
+          ? "an option" : option.longestName();
+      throw new UsageError(name + ": missing value (" + usage + ")");
+    } catch (CommandLine.OverwrittenOptionException e) {
+      String name = e.getOverwritten() instanceof OptionSpec option ? option.longestName() : "an option";
+      throw new UsageError(name + ": given more than once (expected: once; " + usage + ")");
+    } catch (CommandLine.ParameterException e) {
+      throw new UsageError(e.getMessage().replace("\n", " ") + " (" + usage + ")");
+    }
+    ExampleFlags flags = new ExampleFlags();
+    flags.helpRequested = parsed.isUsageHelpRequested();
+    flags.versionRequested = parsed.isVersionHelpRequested();
+    for (OptionSpec option : parsed.matchedOptions()) {
+      String name = option.longestName();
       if (switchNames.contains(name)) {
         flags.switches.add(name);
       } else if (options.contains(name)) {
-        if (i + 1 == args.length) {
-          throw new UsageError(name + ": missing value (" + usage + ")");
-        }
-        flags.values.put(name, args[++i]);
-      } else {
-        throw new UsageError("unknown option: '" + name + "' (" + usage + ")");
+        flags.values.put(name, option.getValue());
       }
     }
     return flags;

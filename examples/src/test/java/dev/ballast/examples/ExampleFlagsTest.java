@@ -32,4 +32,25 @@ final class ExampleFlagsTest {
     assertThatThrownBy(() -> parse("--rate")).hasMessage("--rate: missing value (usage: x)");
     assertThatThrownBy(() -> parse("0", "1")).hasMessage("unknown option: '0' (usage: x)");
   }
+
+  /** Picocli reads the words: --name=value too, and its refusals keep the one-line shape. */
+  @Test
+  void picocliReadsTheWordsAndItsRefusalsAreOneLineErrors() {
+    assertThat(parse("--port=0", "--rate", "7").integer("--rate", 200, 1, 10)).isEqualTo(7);
+    assertThat(parse("--port=0").port("--port", 50051)).isZero();
+    assertThat(parse().given("--port")).isFalse();
+    assertThat(parse("--port", "1").given("--port")).isTrue();
+    assertThatThrownBy(() -> parse("--port", "1", "--port", "2"))
+        .hasMessage("--port: given more than once (expected: once; usage: x)");
+    assertThatThrownBy(() -> parse("--rate", "--port", "1")).hasMessage("--rate: missing value (usage: x)");
+    assertThatThrownBy(() -> parse("--no-limiter=yes")).hasMessage("option '--no-limiter' should be specified without 'yes' parameter (usage: x)");
+    assertThatThrownBy(() -> parse("--verbose\nx")).hasMessage("unknown option: '--verbose\\u000ax' (usage: x)");
+    assertThatThrownBy(() -> parse("--rate", "0").integer("--rate", 200, 1, 10)).hasMessage("--rate: '0' (expected: 1..10)");
+  }
+
+  @Test
+  void helpAndVersionAreReadAnywhereOnTheLine() {
+    assertThat(parse("--port", "1", "--help")).extracting("helpRequested").isEqualTo(true);
+    assertThat(parse("-V")).extracting("versionRequested").isEqualTo(true);
+  }
 }

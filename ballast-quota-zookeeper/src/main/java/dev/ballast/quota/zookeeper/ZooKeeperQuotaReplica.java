@@ -1,5 +1,6 @@
 package dev.ballast.quota.zookeeper;
 
+import dev.ballast.annotation.Experimental;
 import dev.ballast.internal.Ranges;
 import dev.ballast.quota.Leadership;
 import dev.ballast.quota.QuotaService;
@@ -80,6 +81,7 @@ import org.apache.zookeeper.ZooKeeper;
  * #spread}, each resource is led by its own replica while all are up, so capacity grows with
  * replicas, and every replica stands in for the others.
  */
+@Experimental("replication through ZooKeeper is new: how a leader is chosen and handed over may change")
 public final class ZooKeeperQuotaReplica implements AutoCloseable {
   private static final Logger logger = Logger.getLogger(ZooKeeperQuotaReplica.class.getName());
   /** The part of a latch's node name before its sequence number (Curator's LeaderLatch). */
@@ -320,10 +322,13 @@ public final class ZooKeeperQuotaReplica implements AutoCloseable {
   }
 
   /**
+   * A replica's builder.
+   *
    * @param zookeeper a started Curator client; the replica does not own it
    * @param address where clients reach this replica, {@code host:port}, as followers name it to
    *     them in the {@value QuotaService#LEADER_TRAILER} trailer
    * @param service this replica's service, made with {@link QuotaService#replica}
+   * @return a new builder
    */
   public static Builder builder(CuratorFramework zookeeper, String address, QuotaService service) {
     return new Builder(zookeeper, address, service);
@@ -333,6 +338,12 @@ public final class ZooKeeperQuotaReplica implements AutoCloseable {
    * The resources replica {@code replica} (0-based) of {@code replicas} prefers: every one whose
    * position in {@code resources} is {@code replica} modulo {@code replicas}. Given the same list,
    * the replicas share the resources out evenly.
+   *
+   * @param resources every resource of the service, in the same order on every replica
+   * @param replica this replica's number, {@code 0..replicas-1}
+   * @param replicas how many replicas there are, 1 or more
+   * @return the resources this replica prefers, in the list's order
+   * @throws IllegalArgumentException for a replica number or count out of range
    */
   public static List<String> spread(List<String> resources, int replica, int replicas) {
     Ranges.checkInt("replicas", replicas, 1, 1000);
@@ -463,12 +474,22 @@ public final class ZooKeeperQuotaReplica implements AutoCloseable {
     }
   }
 
-  /** Where clients reach this replica. */
+  /**
+   * Where clients reach this replica.
+   *
+   * @return {@code host:port}, as it was built
+   */
   public String address() {
     return address;
   }
 
-  /** Whether ZooKeeper has made this replica the leader of {@code resource} (the service follows on the events executor). */
+  /**
+   * Whether ZooKeeper has made this replica the leader of {@code resource} (the service follows
+   * on the events executor).
+   *
+   * @param resource the resource's name
+   * @return true while this replica leads it
+   */
   public boolean hasLeadership(String resource) {
     Election election = elections.get(resource);
     if (election == null) {
@@ -518,7 +539,14 @@ public final class ZooKeeperQuotaReplica implements AutoCloseable {
       }
     }
 
-    /** The ZooKeeper path under which each resource has its election (default {@code /ballast/quota}); one per service. */
+    /**
+     * The ZooKeeper path under which each resource has its election (default {@code
+     * /ballast/quota}); one per service.
+     *
+     * @param path an absolute ZooKeeper path
+     * @return this builder
+     * @throws IllegalArgumentException for a path that is not one
+     */
     public Builder path(String path) {
       try {
         ZKPaths.fixForNamespace(null, path);
@@ -530,7 +558,14 @@ public final class ZooKeeperQuotaReplica implements AutoCloseable {
       return this;
     }
 
-    /** The resources whose elections this replica joins at once (default: all); see {@link #spread}. */
+    /**
+     * The resources whose elections this replica joins at once (default: all); see {@link
+     * #spread}.
+     *
+     * @param resources names of the service's resources
+     * @return this builder
+     * @throws IllegalArgumentException for a name the service does not have
+     */
     public Builder preferred(List<String> resources) {
       for (String resource : resources) {
         if (!service.resourceNames().contains(resource)) {
@@ -546,6 +581,10 @@ public final class ZooKeeperQuotaReplica implements AutoCloseable {
      * When to join the elections of the resources not preferred even if they have no leader yet
      * (default 10 s; 0..1 h): how long a resource may go unled at a cold start if its preferred
      * replica does not come.
+     *
+     * @param delay how long to wait before joining the other elections
+     * @return this builder
+     * @throws IllegalArgumentException when it is out of range
      */
     public Builder joinOthersAfter(Duration delay) {
       this.joinOthersAfter = Ranges.checkDuration("joinOthersAfter", delay, Duration.ZERO, Duration.ofHours(1));
@@ -555,6 +594,9 @@ public final class ZooKeeperQuotaReplica implements AutoCloseable {
     /**
      * Runs the leadership changes, one at a time and in order (default: a thread of the replica's
      * own). A test in virtual time gives an executor that runs them on the test's thread.
+     *
+     * @param events the executor; the replica does not shut it down
+     * @return this builder
      */
     public Builder events(Executor events) {
       this.events = Objects.requireNonNull(events, "events");
@@ -590,6 +632,12 @@ public final class ZooKeeperQuotaReplica implements AutoCloseable {
       return this;
     }
 
+    /**
+     * Joins the elections: the preferred resources' at once, the others' after {@link
+     * #joinOthersAfter}.
+     *
+     * @return the replica, to close when done
+     */
     public ZooKeeperQuotaReplica start() {
       Set<String> joinAtOnce = preferredSet ? preferred : service.resourceNames();
       return new ZooKeeperQuotaReplica(this).start(joinAtOnce, joinOthersAfter);

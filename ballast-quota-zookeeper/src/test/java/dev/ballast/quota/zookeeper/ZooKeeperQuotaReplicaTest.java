@@ -8,8 +8,8 @@ import dev.ballast.quota.QuotaServer;
 import dev.ballast.quota.QuotaService;
 import dev.ballast.quota.ResourceConfig;
 import dev.ballast.quota.v1.QuotaGrpc;
-import dev.ballast.quota.v1.QuotaProto.GetCapacityRequest;
-import dev.ballast.quota.v1.QuotaProto.ResourceRequest;
+import dev.ballast.quota.v1.GetCapacityRequest;
+import dev.ballast.quota.v1.ResourceRequest;
 import dev.ballast.testing.FakeClock;
 import dev.ballast.time.NanoClock;
 import io.grpc.CallOptions;
@@ -135,7 +135,7 @@ final class ZooKeeperQuotaReplicaTest {
     ManagedChannel channel = InProcessChannelBuilder.forName(prefix + 1).directExecutor().build();
     try {
       StatusRuntimeException e = catchThrowableOfType(StatusRuntimeException.class, () -> ClientCalls.blockingUnaryCall(channel,
-          QuotaGrpc.GET_CAPACITY, CallOptions.DEFAULT, new GetCapacityRequest("c", List.of(new ResourceRequest("db", 1)))));
+          QuotaGrpc.getGetCapacityMethod(), CallOptions.DEFAULT, request("db")));
       assertThat(e.getTrailers().get(Metadata.Key.of(QuotaService.LEADER_TRAILER, Metadata.ASCII_STRING_MARSHALLER)))
           .isEqualTo(prefix + 0);
       assertThat(e.getStatus().getDescription()).isEqualTo("ballast quota: resource_id: 'db' is led by " + prefix + 0
@@ -148,8 +148,7 @@ final class ZooKeeperQuotaReplicaTest {
   private Status ask(int replica, String resource) {
     ManagedChannel channel = InProcessChannelBuilder.forName(prefix + replica).directExecutor().build();
     try {
-      ClientCalls.blockingUnaryCall(channel, QuotaGrpc.GET_CAPACITY, CallOptions.DEFAULT,
-          new GetCapacityRequest("c", List.of(new ResourceRequest(resource, 1))));
+      ClientCalls.blockingUnaryCall(channel, QuotaGrpc.getGetCapacityMethod(), CallOptions.DEFAULT, request(resource));
       return Status.OK;
     } catch (StatusRuntimeException e) {
       return e.getStatus();
@@ -244,5 +243,12 @@ final class ZooKeeperQuotaReplicaTest {
     assertThat(ZooKeeperQuotaReplica.spread(List.of("a", "b", "c", "d", "e"), 1, 2)).containsExactly("b", "d");
     assertThat(ZooKeeperQuotaReplica.spread(List.of("a"), 2, 3)).isEmpty();
     assertThatThrownBy(() -> ZooKeeperQuotaReplica.spread(List.of("a"), 3, 3)).hasMessage("replica: 3 (expected: 0..2)");
+  }
+
+  private static GetCapacityRequest request(String resource) {
+    return GetCapacityRequest.newBuilder()
+        .setClientId("c")
+        .addResource(ResourceRequest.newBuilder().setResourceId(resource).setWants(1).setWeight(1))
+        .build();
   }
 }

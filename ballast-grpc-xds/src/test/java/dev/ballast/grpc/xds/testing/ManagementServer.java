@@ -78,21 +78,26 @@ public final class ManagementServer implements AutoCloseable {
 
   /** Serves {@code cluster} and {@code endpoints} for {@code service}, with its Listener and route. */
   public synchronized void publish(String service, Cluster cluster, ClusterLoadAssignment endpoints) {
-    services.put(
-        service, new Service(XdsResources.listener(service), XdsResources.route(service), cluster, endpoints));
+    publish(service, XdsResources.listener(service), XdsResources.route(service), cluster, endpoints);
+  }
+
+  /** Serves the four resources of {@code service} as given (the Listener's name is the client's target). */
+  public synchronized void publish(
+      String service, Listener listener, RouteConfiguration route, Cluster cluster, ClusterLoadAssignment endpoints) {
+    services.put(service, new Service(listener, route, cluster, endpoints));
     push();
   }
 
   /** Replaces the service's Cluster alone. */
   public synchronized void publish(String service, Cluster cluster) {
     Service old = services.get(service);
-    publish(service, cluster, old.endpoints());
+    publish(service, old.listener(), old.route(), cluster, old.endpoints());
   }
 
   /** Replaces the service's endpoints alone. */
   public synchronized void publish(String service, ClusterLoadAssignment endpoints) {
     Service old = services.get(service);
-    publish(service, old.cluster(), endpoints);
+    publish(service, old.listener(), old.route(), old.cluster(), endpoints);
   }
 
   /** The version the next push will carry. */
