@@ -1,5 +1,7 @@
 package dev.ballast.quota;
 
+import dev.ballast.annotation.Experimental;
+
 /**
  * A replica's leadership of one resource, as far as the replica can vouch for it at an instant. A
  * {@link QuotaService} that leads a resource with a leadership ({@link QuotaService#lead(String,
@@ -13,6 +15,7 @@ package dev.ballast.quota;
  * answers from what it last heard ({@code dev.ballast.quota.zookeeper.ZooKeeperQuotaReplica} is
  * one). {@link #ALWAYS} is the leadership of a server that has no rival: a single server.
  */
+@Experimental("the check on a replica's leadership is new: its interface may change")
 public interface Leadership {
   /** A leadership that never lapses: a single server's, which no other replica can take over. */
   Leadership ALWAYS = new Leadership() {

@@ -1,6 +1,7 @@
 package dev.ballast.quota;
 
 import com.google.protobuf.InvalidProtocolBufferException;
+import dev.ballast.annotation.Experimental;
 import dev.ballast.internal.Ranges;
 import dev.ballast.quota.v1.GetCapacityRequest;
 import dev.ballast.quota.v1.GetCapacityResponse;
@@ -174,6 +175,7 @@ public final class QuotaService implements BindableService {
    * @param leadership what vouches for this replica's leadership on every request
    * @throws IllegalArgumentException if no resource has that name
    */
+  @Experimental("the check on a replica's leadership is new")
   public void lead(String resource, Leadership leadership) {
     Objects.requireNonNull(leadership, "leadership");
     Resource r = require(resource);
@@ -221,6 +223,7 @@ public final class QuotaService implements BindableService {
    * @return true if a request for the resource arriving now would be granted a lease
    * @throws IllegalArgumentException if no resource has that name
    */
+  @Experimental("the check on a replica's leadership is new")
   public boolean grants(String resource) {
     Led led = require(resource).led;
     return led != null && led.leadership().confirmedAt(clock.nanoTime());
