@@ -120,11 +120,6 @@ public final class BallastCalls {
 
   /** The header form of a criticality: its name in lower case with dashes. */
   static String header(Criticality c) {
-    return switch (c) {
-      case CRITICAL_PLUS -> "critical-plus";
-      case CRITICAL -> "critical";
-      case SHEDDABLE_PLUS -> "sheddable-plus";
-      case SHEDDABLE -> "sheddable";
-    };
+    return c.headerValue();
   }
 }
