@@ -1,6 +1,6 @@
 package dev.ballast.cli;
 
-import dev.ballast.quota.zookeeper.TcpCut;
+import dev.ballast.quota.zookeeper.testing.TcpCut;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;

@@ -6,7 +6,7 @@ import static dev.ballast.cli.QuotaReplicaProcesses.SESSION_MILLIS;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ballast.cli.QuotaReplicaProcesses.Line;
-import dev.ballast.quota.zookeeper.TcpCut;
+import dev.ballast.quota.zookeeper.testing.TcpCut;
 import io.grpc.Grpc;
 import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;

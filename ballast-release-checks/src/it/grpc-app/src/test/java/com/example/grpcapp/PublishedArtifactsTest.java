@@ -27,6 +27,7 @@ class PublishedArtifactsTest {
     "ballast-grpc (tests), dev/ballast/grpc/testing/StaticResolverProvider.class, dev.ballast.grpc.testing",
     "ballast-grpc-xds (tests), dev/ballast/grpc/xds/testing/ManagementServer.class, dev.ballast.grpc.xds.testing",
     "ballast-quota (tests), dev/ballast/quota/fleet/QuotaFleet.class, dev.ballast.quota.fleet",
+    "ballast-quota-zookeeper (tests), dev/ballast/quota/zookeeper/testing/TcpCut.class, dev.ballast.quota.zookeeper.testing",
   })
   void isOnTheClassPathWithItsModuleName(String artifact, String classFile, String moduleName) throws Exception {
     URL url = getClass().getClassLoader().getResource(classFile);

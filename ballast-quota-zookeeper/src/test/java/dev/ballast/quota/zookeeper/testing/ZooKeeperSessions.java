@@ -1,4 +1,4 @@
-package dev.ballast.quota.zookeeper;
+package dev.ballast.quota.zookeeper.testing;
 
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
