@@ -20,6 +20,7 @@ public final class OverloadTable {
     add(Backoff.SETTINGS);
     add(RetryBudgetConfig.SETTINGS);
     add(TokenBucketConfig.SETTINGS);
+    add(HedgingConfig.SETTINGS);
   }
 
   private OverloadTable() {}
@@ -30,7 +31,7 @@ public final class OverloadTable {
 
   /**
    * The parts' names: {@code throttle}, {@code limiter}, {@code fairAdmission}, {@code retry},
-   * {@code backoff}, {@code retryBudget}, {@code tokenBucket}.
+   * {@code backoff}, {@code retryBudget}, {@code tokenBucket}, {@code hedging}.
    *
    * @return the names, in the table's order
    */
