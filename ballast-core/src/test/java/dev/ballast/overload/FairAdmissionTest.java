@@ -359,7 +359,10 @@ final class FairAdmissionTest {
     round.run(); // warm-up: the JIT and the recompute's working arrays
     long before = Allocations.byThisThread();
     round.run();
-    assertThat(Allocations.byThisThread() - before).isZero();
+    // As in the other allocation tests: reading the counter (and the JIT's own work on a busy
+    // machine) may cost a few hundred bytes once; one allocation a request would cost megabytes,
+    // and one a recompute (100 of them here) at least 1,600 bytes.
+    assertThat(Allocations.byThisThread() - before).isLessThan(1_000);
   }
 
   @Test
