@@ -3,6 +3,7 @@ package dev.ballast.benchmarks;
 import dev.ballast.overload.AdaptiveThrottle;
 import dev.ballast.overload.AdmissionLimiter;
 import dev.ballast.overload.Criticality;
+import dev.ballast.overload.FairAdmissionConfig;
 import dev.ballast.overload.Hedging;
 import dev.ballast.overload.HedgingConfig;
 import dev.ballast.overload.LimiterConfig;
@@ -42,6 +43,26 @@ public class OverloadBenchmark {
       AdmissionLimiter.create(LimiterConfig.builder().kind(LimiterConfig.Kind.CPU).build(), () -> 0.5, NanoClock.cached());
   private final AdmissionLimiter gradientLimiter =
       AdmissionLimiter.create(LimiterConfig.builder().kind(LimiterConfig.Kind.GRADIENT).build(), () -> 0, NanoClock.cached());
+  // Fair admission beside the limiter without partitions, the same kind and readings: 100 callers
+  // taking turns, each looked up by its id per request as a server does.
+  private final AdmissionLimiter plainLimiter =
+      AdmissionLimiter.create(LimiterConfig.defaults(), FairAdmissionConfig.disabled(), () -> 0.5, NanoClock.cached());
+  private final AdmissionLimiter fairLimiter =
+      AdmissionLimiter.create(LimiterConfig.defaults(), FairAdmissionConfig.defaults(), () -> 0.5, NanoClock.cached());
+  private static final String[] CALLER_IDS = new String[100];
+
+  static {
+    for (int i = 0; i < CALLER_IDS.length; i++) {
+      CALLER_IDS[i] = "spiffe://example.org/ns/prod/sa/caller-" + i;
+    }
+  }
+
+  /** Each thread's turn through the callers, so that threads share no cursor. */
+  @State(Scope.Thread)
+  public static class Turn {
+    int next;
+  }
+
   private final RetryBudget budget = RetryBudget.create(RetryBudgetConfig.defaults());
   private final Hedging hedging = Hedging.create(HedgingConfig.defaults(), budget, throttle, NanoClock.cached());
 
@@ -69,6 +90,31 @@ public class OverloadBenchmark {
   @Benchmark
   public boolean gradientLimiterAdmitAndComplete() {
     return admitAndComplete(gradientLimiter);
+  }
+
+  /** The server side of one request under the default limiter without fair admission. */
+  @Benchmark
+  public boolean plainLimiterAdmitAndComplete() {
+    return admitAndComplete(plainLimiter);
+  }
+
+  /**
+   * The same with fair admission: the caller looked up by id (one of 100), admitted and completed
+   * with its share's bookkeeping.
+   *
+   * @param turn the thread's turn through the callers
+   * @return whether it was admitted
+   */
+  @Benchmark
+  public boolean fairLimiterAdmitAndComplete(Turn turn) {
+    int next = turn.next + 1 == CALLER_IDS.length ? 0 : turn.next + 1;
+    turn.next = next;
+    AdmissionLimiter.Caller caller = fairLimiter.caller(CALLER_IDS[next]);
+    boolean admitted = fairLimiter.tryAcquire(caller, Criticality.CRITICAL);
+    if (admitted) {
+      fairLimiter.onComplete(caller, 0, 1_000_000);
+    }
+    return admitted;
   }
 
   private static boolean admitAndComplete(AdmissionLimiter limiter) {

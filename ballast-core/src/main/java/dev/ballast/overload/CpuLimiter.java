@@ -36,8 +36,8 @@ final class CpuLimiter extends WindowedLimiter {
   private volatile boolean latencyInCharge;
 
   /** {@code watchLatency}: whether latency, as well as CPU, makes the server hot. */
-  CpuLimiter(LimiterConfig config, DoubleSupplier cpu, NanoClock clock, boolean watchLatency) {
-    super(config, clock, watchLatency ? LATENCY_MICROS + 1 : SAMPLE_MICROS + 1);
+  CpuLimiter(LimiterConfig config, FairAdmissionConfig fairness, DoubleSupplier cpu, NanoClock clock, boolean watchLatency) {
+    super(config, fairness, clock, watchLatency ? LATENCY_MICROS + 1 : SAMPLE_MICROS + 1);
     this.cpu = cpu;
     this.threshold = config.cpuThreshold();
     this.coolOffNanos = config.coolOff().toNanos();

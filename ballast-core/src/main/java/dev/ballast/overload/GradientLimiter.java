@@ -9,8 +9,8 @@ import dev.ballast.time.NanoClock;
 final class GradientLimiter extends WindowedLimiter {
   private final LatencyGradient gradient;
 
-  GradientLimiter(LimiterConfig config, NanoClock clock) {
-    super(config, clock, SAMPLE_MICROS + 1);
+  GradientLimiter(LimiterConfig config, FairAdmissionConfig fairness, NanoClock clock) {
+    super(config, fairness, clock, SAMPLE_MICROS + 1);
     this.gradient = new LatencyGradient(config);
   }
 

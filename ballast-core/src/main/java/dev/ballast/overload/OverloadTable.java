@@ -15,6 +15,7 @@ public final class OverloadTable {
   static {
     add(ThrottleConfig.SETTINGS);
     add(LimiterConfig.SETTINGS);
+    add(FairAdmissionConfig.SETTINGS);
     add(RetryPolicy.SETTINGS);
     add(Backoff.SETTINGS);
     add(RetryBudgetConfig.SETTINGS);
@@ -29,8 +30,8 @@ public final class OverloadTable {
   }
 
   /**
-   * The parts' names: {@code throttle}, {@code limiter}, {@code retry}, {@code backoff}, {@code
-   * retryBudget}, {@code tokenBucket}, {@code hedging}.
+   * The parts' names: {@code throttle}, {@code limiter}, {@code fairAdmission}, {@code retry},
+   * {@code backoff}, {@code retryBudget}, {@code tokenBucket}, {@code hedging}.
    *
    * @return the names, in the table's order
    */

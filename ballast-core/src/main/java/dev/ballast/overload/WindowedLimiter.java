@@ -4,12 +4,42 @@ import dev.ballast.internal.VarHandles;
 import dev.ballast.time.NanoClock;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
  * What both limiters share: the in-flight count, the criticality shares, the shed counters, the
- * window of completions and latencies, and the election of one caller per slot to recompute the
- * limit.
+ * window of completions and latencies, the callers' fair shares, and the election of one request
+ * per slot to recompute the limit and the shares.
+ *
+ * <p>Fair admission ({@link FairShares}) while the limiter sheds, for a request of criticality c
+ * from a caller with n requests in flight and T in flight in all, under the limit L and the cap
+ * {@code ceil(L x share[c])} that criticality alone would hold:
+ *
+ * <ul>
+ *   <li>every caller's demand fits (the water level is infinite): a caller over its equal part of
+ *       the limit (by weight w) needs room below the cap for its excess per unit of weight as well,
+ *       {@code T + max(0, n + 1 - equal part x share[c]) / w < cap}, so that as the server fills the caller holding the most is shed first. With one
+ *       caller this is the cap itself;
+ *   <li>a caller that wants no more than its fair share f (its weight times the water level) is
+ *       admitted while {@code n < f x share[c] x (1 + headroom)} and {@code T < ceil(L x (1 +
+ *       headroom))} (at least the cap; with {@code criticalityAcrossCallers}, {@code ceil(L x
+ *       share[c] x (1 + headroom))}): it keeps what it wants, its ups and downs included, even at
+ *       the limit, while the callers over their share give way;
+ *   <li>a caller that wants more is admitted only while {@code T + max(0, n + 1 - f x share[c]) / w
+ *       < cap}: into room below the cap, more room the further over its share (per unit of weight)
+ *       the request would take it, so that a hungry caller below its share goes before one at it.
+ * </ul>
+ *
+ * The count of requests in flight is checked and counted in one compare-and-set, so T never
+ * passes the bound the request was checked against (concurrency-limits #234 is a limit checked
+ * and then counted in two steps). So T never passes the larger of {@code ceil(L x (1 + headroom))}
+ * and the most important criticality's cap ({@code 1.5 x L} by default for both), nor, with {@code
+ * criticalityAcrossCallers}, that cap times {@code 1 + headroom}. A caller's own place under its allowance is taken the
+ * same way, before the count, and given back if the count refuses. Without fair admission a
+ * request is admitted while {@code T < cap}, as it always was; with one caller, fair admission
+ * admits exactly the same requests.
  *
  * <p>A server holds one limiter, but a simulated fleet holds one per backend, and every request
  * touches its backend's: the in-flight count and the recompute time are fields of the limiter
@@ -38,10 +68,16 @@ abstract class WindowedLimiter implements AdmissionLimiter {
   private volatile int inFlight;
   private final long slotNanos;
   volatile int limit;
+  private final FairAdmissionConfig fairness;
+  /** The callers and their shares; null without fair admission. */
+  private final FairShares fair;
+  /** Without fair admission, the one caller every id gives. */
+  private final CallerState everyone;
 
   /** {@code lanes}: {@link #SAMPLE_MICROS} + 1, or {@link #LATENCY_MICROS} + 1 for a kind that watches latency too. */
-  WindowedLimiter(LimiterConfig config, NanoClock clock, int lanes) {
+  WindowedLimiter(LimiterConfig config, FairAdmissionConfig fairness, NanoClock clock, int lanes) {
     this.config = config;
+    this.fairness = Objects.requireNonNull(fairness, "fairness");
     this.clock = clock;
     this.shares = config.criticalityShares();
     long now = clock.nanoTime();
@@ -49,6 +85,8 @@ abstract class WindowedLimiter implements AdmissionLimiter {
     this.window = new SlidingCounter(config.slots(), lanes, slotNanos, now);
     this.nextRecompute = now + slotNanos;
     this.limit = config.initialLimit();
+    this.fair = fairness.enabled() ? new FairShares(fairness, config.slots(), slotNanos, now) : null;
+    this.everyone = fair == null ? new CallerState(Caller.UNKNOWN, fairness.defaultWeight(), null) : null;
   }
 
   @Override
@@ -57,29 +95,137 @@ abstract class WindowedLimiter implements AdmissionLimiter {
   }
 
   @Override
+  public final FairAdmissionConfig fairness() {
+    return fairness;
+  }
+
+  @Override
+  public final Caller caller(String id) {
+    return fair == null ? everyone : fair.caller(id, clock.nanoTime());
+  }
+
+  @Override
   public final boolean tryAcquire(Criticality c) {
-    long now = clock.nanoTime();
+    return fair == null ? admit(c, clock.nanoTime()) : admit(fair.unknown, c);
+  }
+
+  @Override
+  public final boolean tryAcquire(Caller caller, Criticality c) {
+    CallerState state = checked(caller);
+    return fair == null ? admit(c, clock.nanoTime()) : admit(state, c);
+  }
+
+  /** The caller's state, if it is this limiter's. */
+  private CallerState checked(Caller caller) {
+    if (caller instanceof CallerState state && (fair == null ? state == everyone : state.owner == fair)) {
+      return state;
+    }
+    throw new IllegalArgumentException("caller: " + caller + " (expected: a caller of this limiter, from its caller(id))");
+  }
+
+  /** Recomputes the limit and the shares if a slot has passed since the last time. */
+  private void recomputeIfDue(long now) {
     long due = nextRecompute;
     if (now - due >= 0 && NEXT_RECOMPUTE.compareAndSet(this, due, now + slotNanos)) {
       recompute(now, window.period(now) - 1);
+      if (fair != null) {
+        fair.recompute(limit);
+      }
     }
+  }
+
+  /** Admission by criticality alone. */
+  private boolean admit(Criticality c, long now) {
+    recomputeIfDue(now);
     if (!enforcing(now)) {
       IN_FLIGHT.getAndAdd(this, 1);
       return true;
     }
     // Ceiling, so that a share of a small limit still admits one request.
-    int cap = (int) Math.ceil(limit * shares[c.ordinal()]);
+    if (countUnder((int) Math.ceil(limit * shares[c.ordinal()]))) {
+      return true;
+    }
+    onShed(c, now);
+    return false;
+  }
+
+  /** Fair admission: see the class comment. */
+  private boolean admit(CallerState caller, Criticality c) {
+    long now = clock.nanoTime();
+    recomputeIfDue(now);
+    caller.arrive();
+    if (!enforcing(now)) {
+      IN_FLIGHT.getAndAdd(this, 1);
+      caller.admitted();
+      return true;
+    }
+    int l = limit;
+    double share = shares[c.ordinal()];
+    int cap = (int) Math.ceil(l * share);
+    double level = fair.level();
+    if (level == Double.POSITIVE_INFINITY) {
+      // Every caller's demand fit in the last slot, yet the limiter sheds: the demands are out of
+      // date. Each caller's share is then taken as equal (by weight), and a caller over it needs
+      // room below the cap for its excess too, so that the caller holding the most yields first.
+      double excess = Math.max(0, caller.inFlight() + 1 - fair.equalLevel() * caller.weight * share);
+      if (countUnder(roomBound(cap, excess, caller.weight, fair.activeWeight()))) {
+        caller.admitted();
+        return true;
+      }
+    } else {
+      double allowance = level * caller.weight * share;
+      if (caller.withinShare) {
+        // What it wants fits in its share: it keeps it, ups and downs included, even at the limit.
+        if (caller.reserveUnder(allowance * (1 + fair.headroom))) {
+          int ceiling = fair.criticalityAcrossCallers
+              ? (int) Math.ceil(l * share * (1 + fair.headroom))
+              : Math.max(cap, (int) Math.ceil(l * (1 + fair.headroom)));
+          if (countUnder(ceiling)) {
+            return true;
+          }
+          caller.ended();
+        }
+      } else {
+        // It wants more than its share: only into room below the cap, more room the further over
+        // its share this request would take it.
+        double excess = Math.max(0, caller.inFlight() + 1 - allowance);
+        if (countUnder(roomBound(cap, excess, caller.weight, fair.hungryWeight()))) {
+          caller.admitted();
+          return true;
+        }
+      }
+    }
+    caller.onShed();
+    onShed(c, now);
+    return false;
+  }
+
+  /**
+   * The bound on requests in flight under which a caller {@code excess} over its share (this
+   * request included) is admitted: the room below the cap is shared among the {@code contending}
+   * weight, and the caller's part of it must hold its excess. A caller that contends alone takes
+   * all the room there is.
+   */
+  private static int roomBound(int cap, double excess, double weight, double contending) {
+    return contending <= weight ? cap : (int) Math.ceil(cap - excess * contending / weight);
+  }
+
+  /** Counts a request in flight if fewer than {@code bound} are: the check and the count in one step. */
+  private boolean countUnder(int bound) {
     for (;;) {
       int current = inFlight;
-      if (current >= cap) {
-        shed.incrementAndGet(c.ordinal());
-        onShed(now);
+      if (current >= bound) {
         return false;
       }
       if (IN_FLIGHT.compareAndSet(this, current, current + 1)) {
         return true;
       }
     }
+  }
+
+  private void onShed(Criticality c, long now) {
+    shed.incrementAndGet(c.ordinal());
+    onShed(now);
   }
 
   /** Whether requests above the limit are shed at {@code now}. */
@@ -93,6 +239,21 @@ abstract class WindowedLimiter implements AdmissionLimiter {
 
   @Override
   public final void onComplete(long queuedNanos, long serviceNanos) {
+    if (fair != null) {
+      fair.unknown.ended();
+    }
+    completed(queuedNanos, serviceNanos);
+  }
+
+  @Override
+  public final void onComplete(Caller caller, long queuedNanos, long serviceNanos) {
+    if (fair != null) {
+      checked(caller).ended();
+    }
+    completed(queuedNanos, serviceNanos);
+  }
+
+  private void completed(long queuedNanos, long serviceNanos) {
     IN_FLIGHT.getAndAdd(this, -1);
     long now = clock.nanoTime();
     window.add(now, PASSES, 1);
@@ -108,7 +269,34 @@ abstract class WindowedLimiter implements AdmissionLimiter {
 
   @Override
   public final void onDropped() {
+    if (fair != null) {
+      fair.unknown.ended();
+    }
     IN_FLIGHT.getAndAdd(this, -1);
+  }
+
+  @Override
+  public final void onDropped(Caller caller) {
+    if (fair != null) {
+      checked(caller).ended();
+    }
+    IN_FLIGHT.getAndAdd(this, -1);
+  }
+
+  @Override
+  public final List<Caller> callersMostShed(int n) {
+    dev.ballast.internal.Ranges.checkInt("n", n, 0, 1000);
+    return fair == null ? List.of() : fair.mostShed(n);
+  }
+
+  @Override
+  public final long callersOverflowed() {
+    return fair == null ? 0 : fair.overflowed();
+  }
+
+  @Override
+  public final int callersTracked() {
+    return fair == null ? 0 : fair.tracked();
   }
 
   @Override

@@ -47,7 +47,7 @@ public final class Setting<T> {
     DURATION,
     /** One of an enum's constants, written in lower case with {@code _} or {@code -} between words. */
     CHOICE,
-    /** An object from backend key to a whole number within a range. */
+    /** An object from key (a backend's, a caller's) to a whole number within a range. */
     WEIGHTS
   }
 
@@ -62,6 +62,7 @@ public final class Setting<T> {
   private final T defaultValue;
   private final T min;
   private final T max;
+  /** A choice's names; for weights, one entry: what the keys are ("backend key", "caller id"). */
   private final List<String> choices;
   private final String meaning;
   /** For a default derived from another setting: that setting, the rule, and the rule in words; else null. */
@@ -216,7 +217,24 @@ public final class Setting<T> {
    * @return the declaration
    */
   public static Setting<Map<String, Integer>> weights(String name, int min, int max, String meaning) {
-    return new Setting<>(name, Type.WEIGHTS, Map.of(), Map.of("", min), Map.of("", max), List.of(), meaning);
+    return weights(name, "backend key", min, max, meaning);
+  }
+
+  /**
+   * An object from key to a whole number in {@code min..max}; the default is no weights.
+   *
+   * @param name the setting's name as the config record, JSON and code write it (camelCase; dotted
+   *     for a key of a nested object)
+   * @param keys what the keys are, as messages name them ({@code "caller id"})
+   * @param min the least weight allowed
+   * @param max the largest weight allowed
+   * @param meaning what the setting does, in a few words without a full stop, as the docs and
+   *     messages show it
+   * @return the declaration
+   */
+  public static Setting<Map<String, Integer>> weights(String name, String keys, int min, int max, String meaning) {
+    return new Setting<>(name, Type.WEIGHTS, Map.of(), Map.of("", min), Map.of("", max),
+        List.of(Objects.requireNonNull(keys, "keys")), meaning);
   }
 
   /**
@@ -351,7 +369,7 @@ public final class Setting<T> {
    * @return the names, as {@link #choiceName(Enum)} writes them; empty for other types
    */
   public List<String> choices() {
-    return choices;
+    return type == Type.WEIGHTS ? List.of() : choices;
   }
 
   /**
@@ -419,7 +437,7 @@ public final class Setting<T> {
             ? choices.get(0)
             : String.join(", ", choices.subList(0, choices.size() - 1)) + " or " + choices.get(choices.size() - 1);
       case WEIGHTS:
-        return "an object from backend key to a whole number in " + weightMin() + ".." + weightMax();
+        return "an object from " + choices.get(0) + " to a whole number in " + weightMin() + ".." + weightMax();
       default:
         throw new AssertionError(type);
     }

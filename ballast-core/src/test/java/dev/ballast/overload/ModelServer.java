@@ -29,10 +29,15 @@ final class ModelServer {
   private final AdmissionLimiter limiter;
   private SplittableRandom arrivals; // null: at a fixed rate
 
-  private final ArrayDeque<long[]> queue = new ArrayDeque<>(); // {arrivedMs, criticality}
+  private final ArrayDeque<long[]> queue = new ArrayDeque<>(); // {arrivedMs, criticality, caller}
   private final long[] busyUntilMs;
   private final long[] startedMs;
   private final long[] arrivedMs;
+  private final int[] callerOf;
+  // Callers (fair admission): their handles, and per caller the measured arrivals and good completions.
+  private AdmissionLimiter.Caller[] callers = new AdmissionLimiter.Caller[0];
+  private long[] callerArrivals = new long[0];
+  private long[] callerGood = new long[0];
   private long busyWorkerMs;
   private long busyAtLastReading;
   private long lastReadingMs;
@@ -55,8 +60,24 @@ final class ModelServer {
     this.busyUntilMs = new long[workers];
     this.startedMs = new long[workers];
     this.arrivedMs = new long[workers];
+    this.callerOf = new int[workers];
     Arrays.fill(busyUntilMs, -1);
     this.limiter = AdmissionLimiter.create(config, this::cpu, clock);
+  }
+
+  /** A server whose limiter shares its limit among callers as {@code fairness} says. */
+  ModelServer(LimiterConfig config, FairAdmissionConfig fairness, int workers, LongUnaryOperator serviceMsOfRequest,
+      boolean computes, boolean splitsQueueing) {
+    this.workers = workers;
+    this.serviceMsOfRequest = serviceMsOfRequest;
+    this.computes = computes;
+    this.splitsQueueing = splitsQueueing;
+    this.busyUntilMs = new long[workers];
+    this.startedMs = new long[workers];
+    this.arrivedMs = new long[workers];
+    this.callerOf = new int[workers];
+    Arrays.fill(busyUntilMs, -1);
+    this.limiter = AdmissionLimiter.create(config, fairness, this::cpu, clock);
   }
 
   private double cpu() {
@@ -82,27 +103,71 @@ final class ModelServer {
 
   /** Runs {@code ms} milliseconds with {@code perSecond} arrivals of criticality {@code c} per second. */
   ModelServer run(double perSecond, long ms, Criticality c) {
-    double owed = 0;
+    return run(new double[] {perSecond}, new Criticality[] {c}, ms, false);
+  }
+
+  /**
+   * Runs {@code ms} milliseconds in which caller {@code k} sends {@code perSecond[k]} requests of
+   * criticality {@code criticality[k]} per second, each caller known to the limiter by its id
+   * {@code "caller-k"}; arrivals of the callers alternate within each millisecond.
+   */
+  ModelServer runCallers(double[] perSecond, Criticality[] criticality, long ms) {
+    return run(perSecond, criticality, ms, true);
+  }
+
+  /** {@link #runCallers} and measures the requests that arrive in them, as {@link #measure} does. */
+  ModelServer measureCallers(double[] perSecond, Criticality[] criticality, long ms) {
+    measuredFromMs = nowMs;
+    measuredUntilMs = nowMs + ms;
+    return runCallers(perSecond, criticality, ms + DEADLINE_MS);
+  }
+
+  private ModelServer run(double[] perSecond, Criticality[] criticality, long ms, boolean named) {
+    if (named && callers.length < perSecond.length) {
+      int from = callers.length;
+      callers = Arrays.copyOf(callers, perSecond.length);
+      callerArrivals = Arrays.copyOf(callerArrivals, perSecond.length);
+      callerGood = Arrays.copyOf(callerGood, perSecond.length);
+      for (int k = from; k < callers.length; k++) {
+        callers[k] = limiter.caller("caller-" + k);
+      }
+    }
+    double[] owed = new double[perSecond.length];
     for (long end = nowMs + ms; nowMs < end; nowMs++) {
       clock.advance(java.time.Duration.ofMillis(1));
       for (int w = 0; w < workers; w++) {
         if (busyUntilMs[w] == nowMs) {
-          finish(w);
+          finish(w, named);
           busyUntilMs[w] = -1;
         }
       }
-      owed += arrivals == null ? perSecond / 1000 : poisson(perSecond / 1000);
-      for (; owed >= 1; owed--) {
-        if (limiter.tryAcquire(c)) {
-          queue.add(new long[] {nowMs, c.ordinal()});
-        } else if (measured(nowMs)) {
-          shed++;
+      boolean more = true;
+      for (int k = 0; k < owed.length; k++) {
+        owed[k] += arrivals == null ? perSecond[k] / 1000 : poisson(perSecond[k] / 1000);
+      }
+      while (more) {
+        more = false;
+        for (int k = 0; k < owed.length; k++) {
+          if (owed[k] >= 1) {
+            owed[k]--;
+            more = true;
+            Criticality c = criticality[k];
+            if (named && measured(nowMs)) {
+              callerArrivals[k]++;
+            }
+            if (named ? limiter.tryAcquire(callers[k], c) : limiter.tryAcquire(c)) {
+              queue.add(new long[] {nowMs, c.ordinal(), k});
+            } else if (measured(nowMs)) {
+              shed++;
+            }
+          }
         }
       }
       for (int w = 0; w < workers && !queue.isEmpty(); w++) {
         if (busyUntilMs[w] < 0) {
           long[] next = queue.poll();
           arrivedMs[w] = next[0];
+          callerOf[w] = (int) next[2];
           startedMs[w] = nowMs;
           busyUntilMs[w] = nowMs + serviceMsOfRequest.applyAsLong(requests++);
         }
@@ -126,16 +191,21 @@ final class ModelServer {
     return k;
   }
 
-  private void finish(int w) {
+  private void finish(int w, boolean named) {
     long queued = startedMs[w] - arrivedMs[w];
     long service = nowMs - startedMs[w];
-    if (splitsQueueing) {
-      limiter.onComplete(queued * MS, service * MS);
+    long reportedQueued = splitsQueueing ? queued * MS : 0;
+    long reportedService = splitsQueueing ? service * MS : (queued + service) * MS;
+    if (named) {
+      limiter.onComplete(callers[callerOf[w]], reportedQueued, reportedService);
     } else {
-      limiter.onComplete(0, (queued + service) * MS);
+      limiter.onComplete(reportedQueued, reportedService);
     }
     long latency = nowMs - arrivedMs[w];
     if (measured(arrivedMs[w]) && latency <= DEADLINE_MS) {
+      if (named) {
+        callerGood[callerOf[w]]++;
+      }
       if (goodCompletions == goodLatencies.length) {
         goodLatencies = Arrays.copyOf(goodLatencies, goodLatencies.length * 2);
       }
@@ -175,5 +245,20 @@ final class ModelServer {
   /** Measured requests shed. */
   long shed() {
     return shed;
+  }
+
+  /** Caller {@code k}'s measured requests served within the deadline, per second of the measured time. */
+  double goodputPerSecond(int k) {
+    return callerGood[k] * 1000.0 / (measuredUntilMs - measuredFromMs);
+  }
+
+  /** The share of caller {@code k}'s measured requests served within the deadline. */
+  double served(int k) {
+    return callerArrivals[k] == 0 ? Double.NaN : (double) callerGood[k] / callerArrivals[k];
+  }
+
+  /** Caller {@code k}'s handle. */
+  AdmissionLimiter.Caller caller(int k) {
+    return callers[k];
   }
 }

@@ -91,7 +91,9 @@ final class SettingTablesTest {
   void everySettingIsDeclaredWithAMeaningAndOnceInItsConfig() {
     assertThat(PolicyTable.names()).isEqualTo(Policy.names());
     assertThat(OverloadTable.names())
-        .containsExactly("throttle", "limiter", "retry", "backoff", "retryBudget", "tokenBucket", "hedging");
+        .containsExactly(
+            "throttle", "limiter", "fairAdmission", "retry", "backoff", "retryBudget", "tokenBucket",
+            "hedging");
     for (Settings<?> config : everyConfig()) {
       Set<String> names = new HashSet<>();
       for (Setting<?> setting : config.settings()) {

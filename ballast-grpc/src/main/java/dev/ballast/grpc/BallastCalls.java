@@ -33,6 +33,13 @@ public final class BallastCalls {
   public static final Metadata.Key<String> CRITICALITY_HEADER =
       Metadata.Key.of("ballast-criticality", Metadata.ASCII_STRING_MARSHALLER);
 
+  /**
+   * The name of the header a client may name its caller in, for a server's fair admission where
+   * the server trusts headers ({@link CallerKey#certificateOrHeader}), e.g. a job's name.
+   */
+  @dev.ballast.annotation.Experimental("new: how fair admission tells callers apart")
+  public static final String CALLER_HEADER_NAME = "ballast-caller";
+
   /** The criticality of the server call being handled, set by {@link BallastServer}'s interceptor. */
   static final Context.Key<Criticality> CRITICALITY_CONTEXT = Context.key("ballast-criticality");
 

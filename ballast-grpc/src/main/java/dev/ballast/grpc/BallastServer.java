@@ -147,6 +147,19 @@ public final class BallastServer {
   }
 
   /**
+   * The callers the limiter shed most, for a view of who was shed that stays bounded however many
+   * callers there are.
+   *
+   * @param n how many at most, 0..1000
+   * @return the callers with at least one shed, the most shed first; empty without a limiter
+   * @throws IllegalArgumentException for {@code n} out of range
+   */
+  @Experimental("new: fair admission between callers")
+  public java.util.List<AdmissionLimiter.Caller> callersMostShed(int n) {
+    return support.callersMostShed(n);
+  }
+
+  /**
    * Calls refused without running because too little of their deadline was left.
    *
    * @return the count

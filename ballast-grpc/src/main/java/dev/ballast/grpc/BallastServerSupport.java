@@ -4,6 +4,7 @@ import dev.ballast.annotation.Experimental;
 import dev.ballast.internal.ProcessCpu;
 import dev.ballast.internal.Ranges;
 import dev.ballast.overload.AdmissionLimiter;
+import dev.ballast.overload.FairAdmissionConfig;
 import dev.ballast.overload.LimiterConfig;
 import dev.ballast.overload.TokenBucket;
 import dev.ballast.probe.ProbeResponder;
@@ -76,8 +77,12 @@ public final class BallastServerSupport {
         settings.cpuUtilization, settings.applicationUtilization, lameDuck::isLameDuck, settings.clock);
     AdmissionLimiter limiter = settings.limiter == null
         ? null
-        : AdmissionLimiter.create(settings.limiter, settings.cpuUtilization, settings.clock);
-    this.overload = new OverloadInterceptor(limiter, settings.minDeadline.toNanos(), settings.clock, settings.criticalityTrust);
+        : AdmissionLimiter.create(settings.limiter, settings.fairAdmission, settings.cpuUtilization, settings.clock);
+    CallerKey fairCallers = settings.fairCallers != null
+        ? settings.fairCallers
+        : CallerKey.certificateOrHeader(BallastCalls.CALLER_HEADER_NAME, settings.criticalityTrust);
+    this.overload = new OverloadInterceptor(
+        limiter, settings.minDeadline.toNanos(), settings.clock, settings.criticalityTrust, fairCallers);
     this.callerLimit = settings.callerKey == null
         ? null
         : new CallerRateLimitInterceptor(
@@ -195,6 +200,24 @@ public final class BallastServerSupport {
    */
   public long shedCalls() {
     return overload.shed();
+  }
+
+  /**
+   * The callers the limiter shed most, for a view of who was shed that stays bounded however many
+   * callers there are.
+   *
+   * @param n how many at most, 0..1000
+   * @return the callers with at least one shed, the most shed first; empty without a limiter
+   * @throws IllegalArgumentException for {@code n} out of range
+   */
+  @Experimental("new: fair admission between callers")
+  public List<AdmissionLimiter.Caller> callersMostShed(int n) {
+    AdmissionLimiter limiter = overload.limiter();
+    if (limiter == null) {
+      Ranges.checkInt("n", n, 0, 1000);
+      return List.of();
+    }
+    return limiter.callersMostShed(n);
   }
 
   /**
@@ -317,6 +340,8 @@ public final class BallastServerSupport {
     NanoClock callerClock = NanoClock.system();
     NanoClock clock = NanoClock.system();
     CriticalityTrust criticalityTrust = CriticalityTrust.all();
+    FairAdmissionConfig fairAdmission = FairAdmissionConfig.defaults();
+    CallerKey fairCallers;
 
     Settings() {}
 
@@ -336,6 +361,36 @@ public final class BallastServerSupport {
      */
     public B criticalityTrust(CriticalityTrust trust) {
       this.criticalityTrust = Objects.requireNonNull(trust, "criticalityTrust");
+      return self();
+    }
+
+    /**
+     * How the admission limiter shares its limit among callers (default {@link
+     * FairAdmissionConfig#defaults()}: on, every caller of weight 1): while it sheds, each caller is
+     * admitted up to its weighted max-min fair share of the limit, so that a caller far above its
+     * share is shed before a quiet one. {@link FairAdmissionConfig#disabled()} turns it off.
+     *
+     * @param config the fair admission settings
+     * @return this builder
+     */
+    @Experimental("new: fair admission between callers")
+    public B fairAdmission(FairAdmissionConfig config) {
+      this.fairAdmission = Objects.requireNonNull(config, "fairAdmission");
+      return self();
+    }
+
+    /**
+     * Who is calling, for fair admission. By default {@link CallerKey#certificateOrHeader}: the
+     * TLS client certificate's identity, else the {@value BallastCalls#CALLER_HEADER_NAME} header
+     * where the {@linkplain #criticalityTrust trust policy} believes every caller's headers, else the
+     * one unknown caller.
+     *
+     * @param callers who is calling
+     * @return this builder
+     */
+    @Experimental("new: fair admission between callers")
+    public B fairAdmissionCallers(CallerKey callers) {
+      this.fairCallers = Objects.requireNonNull(callers, "fairAdmissionCallers");
       return self();
     }
 

@@ -51,6 +51,30 @@ public interface CallerKey {
   }
 
   /**
+   * The caller that fair admission shares a server's limit by, unless told otherwise: the identity
+   * the TLS client certificate proves; without one, the request header {@code name}, but only
+   * where {@code trust} believes every caller's headers ({@link CriticalityTrust#all()}), since a
+   * server that trusts only certain certificates cannot tell who wrote the header; else null, the
+   * one unknown caller that the calls whose caller cannot be told share.
+   *
+   * @param name the header's name, in ASCII, such as {@value BallastCalls#CALLER_HEADER_NAME}
+   * @param trust the server's policy of whose headers to believe
+   * @return the key
+   */
+  @dev.ballast.annotation.Experimental("new: how fair admission tells callers apart")
+  static CallerKey certificateOrHeader(String name, CriticalityTrust trust) {
+    Objects.requireNonNull(trust, "trust");
+    CallerKey header = header(name);
+    return (call, headers) -> {
+      String identity = CertificateIdentity.of(call.getAttributes().get(Grpc.TRANSPORT_ATTR_SSL_SESSION));
+      if (identity != null) {
+        return identity;
+      }
+      return trust.trustsAll() ? header.of(call, headers) : null;
+    };
+  }
+
+  /**
    * The peer's IP address, without the port: one caller per host.
    *
    * @return the key

@@ -1,6 +1,7 @@
 package dev.ballast.grpc;
 
 import dev.ballast.identity.CertificateIdentity;
+import dev.ballast.internal.Ranges;
 import dev.ballast.overload.AdmissionLimiter;
 import dev.ballast.overload.Criticality;
 import dev.ballast.overload.Deadlines;
@@ -42,13 +43,16 @@ final class OverloadInterceptor extends ApplicationCallInterceptor {
   private final long minDeadlineNanos;
   private final NanoClock clock;
   private final CriticalityTrust trust;
+  private final CallerKey callers;
   private final LongAdder downgraded = new LongAdder();
   private final LongAdder shed = new LongAdder();
   private final LongAdder refusedForDeadline = new LongAdder();
   private final LongAdder badCriticality = new LongAdder();
   private final LongAdder markedDontRetry = new LongAdder();
 
-  OverloadInterceptor(AdmissionLimiter limiter, long minDeadlineNanos, NanoClock clock, CriticalityTrust trust) {
+  OverloadInterceptor(
+      AdmissionLimiter limiter, long minDeadlineNanos, NanoClock clock, CriticalityTrust trust, CallerKey callers) {
+    this.callers = callers;
     this.limiter = limiter;
     this.minDeadlineNanos = minDeadlineNanos;
     this.clock = clock;
@@ -70,17 +74,19 @@ final class OverloadInterceptor extends ApplicationCallInterceptor {
         return new ServerCall.Listener<>() {};
       }
     }
-    if (limiter != null && !limiter.tryAcquire(criticality)) {
+    AdmissionLimiter.Caller caller = limiter == null ? null : limiter.caller(callers.of(call, headers));
+    if (limiter != null && !limiter.tryAcquire(caller, criticality)) {
       shed.increment();
       Metadata trailers = new Metadata();
       trailers.put(OverloadSignal.TRAILER, OverloadSignal.SHED);
       call.close(Status.RESOURCE_EXHAUSTED.withDescription(
           "ballast: overloaded, shed without running (" + limiter.inFlight() + " in flight, limit " + limiter.limit()
-              + ", criticality " + BallastCalls.header(criticality) + ")"), trailers);
+              + ", criticality " + BallastCalls.header(criticality) + ", caller " + Ranges.quote(caller.id())
+              + ")"), trailers);
       return new ServerCall.Listener<>() {};
     }
     Context context = Context.current().withValue(BallastCalls.CRITICALITY_CONTEXT, criticality);
-    return new Admitted<>(call).start(admitted -> Contexts.interceptCall(context, admitted, headers, next));
+    return new Admitted<>(call, caller).start(admitted -> Contexts.interceptCall(context, admitted, headers, next));
   }
 
   /** The claim, or what the caller may claim if it claims more (counted). */
@@ -112,9 +118,11 @@ final class OverloadInterceptor extends ApplicationCallInterceptor {
   /** An admitted call: ended once in the limiter, and its own overload answer marked don't-retry. */
   private final class Admitted<ReqT, RespT> extends EndOnceServerCall<ReqT, RespT> {
     private final long startNanos = clock.nanoTime();
+    private final AdmissionLimiter.Caller caller;
 
-    Admitted(ServerCall<ReqT, RespT> call) {
+    Admitted(ServerCall<ReqT, RespT> call, AdmissionLimiter.Caller caller) {
       super(call);
+      this.caller = caller;
     }
 
     @Override
@@ -139,7 +147,7 @@ final class OverloadInterceptor extends ApplicationCallInterceptor {
     void onEnd(boolean answered) {
       if (limiter != null) {
         // The server cannot tell its own queueing from the handler's work: all of it is service.
-        limiter.onComplete(0, clock.nanoTime() - startNanos);
+        limiter.onComplete(caller, 0, clock.nanoTime() - startNanos);
       }
     }
   }

@@ -3,6 +3,8 @@ package dev.ballast.quota;
 import static dev.ballast.quota.QuotaMessages.checkRate;
 import static dev.ballast.quota.QuotaMessages.checkWeight;
 
+import dev.ballast.internal.WaterFilling;
+
 /**
  * Shares a capacity among clients with max-min fairness (water-filling), optionally weighted.
  *

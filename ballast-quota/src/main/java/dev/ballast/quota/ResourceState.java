@@ -1,6 +1,7 @@
 package dev.ballast.quota;
 
 import dev.ballast.internal.Ranges;
+import dev.ballast.internal.WaterFilling;
 import dev.ballast.quota.QuotaCaller.Connection;
 import dev.ballast.quota.v1.Lease;
 import dev.ballast.quota.v1.ResourceRequest;
@@ -56,6 +57,8 @@ final class ResourceState {
   private double level = Double.NaN;
   private double[] wants = new double[16];
   private double[] weights = new double[16];
+  /** The water level's working arrays, kept so that a refresh after a change of demand allocates nothing. */
+  private final WaterFilling.Scratch scratch = new WaterFilling.Scratch();
 
   /** A lease's owner: the identity its caller's certificate proves ("" without one) and the client id it wrote. */
   private record LeaseKey(String identity, String clientId) {}
@@ -185,7 +188,7 @@ final class ResourceState {
         weights[i] = lease.weight;
         i++;
       }
-      level = WaterFilling.level(config.capacity(), wants, weights, n);
+      level = WaterFilling.level(config.capacity(), wants, weights, n, scratch);
     }
     return level;
   }

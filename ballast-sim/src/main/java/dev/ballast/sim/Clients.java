@@ -80,11 +80,17 @@ final class Clients {
   // going to client c with probability rate(c) / sum (Walker's alias table). That is the same
   // process in distribution, and keeps arrivals out of the event heap: one slot holds the next one.
   final boolean superposed;
-  private final double totalRate;
-  private final double[] aliasProbability;
-  private final int[] alias;
   private final Scenario.Spike spike;
   private final double spikeFactor;
+  // Callers (docs/overload.md, "Fair admission"): each client's caller, and the times from which a
+  // caller's demand changes; null and empty without callers. The superposed stream's rate and alias
+  // table change at those times: one of each per epoch, epoch 0 from the start.
+  final int[] callerOf;
+  private final List<Scenario.Caller> callers;
+  private final long[] epochStarts;
+  private final double[] epochTotalRate;
+  private final double[][] epochAliasProbability;
+  private final int[][] epochAlias;
 
   Clients(Scenario scenario, EventQueue events, Requests requests, Network network, Fleet fleet, VirtualClock clock,
       SplittableRandom random, long seed, RunRecorder result, PolicyAdapter adapter) {
@@ -230,12 +236,35 @@ final class Clients {
       weights[c] = 1 + clientSettings.rateSpread() * (2 * random.nextDouble() - 1);
       weightSum += weights[c];
     }
+    callers = clientSettings.callers();
+    callerOf = callers.isEmpty() ? null : new int[count];
+    // Each caller's clients share its demand's part of the load, each in proportion to its weight.
+    double[] callerWeightSum = new double[Math.max(1, callers.size())];
+    double[] callerPart = {1};
+    if (callerOf != null) {
+      int[] counts = clientSettings.clientsPerCaller();
+      double demandSum = 0;
+      for (Scenario.Caller caller : callers) {
+        demandSum += caller.demand();
+      }
+      callerPart = new double[callers.size()];
+      for (int k = 0, c = 0; k < counts.length; k++) {
+        callerPart[k] = callers.get(k).demand() / demandSum;
+        for (int i = 0; i < counts[k]; i++, c++) {
+          callerOf[c] = k;
+          callerWeightSum[k] += weights[c];
+        }
+      }
+    } else {
+      callerWeightSum[0] = weightSum;
+    }
     calmRate = new double[count];
     burstRate = new double[count];
     inBurst = new boolean[count];
     burstUntil = new long[count];
     for (int c = 0; c < count; c++) {
-      double rate = requestsPerNano / perArrival * weights[c] / weightSum;
+      int k = callerOf == null ? 0 : callerOf[c];
+      double rate = requestsPerNano / perArrival * callerPart[k] * weights[c] / callerWeightSum[k];
       if (load.bursty()) {
         // Same mean: share x factor x calm' + (1 - share) x calm' = rate.
         double calm = rate / (load.burstShare() * load.burstFactor() + 1 - load.burstShare());
@@ -249,14 +278,25 @@ final class Clients {
       }
     }
     superposed = !load.bursty();
-    double rateSum = 0;
-    for (double rate : calmRate) {
-      rateSum += rate;
+    epochStarts = callers.stream().filter(Scenario.Caller::surges).mapToLong(Scenario.Caller::surgeAtNanos)
+        .distinct().sorted().toArray();
+    int epochs = epochStarts.length + 1;
+    epochTotalRate = new double[epochs];
+    epochAliasProbability = new double[epochs][];
+    epochAlias = new int[epochs][];
+    for (int e = 0; e < epochs; e++) {
+      long from = e == 0 ? 0 : epochStarts[e - 1];
+      double[] rates = new double[count];
+      double rateSum = 0;
+      for (int c = 0; c < count; c++) {
+        rates[c] = calmRate[c] * callerFactor(c, from);
+        rateSum += rates[c];
+      }
+      epochTotalRate[e] = rateSum;
+      epochAliasProbability[e] = new double[count];
+      epochAlias[e] = new int[count];
+      buildAlias(rates, rateSum, epochAliasProbability[e], epochAlias[e]);
     }
-    totalRate = rateSum;
-    aliasProbability = new double[count];
-    alias = new int[count];
-    buildAlias(calmRate, rateSum, aliasProbability, alias);
     spike = load.spike();
     spikeFactor = spike.utilization() / load.utilization();
     if (zones.enabled()) {
@@ -425,20 +465,45 @@ final class Clients {
 
   /** The next time after {@code t} at which the offered load changes, or {@code Long.MAX_VALUE}. */
   private long nextLoadChange(long t) {
-    if (!spike.enabled()) {
-      return Long.MAX_VALUE;
+    long next = Long.MAX_VALUE;
+    if (spike.enabled()) {
+      if (t < spike.atNanos()) {
+        next = spike.atNanos();
+      } else if (t < spike.endNanos()) {
+        next = spike.endNanos();
+      }
     }
-    if (t < spike.atNanos()) {
-      return spike.atNanos();
+    for (long start : epochStarts) {
+      if (start > t) {
+        return Math.min(next, start);
+      }
     }
-    return t < spike.endNanos() ? spike.endNanos() : Long.MAX_VALUE;
+    return next;
+  }
+
+  /** The epoch of caller demands at {@code t}: how many callers' surges have begun. */
+  private int epoch(long t) {
+    int e = 0;
+    while (e < epochStarts.length && t >= epochStarts[e]) {
+      e++;
+    }
+    return e;
+  }
+
+  /** What client {@code c}'s caller multiplies its demand by at {@code t}: its surge's factor once it began. */
+  private double callerFactor(int c, long t) {
+    if (callerOf == null) {
+      return 1;
+    }
+    Scenario.Caller caller = callers.get(callerOf[c]);
+    return caller.surges() && t >= caller.surgeAtNanos() ? caller.surgeFactor() : 1;
   }
 
   /** The next arrival of the superposed stream after {@code now}. */
   long nextSuperposedArrival(long now) {
     long t = now;
     for (;;) {
-      long next = t + exponential(1 / (totalRate * loadFactor(t)));
+      long next = t + exponential(1 / (epochTotalRate[epoch(t)] * loadFactor(t)));
       long change = nextLoadChange(t);
       if (next < change) {
         return next;
@@ -450,14 +515,15 @@ final class Clients {
 
   /** One arrival of the superposed stream: to client c with probability rate(c) / sum. */
   void superposedArrival(long now) {
+    int e = epoch(now);
     int i = random.nextInt(count);
-    issueArrival(random.nextDouble() < aliasProbability[i] ? i : alias[i], now);
+    issueArrival(random.nextDouble() < epochAliasProbability[e][i] ? i : epochAlias[e][i], now);
   }
 
   long nextArrival(int c, long now) {
     long t = now;
     for (;;) {
-      double rate = (inBurst[c] ? burstRate[c] : calmRate[c]) * loadFactor(t);
+      double rate = (inBurst[c] ? burstRate[c] : calmRate[c]) * loadFactor(t) * callerFactor(c, t);
       long next = t + exponential(1 / rate);
       long change = nextLoadChange(t);
       if (next <= burstUntil[c] && next < change) {
@@ -518,6 +584,10 @@ final class Clients {
     int criticality = drawCriticality();
     Criticality level = CRITICALITIES[criticality];
     result.issued(now, criticality);
+    int caller = callerOf == null ? 0 : callerOf[c];
+    if (callerOf != null) {
+      result.callerIssued(caller, now);
+    }
     if (throttles != null && !throttles[c].tryAcquire(level)) {
       result.throttled(now, criticality);
       return;
@@ -534,6 +604,7 @@ final class Clients {
     int r = requests.allocate();
     Requests.Attempt q = requests.at(r);
     q.client = c;
+    q.caller = (short) caller;
     q.criticality = (byte) criticality;
     q.attempt = 1;
     q.firstStart = now;
@@ -701,6 +772,9 @@ final class Clients {
         if (measured && faultClient[c]) {
           result.faultClientLatency(now - start);
         }
+        if (callerOf != null) {
+          result.callerSuccess(q.caller, start);
+        }
       }
       case Requests.ERROR -> {
         pick.onFailure(FailureKind.BACKEND, latency);
@@ -836,6 +910,7 @@ final class Clients {
     int next = requests.allocate();
     Requests.Attempt again = requests.at(next);
     again.client = q.client;
+    again.caller = q.caller;
     again.criticality = q.criticality;
     again.attempt = (byte) (attempt + 1);
     again.firstStart = start;

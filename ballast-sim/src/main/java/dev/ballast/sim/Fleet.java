@@ -3,9 +3,11 @@ package dev.ballast.sim;
 import dev.ballast.overload.AdmissionLimiter;
 import dev.ballast.overload.Criticality;
 import dev.ballast.overload.Deadlines;
+import dev.ballast.overload.FairAdmissionConfig;
 import dev.ballast.overload.LimiterConfig;
 import dev.ballast.probe.ProbeResponder;
 import java.util.Arrays;
+import java.util.List;
 import java.util.SplittableRandom;
 
 /**
@@ -58,6 +60,11 @@ final class Fleet {
   private final ProbeResponder[] responders;
   private final boolean deadlineChecks;
   private final LimiterConfig limiterConfig;
+  private final FairAdmissionConfig fairAdmission;
+  /** The callers' names, as the limiters know them; null without callers (every request the unknown caller's). */
+  private final String[] callerNames;
+  /** Each backend's limiter's handle of each caller, looked up on the caller's first request to it. */
+  private final AdmissionLimiter.Caller[][] callerHandles;
   private final VirtualClock clock;
 
   Fleet(Scenario scenario, EventQueue events, Requests requests, Network network, VirtualClock clock,
@@ -107,6 +114,10 @@ final class Fleet {
     cpuReadAt = new long[count];
     this.clock = clock;
     this.limiterConfig = overload.limiter();
+    this.fairAdmission = overload.fairAdmission();
+    List<Scenario.Caller> callers = scenario.clients().callers();
+    this.callerNames = callers.isEmpty() ? null : callers.stream().map(Scenario.Caller::name).toArray(String[]::new);
+    this.callerHandles = callerNames == null || limiterConfig == null ? null : new AdmissionLimiter.Caller[count][];
     limiters = limiterConfig == null ? null : new AdmissionLimiter[count];
     if (limiters != null) {
       for (int b = 0; b < count; b++) {
@@ -117,7 +128,21 @@ final class Fleet {
 
   /** A new process's limiter, reading its own backend's CPU. */
   private AdmissionLimiter newLimiter(int b) {
-    return AdmissionLimiter.create(limiterConfig, () -> cpuSinceLastReading(b, clock.nanoTime()), clock);
+    if (callerHandles != null) {
+      // A new process knows no caller yet.
+      callerHandles[b] = new AdmissionLimiter.Caller[callerNames.length];
+    }
+    return AdmissionLimiter.create(limiterConfig, fairAdmission, () -> cpuSinceLastReading(b, clock.nanoTime()), clock);
+  }
+
+  /** Backend {@code b}'s limiter's handle of caller {@code k}. */
+  private AdmissionLimiter.Caller caller(int b, int k) {
+    AdmissionLimiter.Caller handle = callerHandles[b][k];
+    if (handle == null) {
+      handle = limiters[b].caller(callerNames[k]);
+      callerHandles[b][k] = handle;
+    }
+    return handle;
   }
 
   /** Machine speeds: the scenario's machine shares, assigned to tasks in a seeded order. */
@@ -196,7 +221,11 @@ final class Fleet {
       return;
     }
     if (limiters != null) {
-      if (!limiters[b].tryAcquire(CRITICALITIES[q.criticality])) {
+      Criticality criticality = CRITICALITIES[q.criticality];
+      boolean admitted = callerHandles == null
+          ? limiters[b].tryAcquire(criticality)
+          : limiters[b].tryAcquire(caller(b, q.caller), criticality);
+      if (!admitted) {
         task.failed++;
         // Shedding costs a little CPU, taken from the next request this backend runs.
         task.overheadDebtNanos += shedCostNanos;
@@ -260,7 +289,11 @@ final class Fleet {
     }
     running[slot] = running[last];
     if (q.admitted) {
-      limiters[b].onComplete(q.serviceStart - q.arrived, q.serviceNanos);
+      if (callerHandles == null) {
+        limiters[b].onComplete(q.serviceStart - q.arrived, q.serviceNanos);
+      } else {
+        limiters[b].onComplete(caller(b, q.caller), q.serviceStart - q.arrived, q.serviceNanos);
+      }
     }
     if (responders != null) {
       responders[b].onEnd(q.loadAtArrival, now - q.arrived);
@@ -313,7 +346,11 @@ final class Fleet {
       }
       if (deadlineChecks && !Deadlines.canStart(now, queued.deadline, 1)) {
         if (queued.admitted) {
-          limiters[b].onDropped();
+          if (callerHandles == null) {
+            limiters[b].onDropped();
+          } else {
+            limiters[b].onDropped(caller(b, queued.caller));
+          }
         }
         if (responders != null) {
           responders[b].onEnd(queued.loadAtArrival, -1);

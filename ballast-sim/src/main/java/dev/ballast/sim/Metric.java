@@ -67,6 +67,21 @@ public enum Metric {
    * offered in it, up to the fleet's capacity.
    */
   RECOVERY_S("recovery-s", "recovery s", Better.LOWER, Unit.SECONDS, s -> s.overload().recoverySeconds()),
+  /**
+   * The least share of its requests served within the deadline, over the callers that offered no
+   * more than their weighted max-min fair share of the capacity (clients.callers).
+   */
+  WITHIN_SHARE_SERVED("within-share-served", "within-share served", Better.HIGHER, Unit.SHARE,
+      s -> s.callers().withinShareServed()),
+  /** What the callers over their fair share got, as a share of the capacity the others left. */
+  OVER_SHARE_OF_LEFTOVER("over-share-of-leftover", "over-share of rest", Better.HIGHER, Unit.SHARE,
+      s -> s.callers().overShareOfLeftover()),
+  /**
+   * After a caller's surge began, the seconds until every caller within its share had at least 95%
+   * of its requests served in each sample interval from then on.
+   */
+  WITHIN_SHARE_RECOVERY_S("within-share-recovery-s", "within-share recovery", Better.LOWER, Unit.SECONDS,
+      s -> s.callers().withinShareRecoverySeconds()),
   /** Probes sent per first attempt ({@code prequal_probing}; 0 for the other policies). */
   PROBES_PER_REQUEST("probes-per-request", "probes/req", Better.LOWER, Unit.RATIO, s -> s.overload().probesPerRequest()),
   /** Hedges sent per request: the extra requests hedging makes. */

@@ -309,6 +309,9 @@ public final class ReportWriter {
       writeTimeSeries(policyDir.resolve("cpu-timeseries.csv"), run, interval);
       writeBackends(policyDir.resolve("backends.csv"), run);
       writeOutcomes(policyDir.resolve("outcomes-timeseries.csv"), run, interval);
+      if (!scenario.clients().callers().isEmpty()) {
+        writeCallers(policyDir, policy.summary().callers(), run, interval);
+      }
       Files.writeString(policyDir.resolve("latency-histogram.csv"), run.latencyCsv(), StandardCharsets.UTF_8);
 
       double[] ratio = new double[run.samples().size()];
@@ -617,6 +620,37 @@ public final class ReportWriter {
           .append(errors[k]).append(',').append(good[k]).append('\n');
     }
     Files.writeString(file, csv.toString(), StandardCharsets.UTF_8);
+  }
+
+  /**
+   * A scenario with callers: {@code callers.csv}, each caller's figures over the measured time
+   * (seeds averaged), and {@code callers-timeseries.csv}, each caller's requests and those served
+   * within the deadline by the sample interval they started in (the first seed's run).
+   */
+  private static void writeCallers(Path policyDir, CallerOutcome outcome, RunResult run, double interval)
+      throws IOException {
+    StringBuilder figures = new StringBuilder("caller,offered_share_of_capacity,fair_share_of_capacity,"
+        + "goodput_share_of_capacity,served,within_share\n");
+    for (CallerOutcome.Figures f : outcome.callers()) {
+      figures.append(f.name()).append(',').append(num(f.offered())).append(',').append(num(f.fairShare())).append(',')
+          .append(num(f.goodput())).append(',').append(num(f.served())).append(',').append(f.withinShare()).append('\n');
+    }
+    Files.writeString(policyDir.resolve("callers.csv"), figures.toString(), StandardCharsets.UTF_8);
+    long[][] issued = run.issuedByCallerPerSample();
+    long[][] served = run.successesByCallerPerSample();
+    StringBuilder csv = new StringBuilder("time_s");
+    for (CallerOutcome.Figures f : outcome.callers()) {
+      csv.append(',').append(f.name()).append("_issued,").append(f.name()).append("_served");
+    }
+    csv.append('\n');
+    for (int i = 0; i < (issued.length == 0 ? 0 : issued[0].length); i++) {
+      csv.append(num(i * interval));
+      for (int k = 0; k < issued.length; k++) {
+        csv.append(',').append(issued[k][i]).append(',').append(served[k][i]);
+      }
+      csv.append('\n');
+    }
+    Files.writeString(policyDir.resolve("callers-timeseries.csv"), csv.toString(), StandardCharsets.UTF_8);
   }
 
   // ---- Chart helpers ----

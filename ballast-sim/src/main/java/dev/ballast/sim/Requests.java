@@ -50,6 +50,8 @@ final class Requests {
     long serviceNanos;
     int backend;
     int client;
+    /** The caller its client sends for (clients.callers), 0 without callers. */
+    short caller;
     /** The backend's requests in flight when it arrived (its probe responder's load bucket). */
     int loadAtArrival;
     int epoch;

@@ -51,6 +51,14 @@ final class RunRecorder {
   final FaultTraffic[] faultTraffic;
   /** Errors failing backends answered because of their fault, after the warm-up. */
   long faultErrors;
+  /**
+   * Per caller (clients.callers): requests issued and those that succeeded within their deadline,
+   * after the warm-up, and both by the sample interval the request started in; empty without callers.
+   */
+  final long[] issuedByCaller;
+  final long[] successesByCaller;
+  final long[][] issuedByCallerPerSample;
+  final long[][] successesByCallerPerSample;
   /** The largest share of a client's subset that outlier ejection held out at once, after the warm-up. */
   double maxEjectedShare;
   /**
@@ -107,6 +115,11 @@ final class RunRecorder {
       }
     }
     this.faultTraffic = traffic.toArray(new FaultTraffic[0]);
+    int callers = scenario.clients().callers().size();
+    this.issuedByCaller = new long[callers];
+    this.successesByCaller = new long[callers];
+    this.issuedByCallerPerSample = new long[callers][intervals];
+    this.successesByCallerPerSample = new long[callers][intervals];
     this.outage = scenario.faults().stream().filter(f -> f.type() == Scenario.FaultType.OUTAGE).findFirst().orElse(null);
     // Clients learn of a death when the connection breaks, half a round trip after it (Network).
     this.outageDetectedAt = outage == null ? Long.MAX_VALUE : outage.atNanos() + scenario.rttNanos() / 2;
@@ -189,6 +202,22 @@ final class RunRecorder {
     issuedPerSample[interval(now)]++;
     if (measured(now)) {
       issuedByCriticality[criticality]++;
+    }
+  }
+
+  /** Caller {@code k}'s client issued a new request (after {@link #issued}). */
+  void callerIssued(int k, long now) {
+    issuedByCallerPerSample[k][interval(now)]++;
+    if (measured(now)) {
+      issuedByCaller[k]++;
+    }
+  }
+
+  /** A request of caller {@code k} that started at {@code start} succeeded within its deadline. */
+  void callerSuccess(int k, long start) {
+    successesByCallerPerSample[k][interval(start)]++;
+    if (measured(start)) {
+      successesByCaller[k]++;
     }
   }
 

@@ -42,6 +42,9 @@ public final class RunResult {
   private final long cpuNanos;
   private final Ejection ejection;
   private final ZoneOutcome zones;
+  private final CallerOutcome callers;
+  private final long[][] issuedByCallerPerSample;
+  private final long[][] successesByCallerPerSample;
 
   RunResult(RunRecorder b, long cpuNanos) {
     this.scenario = b.scenario;
@@ -73,6 +76,37 @@ public final class RunResult {
     this.cpuNanos = cpuNanos;
     this.ejection = ejection(b, measuredRequests);
     this.zones = zoneOutcome(b);
+    this.callers = CallerOutcome.of(b);
+    this.issuedByCallerPerSample = perSample(b.issuedByCallerPerSample, b.samples.size());
+    this.successesByCallerPerSample = perSample(b.successesByCallerPerSample, b.samples.size());
+  }
+
+  private static long[][] perSample(long[][] byCaller, int samples) {
+    long[][] copy = new long[byCaller.length][];
+    for (int k = 0; k < copy.length; k++) {
+      copy[k] = Arrays.copyOf(byCaller[k], samples);
+    }
+    return copy;
+  }
+
+  /**
+   * Per caller (clients.callers), the requests it issued that started in each sample interval,
+   * warm-up included.
+   *
+   * @return the counts, by caller and interval; empty without callers
+   */
+  public long[][] issuedByCallerPerSample() {
+    return perSample(issuedByCallerPerSample, samples.size());
+  }
+
+  /**
+   * Per caller, the requests that started in each sample interval and succeeded within their
+   * deadline, warm-up included.
+   *
+   * @return the counts, by caller and interval; empty without callers
+   */
+  public long[][] successesByCallerPerSample() {
+    return perSample(successesByCallerPerSample, samples.size());
   }
 
   /**
@@ -289,7 +323,8 @@ public final class RunResult {
         afterSwitch,
         overload,
         ejection,
-        zones);
+        zones,
+        callers);
   }
 
   /**
@@ -609,7 +644,8 @@ public final class RunResult {
       SwitchWindow afterSwitch,
       OverloadOutcome overload,
       Ejection ejection,
-      ZoneOutcome zones) {
+      ZoneOutcome zones,
+      CallerOutcome callers) {
 
     /**
      * The share of requests refused for overload: a backend's overload answer not retried, or the
@@ -667,7 +703,8 @@ public final class RunResult {
           first.afterSwitch == null ? null : SwitchWindow.mean(runs.stream().map(Summary::afterSwitch).toList()),
           OverloadOutcome.mean(runs.stream().map(Summary::overload).toList()),
           Ejection.mean(runs.stream().map(Summary::ejection).toList()),
-          ZoneOutcome.mean(runs.stream().map(Summary::zones).toList()));
+          ZoneOutcome.mean(runs.stream().map(Summary::zones).toList()),
+          CallerOutcome.mean(runs.stream().map(Summary::callers).toList()));
     }
 
     private static Spread meanSpread(List<Spread> spreads) {

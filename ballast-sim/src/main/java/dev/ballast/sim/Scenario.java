@@ -233,14 +233,79 @@ public record Scenario(
   }
 
   /**
-   * The clients: how many, their subsets, and how unevenly they send.
+   * The clients: how many, their subsets, how unevenly they send, and for which callers.
    *
    * @param count how many clients
    * @param subsetSize how many backends each connects to
    * @param subsetting the subsetting algorithm, by name
    * @param rateSpread how much the clients' request rates differ
+   * @param callers the callers the clients send for, in order; empty: one caller the backends
+   *     cannot tell, as a server without caller ids sees every client
    */
-  public record ClientsSpec(int count, int subsetSize, String subsetting, double rateSpread) {}
+  public record ClientsSpec(int count, int subsetSize, String subsetting, double rateSpread, List<Caller> callers) {
+    /**
+     * Copies the callers.
+     *
+     * @param count how many clients
+     * @param subsetSize how many backends each connects to
+     * @param subsetting the subsetting algorithm, by name
+     * @param rateSpread how much the clients' request rates differ
+     * @param callers the callers the clients send for, in order
+     */
+    public ClientsSpec {
+      callers = List.copyOf(callers);
+    }
+
+    /**
+     * The callers' client counts: each caller's own, and an equal part of the clients no caller
+     * names for the callers that name none.
+     *
+     * @return each caller's number of clients, in the callers' order; empty without callers
+     */
+    public int[] clientsPerCaller() {
+      int[] counts = new int[callers.size()];
+      int named = 0;
+      int unnamed = 0;
+      for (Caller caller : callers) {
+        named += caller.clients();
+        unnamed += caller.clients() == 0 ? 1 : 0;
+      }
+      int rest = count - named;
+      int given = 0;
+      for (int i = 0; i < counts.length; i++) {
+        if (callers.get(i).clients() > 0) {
+          counts[i] = callers.get(i).clients();
+        } else {
+          // The rest split evenly, the first callers taking one more where it does not divide.
+          counts[i] = rest / unnamed + (given < rest % unnamed ? 1 : 0);
+          given++;
+        }
+      }
+      return counts;
+    }
+  }
+
+  /**
+   * A caller of the backends (a tenant, a job): the clients that send for it and how much it
+   * sends. The backends' limiters see its name as the caller's id, as a server sees a certificate
+   * identity or a trusted header.
+   *
+   * @param name its id
+   * @param clients how many clients send for it; 0 for an equal part of the clients no caller names
+   * @param demand its part of the offered load, relative to the other callers' demands
+   * @param surgeAtNanos from when it sends {@code surgeFactor} times its demand; 0 for never
+   * @param surgeFactor what its demand is multiplied by from {@code surgeAtNanos} on
+   */
+  public record Caller(String name, int clients, double demand, long surgeAtNanos, double surgeFactor) {
+    /**
+     * Whether the caller's demand changes during the run.
+     *
+     * @return true when it surges at some time
+     */
+    public boolean surges() {
+      return surgeAtNanos > 0 && surgeFactor != 1;
+    }
+  }
 
   /** A share of the fleet running on one machine type; speed 1.0 is the fastest machine. */
   public record Machine(double share, double speed) {}
@@ -367,6 +432,7 @@ public record Scenario(
    * @param deadlineChecks backends neither start nor keep queued a request whose deadline passed
    * @param retry when clients retry (max attempts 1: never)
    * @param retryBudget the clients' retry budget, or null when off (retries then only capped by max attempts)
+   * @param fairAdmission how the backends' limiters share their limits among callers
    */
   public record OverloadSpec(
       dev.ballast.overload.ThrottleConfig throttle,
@@ -377,7 +443,8 @@ public record Scenario(
       boolean retryBudget,
       dev.ballast.overload.HedgingConfig hedging,
       boolean hedgingEnabled,
-      boolean hedgingGrpcStyle) {}
+      boolean hedgingGrpcStyle,
+      dev.ballast.overload.FairAdmissionConfig fairAdmission) {}
 
   /**
    * What a request costs a backend: CPU drawn from a bounded Pareto distribution on {@code

@@ -20,6 +20,7 @@ import dev.ballast.internal.Ranges;
 import dev.ballast.overload.Backoff;
 import dev.ballast.overload.Criticality;
 import dev.ballast.overload.HedgingConfig;
+import dev.ballast.overload.FairAdmissionConfig;
 import dev.ballast.overload.LimiterConfig;
 import dev.ballast.overload.RetryBudgetConfig;
 import dev.ballast.overload.RetryPolicy;
@@ -91,6 +92,7 @@ public final class ScenarioReader {
   static final Map<String, Settings<?>> OVERLOAD_SECTIONS = Map.of(
       OVERLOAD + ".throttle", ThrottleConfig.SETTINGS,
       OVERLOAD + ".limiter", LimiterConfig.SETTINGS,
+      OVERLOAD + ".fair-admission", FairAdmissionConfig.SETTINGS,
       OVERLOAD + ".retry", RetryPolicy.SETTINGS,
       OVERLOAD + ".retry.backoff", Backoff.SETTINGS,
       OVERLOAD + ".retry.budget", RetryBudgetConfig.SETTINGS,
@@ -135,6 +137,8 @@ public final class ScenarioReader {
   // Keys whose values are lists of objects, checked element by element instead of against the defaults.
   // A fault's keys besides its type, at their defaults: the simulator's own, not a scenario's.
   private static final String FAULT_DEFAULTS = "fault-defaults";
+  /** A caller's keys besides its name, at their defaults: the simulator's own, as fault-defaults is. */
+  private static final String CALLER_DEFAULTS = "caller-defaults";
   private static final Set<String> MACHINE_KEYS = Set.of("share", "speed");
 
   private final String file;
@@ -319,6 +323,11 @@ public final class ScenarioReader {
       if (entry.getKey().equals(FAULT_DEFAULTS) || entry.getKey().startsWith(FAULT_DEFAULTS + ".")) {
         throw new ScenarioException(file + ": " + entry.getKey() + ": " + asWritten(entry.getValue())
             + " (expected: a fault's keys set in that fault, in faults; " + FAULT_DEFAULTS + " is " + DEFAULTS + "'s own)");
+      }
+      if (entry.getKey().equals(CALLER_DEFAULTS) || entry.getKey().startsWith(CALLER_DEFAULTS + ".")) {
+        throw new ScenarioException(file + ": " + entry.getKey() + ": " + asWritten(entry.getValue())
+            + " (expected: a caller's keys set in that caller, in clients.callers; " + CALLER_DEFAULTS + " is " + DEFAULTS
+            + "'s own)");
       }
       if (!defaults.hasPathOrNull(entry.getKey()) && !readThroughCore(entry.getKey())) {
         throw unknownKey(file, entry.getKey());
@@ -512,7 +521,8 @@ public final class ScenarioReader {
       throw fail("clients.subsetting", subsetting, "one of " + String.join(", ", Subsetter.NAMES));
     }
     int subsetSize = integer("clients.subset-size", 1, 1_000_000);
-    var clientSettings = new Scenario.ClientsSpec(clients, subsetSize, subsetting, number("clients.rate-spread", 0, 0.99));
+    var clientSettings =
+        new Scenario.ClientsSpec(clients, subsetSize, subsetting, number("clients.rate-spread", 0, 0.99), callers());
     var fleet =
         new Scenario.FleetSpec(
             backends,
@@ -742,6 +752,7 @@ public final class ScenarioReader {
     if (s.clients().subsetSize() > s.fleet().backends()) {
       throw conflict("clients.subset-size", "1 to " + shown("backends.count"));
     }
+    checkCallers(s);
     Scenario.Load load = s.load();
     if (load.burstFactor() * load.burstShare() >= 1) {
       throw conflict("load.burst.factor", "a factor that, times " + shown("load.burst.share")
@@ -830,6 +841,30 @@ public final class ScenarioReader {
   }
 
   /** The share of each criticality in the load; their sum is a relation, checked in phase two. */
+  /** Every caller has a client, and the callers' clients are the scenario's; a surge falls within the run. */
+  private void checkCallers(Scenario s) {
+    List<Scenario.Caller> callers = s.clients().callers();
+    int named = 0;
+    int unnamed = 0;
+    for (Scenario.Caller caller : callers) {
+      named += caller.clients();
+      unnamed += caller.clients() == 0 ? 1 : 0;
+    }
+    int count = s.clients().count();
+    boolean fits = callers.isEmpty() || (unnamed == 0 ? named == count : count - named >= unnamed);
+    if (!fits) {
+      throw fail("clients.callers", callers.size() + " callers, " + named + " clients named by them",
+          "clients for every caller and a caller for every client of clients.count = " + count
+              + "; a caller without a clients key takes an equal part of those no caller names, at least one");
+    }
+    for (int i = 0; i < callers.size(); i++) {
+      if (callers.get(i).surgeAtNanos() > s.durationNanos()) {
+        throw fail("clients.callers[" + i + "].surge-at", human(callers.get(i).surgeAtNanos()),
+            "0s (never) to duration = " + human(s.durationNanos()));
+      }
+    }
+  }
+
   private double[] criticalityShares() {
     Criticality[] all = Criticality.values();
     double[] shares = new double[all.length];
@@ -910,7 +945,8 @@ public final class ScenarioReader {
         flag(o + "retry.budget.enabled"),
         hedging,
         flag(o + "hedging.enabled"),
-        flag(o + "hedging.grpc-style"));
+        flag(o + "hedging.grpc-style"),
+        core(o + "fair-admission", FairAdmissionConfig.SETTINGS, Set.of()));
   }
 
   /**
@@ -1038,6 +1074,44 @@ public final class ScenarioReader {
       faults.add(new Scenario.Fault(type, first, count, start, length, factor, interval, lameDuck, retryable, share));
     }
     return faults;
+  }
+
+  /**
+   * The {@code clients.callers} list: each caller an object with a name and any of the keys of
+   * {@code caller-defaults}, which gives what a caller leaves out.
+   */
+  private List<Scenario.Caller> callers() {
+    String key = "clients.callers";
+    List<? extends Config> list = objectList(key, "a list of caller objects, each with a name");
+    Config defaults = config.getConfig(CALLER_DEFAULTS);
+    Set<String> keys = new TreeSet<>(defaults.root().keySet());
+    keys.add("name");
+    List<Scenario.Caller> callers = new ArrayList<>();
+    Set<String> names = new java.util.HashSet<>();
+    for (int i = 0; i < list.size(); i++) {
+      String at = key + "[" + i + "]";
+      Config c = element(at, list.get(i), keys).config;
+      if (!c.hasPath("name")) {
+        throw fail(at + ".name", "missing", "the caller's id, as the backends see it");
+      }
+      ConfigValue nameValue = c.getValue("name");
+      String name = nameValue.valueType() == ConfigValueType.STRING ? (String) nameValue.unwrapped() : null;
+      if (name == null || name.isEmpty() || name.length() > 64) {
+        throw fail(at + ".name", asWritten(nameValue), "a string of 1 to 64 characters, the caller's id");
+      }
+      if (!names.add(name)) {
+        throw fail(at + ".name", asWritten(nameValue), "a name no other caller has");
+      }
+      Config withDefaults = c.withFallback(defaults);
+      ScenarioReader element = new ScenarioReader(file, withDefaults, c);
+      callers.add(new Scenario.Caller(
+          name,
+          element.integer(at, "clients", 0, 1_000_000),
+          element.number(at, "demand", 0.001, 1e6),
+          duration(withDefaults, "surge-at", at + ".surge-at", 0, 30 * DAY),
+          element.number(at, "surge-factor", 0.001, 1e6)));
+    }
+    return callers;
   }
 
   private List<? extends Config> objectList(String key, String expected) {

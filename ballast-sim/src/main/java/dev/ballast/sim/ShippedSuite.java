@@ -39,6 +39,8 @@ public final class ShippedSuite {
           "overload-all-failing-unprotected",
           "hedging-tail",
           "hedging-overload",
+          "noisy-neighbour",
+          "tenant-surge",
           "gray-failure",
           "gray-slow-10x",
           "mixed-speed-no-fault",

@@ -121,6 +121,9 @@ public final class SummaryTable {
       if (sc.zones().enabled()) {
         out.append(zoneRows(scenario));
       }
+      if (!sc.clients().callers().isEmpty()) {
+        out.append(callerRows(scenario));
+      }
       out.append('\n');
     }
     return out.append(recommendationText(results)).append(claimsLine(results)).toString();
@@ -154,6 +157,20 @@ public final class SummaryTable {
         ? rows + zoneTable(scenario, "outage", List.of(Metric.OUTAGE_ERRORS_AFTER_DETECTION,
             Metric.OUTAGE_SURVIVORS_CPU_MAX_OVER_MEAN, Metric.ZONE_RECOVERY_S, Metric.OUTAGE_AFTER_RETURN_CPU_MAX_OVER_MEAN))
         : rows;
+  }
+
+  /**
+   * A scenario with callers: per policy, the least served share of the callers within their fair
+   * share, what the callers over it got of the rest, and with a surge, how soon the others were
+   * served again.
+   */
+  static String callerRows(SuiteRunner.ScenarioResult scenario) {
+    boolean surge = scenario.scenario().clients().callers().stream().anyMatch(Scenario.Caller::surges);
+    List<Metric> metrics = new ArrayList<>(List.of(Metric.WITHIN_SHARE_SERVED, Metric.OVER_SHARE_OF_LEFTOVER));
+    if (surge) {
+      metrics.add(Metric.WITHIN_SHARE_RECOVERY_S);
+    }
+    return zoneTable(scenario, "callers", metrics);
   }
 
   private static String zoneTable(SuiteRunner.ScenarioResult scenario, String title, List<Metric> metrics) {

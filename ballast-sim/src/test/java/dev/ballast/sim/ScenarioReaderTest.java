@@ -108,7 +108,7 @@ final class ScenarioReaderTest {
         "backends.count = 2.5 | bad.conf: backends.count: 2.5 (expected: a whole number 1..1000000)",
         "seed = 1.7 | bad.conf: seed: 1.7 (expected: a whole number)",
         "policies = [round_robin, fair_share, round_robin] | bad.conf: policies: round_robin (expected: each policy at most once)",
-        "clients = 5 | bad.conf: clients: 5 (expected: an object with the keys count, rate-spread, subset-size, subsetting)",
+        "clients = 5 | bad.conf: clients: 5 (expected: an object with the keys callers, count, rate-spread, subset-size, subsetting)",
         "policy-settings { fair-share = 64 } | bad.conf: policy-settings.fair-share: 64 (expected: an object with the keys candidates, initial-service-time, stale-after, statistic, window)",
         "policy-settings.fair-share.windw = 3 | bad.conf: policy-settings.fair-share.windw: unknown key (expected: one of candidates, initial-service-time, stale-after, statistic, window)",
         "policy-settings.fair-sahre.window = 3 | bad.conf: policy-settings.fair-sahre.window: unknown key (expected: policy-settings has a section per policy: round-robin, least-loaded-round-robin,",

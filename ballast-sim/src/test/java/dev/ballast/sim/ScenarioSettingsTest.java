@@ -39,6 +39,7 @@ final class ScenarioSettingsTest {
   private static final Map<String, Function<Scenario, ?>> OVERLOAD_PARTS = Map.of(
       "overload.throttle", s -> s.overload().throttle(),
       "overload.limiter", s -> s.overload().limiter(),
+      "overload.fair-admission", s -> s.overload().fairAdmission(),
       "overload.retry", s -> s.overload().retry(),
       "overload.retry.backoff", s -> s.overload().retry().backoff(),
       "overload.retry.budget", s -> s.overload().retry().budget(),
@@ -83,7 +84,8 @@ final class ScenarioSettingsTest {
       assertEverySetting(part.getKey(), part.getValue(), OVERLOAD_PARTS.get(part.getKey()));
     }
     assertThat(ScenarioReader.OVERLOAD_SECTIONS.values()).containsExactlyInAnyOrder(ThrottleConfig.SETTINGS,
-        LimiterConfig.SETTINGS, RetryPolicy.SETTINGS, Backoff.SETTINGS, RetryBudgetConfig.SETTINGS, HedgingConfig.SETTINGS);
+        LimiterConfig.SETTINGS, dev.ballast.overload.FairAdmissionConfig.SETTINGS, RetryPolicy.SETTINGS, Backoff.SETTINGS,
+        RetryBudgetConfig.SETTINGS, HedgingConfig.SETTINGS);
   }
 
   @Test
