@@ -63,11 +63,12 @@ public record ConsistentHashConfig(
      */
     IN_FLIGHT,
     /**
-     * The in-flight bound, and where backends send load reports, their utilization: a backend whose
-     * reported utilization is above {@code balanceFactor} times the mean of the backends' passes on
-     * a share of the requests that reach it, which the balancer's refresh adjusts until it is at
-     * the bound. Every client reads the same reports, so this bounds the fleet's load, not only one
-     * client's, and a slow machine's share follows its capacity.
+     * Where backends send load reports, their utilization: a backend whose reported utilization is
+     * above {@code balanceFactor} times the mean of the reporting backends' passes on a share of
+     * the requests that reach it, which the balancer's refresh adjusts, report by report, until it
+     * is at the bound. Every client reads the same reports, so this bounds the fleet's load, not
+     * only one client's, and a slow machine's share follows its capacity. A backend without a
+     * fresh report (and every backend while fewer than two report) is held by the in-flight bound.
      */
     UTILIZATION,
     /** No bound: a key always goes to its backend while it takes requests, as gRPC's {@code ring_hash} does. */
@@ -85,7 +86,7 @@ public record ConsistentHashConfig(
           "no backend takes more than this times the mean load");
   /** {@setting} */
   public static final Setting<Bound> BOUND =
-      Setting.choice("bound", DEFAULT_BOUND, "what a backend's load is: requests in flight, also utilization, or no bound");
+      Setting.choice("bound", DEFAULT_BOUND, "what a backend's load is: requests in flight, reported utilization, or no bound");
   /** {@setting} */
   public static final Setting<Integer> POINTS_PER_BACKEND =
       Setting.wholeNumber("pointsPerBackend", DEFAULT_POINTS_PER_BACKEND, 1, 10_000,
