@@ -12,14 +12,25 @@ import java.util.Locale;
  * <pre>
  *   SUBJECT METRIC OP NUMBER                  round_robin cpu-max-over-min &gt;= 1.5
  *   SUBJECT METRIC OP NUMBER x POLICY [METRIC] weighted_round_robin cpu-max-over-min &lt;= 0.5 x round_robin
+ *   ... x POLICY [METRIC] +|- NUMBER           consistent_hash hit-rate &gt;= 1 x consistent_hash_unbounded - 0.05
  * </pre>
  *
  * SUBJECT is a policy name or {@code every} (each policy the scenario ran); OP is one of {@code <=
  * >= < > ==}. The second form compares with a factor times another policy's figure (the same
- * metric unless named).
+ * metric unless named), the third with that plus or minus a number (share points, for shares).
+ *
+ * @param text the check as written
+ * @param subject the policy judged, or {@code every}
+ * @param metric the figure judged
+ * @param op how it compares with its bound
+ * @param number the bound, or the factor of the other policy's figure
+ * @param otherPolicy the policy whose figure the bound is a factor of, or null
+ * @param otherMetric that policy's figure, or null
+ * @param offset what is added to the factor times the other policy's figure; 0 without one
  */
 @Experimental
-public record Check(String text, String subject, Metric metric, Op op, double number, String otherPolicy, Metric otherMetric) {
+public record Check(
+    String text, String subject, Metric metric, Op op, double number, String otherPolicy, Metric otherMetric, double offset) {
 
   /** Each policy the scenario ran. */
   static final String EVERY = "every";
@@ -71,7 +82,7 @@ public record Check(String text, String subject, Metric metric, Op op, double nu
   /** A condition on each run, as a scenario's best-among names it. */
   static final String CONDITION_GRAMMAR = "METRIC <=|>=|<|>|== NUMBER";
 
-  static final String GRAMMAR = "POLICY|every METRIC <=|>=|<|>|== NUMBER [x POLICY [METRIC]]";
+  static final String GRAMMAR = "POLICY|every METRIC <=|>=|<|>|== NUMBER [x POLICY [METRIC] [+|- NUMBER]]";
 
   /**
    * Parses a check; {@code policies} are the names a check may use.
@@ -80,7 +91,7 @@ public record Check(String text, String subject, Metric metric, Op op, double nu
    */
   static Check parse(String text, List<String> policies) {
     String[] words = text.trim().split("\\s+");
-    if (words.length != 4 && words.length != 6 && words.length != 7) {
+    if (words.length != 4 && (words.length < 6 || words.length > 9)) {
       throw new IllegalArgumentException("'" + text + "' (expected: " + GRAMMAR + ")");
     }
     String subject = words[0];
@@ -103,7 +114,7 @@ public record Check(String text, String subject, Metric metric, Op op, double nu
       throw new IllegalArgumentException("'" + text + "': number '" + words[3] + "' (expected: a decimal number such as 0.95)");
     }
     if (words.length == 4) {
-      return new Check(text.trim(), subject, metric, op, number, null, null);
+      return new Check(text.trim(), subject, metric, op, number, null, null, 0);
     }
     if (!words[4].equals("x")) {
       throw new IllegalArgumentException("'" + text + "': '" + words[4] + "' (expected: x, as in 0.5 x round_robin)");
@@ -112,8 +123,32 @@ public record Check(String text, String subject, Metric metric, Op op, double nu
     if (!policies.contains(other)) {
       throw new IllegalArgumentException("'" + text + "': policy '" + other + "' (expected: one of " + String.join(", ", policies) + ")");
     }
-    Metric otherMetric = words.length == 7 ? metric(text, words[6]) : metric;
-    return new Check(text.trim(), subject, metric, op, number, other, otherMetric);
+    int next = 6;
+    Metric otherMetric = metric;
+    if (words.length == 7 || words.length == 9) {
+      otherMetric = metric(text, words[6]);
+      next = 7;
+    }
+    double offset = 0;
+    if (words.length > next) {
+      if (words.length != next + 2 || !(words[next].equals("+") || words[next].equals("-"))) {
+        throw new IllegalArgumentException("'" + text + "': '" + String.join(" ", java.util.Arrays.asList(words).subList(next, words.length))
+            + "' (expected: + or - and a number, as in 1 x consistent_hash_unbounded - 0.05)");
+      }
+      if (!words[next + 1].matches("[0-9.]+") || !Double.isFinite(parse(words[next + 1]))) {
+        throw new IllegalArgumentException("'" + text + "': number '" + words[next + 1] + "' (expected: a decimal number such as 0.05)");
+      }
+      offset = (words[next].equals("-") ? -1 : 1) * parse(words[next + 1]);
+    }
+    return new Check(text.trim(), subject, metric, op, number, other, otherMetric, offset);
+  }
+
+  private static double parse(String number) {
+    try {
+      return Double.parseDouble(number);
+    } catch (NumberFormatException e) {
+      return Double.NaN;
+    }
   }
 
   private static Metric metric(String text, String key) {
@@ -144,6 +179,9 @@ public record Check(String text, String subject, Metric metric, Op op, double nu
         text.append(plain(c.number)).append(" x ").append(c.otherPolicy).append("'s ")
             .append(c.otherMetric == c.metric ? "" : c.otherMetric.label() + " ")
             .append(c.otherMetric.format(otherValue));
+        if (c.offset != 0) {
+          text.append(c.offset < 0 ? " - " : " + ").append(plain(Math.abs(c.offset)));
+        }
       }
       return text.toString();
     }
@@ -171,7 +209,7 @@ public record Check(String text, String subject, Metric metric, Op op, double nu
       if (otherPolicy != null) {
         int j = names.indexOf(otherPolicy);
         other = j < 0 ? Double.NaN : otherMetric.of(summaries.get(j));
-        bound = number * other;
+        bound = number * other + offset;
       }
       Outcome outcome = Double.isNaN(value) || Double.isNaN(bound)
           ? Outcome.NOT_JUDGED

@@ -55,6 +55,8 @@ final class Clients {
   private final RetryPolicy retry;
   private final double[] criticalityCumulative;
   private final boolean mixedCriticality;
+  /** The keys requests carry, or null when they carry none. */
+  private final RequestKeys keys;
 
   // Arrivals.
   private final double[] calmRate;
@@ -162,6 +164,7 @@ final class Clients {
       kinds += shares[i] > 0 ? 1 : 0;
     }
     mixedCriticality = kinds > 1;
+    keys = scenario.cache().keyed() ? new RequestKeys(scenario.cache()) : null;
 
     // Request rate: the offered CPU load over the fleet's capacity, spread over clients.
     Scenario.Load load = scenario.load();
@@ -465,7 +468,9 @@ final class Clients {
       result.throttled(now, criticality);
       return;
     }
-    Pick pick = balancers[c].pick();
+    int key = keys == null ? -1 : keys.draw(random);
+    // The key itself is the hash the pick takes: the policy spreads consecutive numbers itself.
+    Pick pick = key < 0 ? balancers[c].pick() : balancers[c].pickByKey(key);
     if (!pick.isPicked()) {
       // Never sent: the throttle does not count it.
       result.rejected(now, warmup);
@@ -477,6 +482,7 @@ final class Clients {
     int r = requests.allocate();
     Requests.Attempt q = requests.at(r);
     q.client = c;
+    q.key = key;
     q.criticality = (byte) criticality;
     q.attempt = 1;
     q.firstStart = now;
@@ -580,6 +586,7 @@ final class Clients {
     int next = requests.allocate();
     Requests.Attempt again = requests.at(next);
     again.client = q.client;
+    again.key = q.key;
     again.criticality = q.criticality;
     again.attempt = (byte) (attempt + 1);
     again.firstStart = start;
@@ -596,7 +603,9 @@ final class Clients {
     Requests.Attempt q = requests.at(r);
     q.refs--;
     int c = q.client;
-    Pick pick = RetryPolicy.pickAvoiding(balancers[c], fleet.keys[q.backend]);
+    Pick pick = q.key < 0
+        ? RetryPolicy.pickAvoiding(balancers[c], fleet.keys[q.backend])
+        : RetryPolicy.pickAvoiding(balancers[c], fleet.keys[q.backend], q.key);
     if (!pick.isPicked()) {
       q.answered = true;
       long start = q.firstStart;

@@ -50,6 +50,8 @@ final class Requests {
     long serviceNanos;
     int backend;
     int client;
+    /** The request's key ({@code cache.keys}), or -1 when requests carry none. */
+    int key;
     /** The backend's requests in flight when it arrived (its probe responder's load bucket). */
     int loadAtArrival;
     int epoch;

@@ -21,22 +21,37 @@ final class CheckTest {
   @Test
   void readsAConstantBound() {
     Check check = Check.parse("  every goodput-share >= 0.95 ", POLICIES);
-    assertThat(check).isEqualTo(new Check("every goodput-share >= 0.95", "every", Metric.GOODPUT_SHARE, Check.Op.GE, 0.95, null, null));
+    assertThat(check).isEqualTo(new Check("every goodput-share >= 0.95", "every", Metric.GOODPUT_SHARE, Check.Op.GE, 0.95, null, null, 0));
   }
 
   @Test
   void readsABoundRelativeToAnotherPolicyWithItsOwnMetricOrAnother() {
     assertThat(Check.parse("weighted_round_robin cpu-max-over-min <= 0.5 x round_robin", POLICIES))
         .isEqualTo(new Check("weighted_round_robin cpu-max-over-min <= 0.5 x round_robin", "weighted_round_robin",
-            Metric.CPU_MAX_OVER_MIN, Check.Op.LE, 0.5, "round_robin", Metric.CPU_MAX_OVER_MIN));
+            Metric.CPU_MAX_OVER_MIN, Check.Op.LE, 0.5, "round_robin", Metric.CPU_MAX_OVER_MIN, 0));
     assertThat(Check.parse("round_robin connections-max <= 1 x round_robin connections-min", POLICIES).otherMetric())
         .isEqualTo(Metric.CONNECTIONS_MIN);
   }
 
   @Test
+  void readsABoundThatIsAnotherPolicysFigurePlusOrMinusANumber() {
+    Check within = Check.parse("weighted_round_robin goodput-share >= 1 x round_robin - 0.05", POLICIES);
+    assertThat(within.offset()).isEqualTo(-0.05);
+    assertThat(within.otherMetric()).isEqualTo(Metric.GOODPUT_SHARE);
+    Check named = Check.parse("round_robin connections-max <= 2 x round_robin connections-min + 3", POLICIES);
+    assertThat(named.offset()).isEqualTo(3);
+    assertThat(named.otherMetric()).isEqualTo(Metric.CONNECTIONS_MIN);
+    assertThatThrownBy(() -> Check.parse("round_robin p99-ms <= 1 x round_robin * 3", POLICIES))
+        .hasMessage("'round_robin p99-ms <= 1 x round_robin * 3': '* 3' (expected: + or - and a number, as in 1 x"
+            + " consistent_hash_unbounded - 0.05)");
+    assertThatThrownBy(() -> Check.parse("round_robin p99-ms <= 1 x round_robin - x", POLICIES))
+        .hasMessage("'round_robin p99-ms <= 1 x round_robin - x': number 'x' (expected: a decimal number such as 0.05)");
+  }
+
+  @Test
   void namesTheWrongPartAndWhatWasExpected() {
     assertThatThrownBy(() -> Check.parse("every goodput-share >=", POLICIES))
-        .hasMessage("'every goodput-share >=' (expected: POLICY|every METRIC <=|>=|<|>|== NUMBER [x POLICY [METRIC]])");
+        .hasMessage("'every goodput-share >=' (expected: POLICY|every METRIC <=|>=|<|>|== NUMBER [x POLICY [METRIC] [+|- NUMBER]])");
     assertThatThrownBy(() -> Check.parse("best p99-ms < 100", POLICIES))
         .hasMessageStartingWith("'best p99-ms < 100': policy 'best' (expected: every, or one of round_robin, ");
     assertThatThrownBy(() -> Check.parse("every p98-ms < 100", POLICIES))
@@ -141,7 +156,7 @@ final class CheckTest {
     Claim claim = new Claim(Claim.Source.BALLAST, "claim", checks.stream().map(c -> Check.parse(c, POLICIES)).toList(),
         bestBy, bestAmong == null ? null : Check.parse("every " + bestAmong, POLICIES), List.of(), "");
     Scenario s = new Scenario(base.name(), base.source(), base.title(), claim, base.seed(), base.seeds(), base.durationNanos(),
-        base.warmupNanos(), base.sampleIntervalNanos(), base.policies(), base.clients(), base.fleet(), base.load(), base.cost(),
+        base.warmupNanos(), base.sampleIntervalNanos(), base.policies(), base.clients(), base.fleet(), base.load(), base.cost(), base.cache(),
         base.rttNanos(), base.deadlineNanos(), base.health(), base.reports(), base.restart(), base.faults(),
         base.policySwitch(), base.policySettings(), base.overload(), base.outliers(), base.variants(), base.zones(), null);
     return new SuiteRunner.ScenarioResult(s, run.policies());
