@@ -35,7 +35,7 @@ final class SimCommandTest {
     Result result = run("sim", "--scenario", tinyScenario(dir).toString(), "--policy", "round_robin,power_of_two_choices");
     assertThat(result.exitCode()).isZero();
     assertThat(result.out().lines().findFirst().orElseThrow()).isEqualTo("tiny");
-    assertThat(result.out()).containsPattern("\n  policy +cpu max/mean +p99 ms +errors +misses +goodput\n")
+    assertThat(result.out()).containsPattern("\n  policy +cpu max/mean +p99 ms +errors +shed +misses +goodput\n")
         .containsPattern("\n  round_robin +[0-9.]+ ").containsPattern("\n  power_of_two_choices +[0-9.]+ ")
         .contains("claims: 0 hold, 0 fail, 1 not judged, of 1 scenario").contains("2 runs: ");
     assertThat(result.out().lines()).allSatisfy(line -> assertThat(line.length()).isLessThanOrEqualTo(120));

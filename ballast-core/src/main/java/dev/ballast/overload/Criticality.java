@@ -39,6 +39,21 @@ public enum Criticality {
   }
 
   /**
+   * The form a criticality takes in a header ({@code ballast-criticality}, on gRPC and HTTP alike):
+   * its name in lower case with dashes, such as {@code sheddable-plus}. {@link #parse} reads it back.
+   *
+   * @return the header value
+   */
+  public String headerValue() {
+    return switch (this) {
+      case CRITICAL_PLUS -> "critical-plus";
+      case CRITICAL -> "critical";
+      case SHEDDABLE_PLUS -> "sheddable-plus";
+      case SHEDDABLE -> "sheddable";
+    };
+  }
+
+  /**
    * Reads a criticality as carried in a header or a configuration file: the constant's name, in
    * any case, with {@code -} or {@code _} between words.
    *

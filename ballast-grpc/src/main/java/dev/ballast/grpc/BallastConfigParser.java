@@ -4,6 +4,7 @@ import dev.ballast.health.HealthConfig;
 import dev.ballast.health.OutlierConfig;
 import dev.ballast.internal.Ranges;
 import dev.ballast.overload.Criticality;
+import dev.ballast.overload.HedgingConfig;
 import dev.ballast.overload.RetryBudgetConfig;
 import dev.ballast.overload.RetryPolicy;
 import dev.ballast.overload.ThrottleConfig;
@@ -73,6 +74,7 @@ final class BallastConfigParser {
           "retryBudget",
           RetryPolicy.OVERLOAD_RETRY_FLOOR.name(),
           "rateLimit",
+          HedgingConfig.SETTINGS.name(),
           OutlierConfig.SETTINGS.name(),
           "zone",
           "zones",
@@ -255,7 +257,35 @@ final class BallastConfigParser {
     ThrottleConfig throttle = part(json, "throttle", ThrottleConfig.SETTINGS);
     RetryBudgetConfig budget = part(json, "retryBudget", RetryBudgetConfig.SETTINGS);
     Criticality floor = RetryPolicy.OVERLOAD_RETRY_FLOOR.read(SettingSource.of(json, ""));
-    return new ClientOverload.Settings(throttle, budget, floor, rateLimit(json));
+    Map<String, ?> hedgingObject = object(json, HedgingConfig.SETTINGS.name());
+    HedgingConfig hedging = hedgingObject == null
+        ? HedgingConfig.defaults()
+        : HedgingConfig.SETTINGS.read(SettingSource.of(hedgingObject, "hedging."), Set.of(HEDGED_METHODS));
+    return new ClientOverload.Settings(throttle, budget, floor, rateLimit(json), hedging, hedgedMethods(hedgingObject));
+  }
+
+  /** The key of {@code hedging} that lists the methods it hedges: this front end's, not a setting. */
+  private static final String HEDGED_METHODS = "methods";
+
+  /** {@code hedging.methods}: full method names ({@code pkg.Service/Method}) or whole services ({@code pkg.Service/*}). */
+  private static Set<String> hedgedMethods(Map<String, ?> hedging) {
+    if (hedging == null || !hedging.containsKey(HEDGED_METHODS)) {
+      return Set.of();
+    }
+    Object value = hedging.get(HEDGED_METHODS);
+    if (!(value instanceof List<?> list)) {
+      throw new IllegalArgumentException("hedging.methods: " + format(value)
+          + " (expected: a list of method names, \"pkg.Service/Method\" or \"pkg.Service/*\")");
+    }
+    Set<String> methods = new HashSet<>();
+    for (Object item : list) {
+      if (!(item instanceof String name) || name.indexOf('/') <= 0 || name.endsWith("/")) {
+        throw new IllegalArgumentException("hedging.methods: " + format(item)
+            + " (expected: a method name, \"pkg.Service/Method\" or \"pkg.Service/*\")");
+      }
+      methods.add(name);
+    }
+    return methods;
   }
 
   /**

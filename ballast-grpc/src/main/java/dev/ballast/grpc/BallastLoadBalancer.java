@@ -9,6 +9,7 @@ import dev.ballast.health.BackendState;
 import dev.ballast.pick.Balancer;
 import dev.ballast.subset.BackendSet;
 import dev.ballast.subset.Replacements;
+import dev.ballast.subset.ZonedSubsets;
 import dev.ballast.time.NanoClock;
 import io.grpc.Attributes;
 import io.grpc.ChannelLogger.ChannelLogLevel;
@@ -227,23 +228,8 @@ final class BallastLoadBalancer extends LoadBalancer {
    * client has backends to spill into and to fail over to. Backends without a zone are one zone.
    */
   static int[] zonedSubsetRanks(BackendSet set, Map<String, String> zones, BallastConfig config) {
-    Map<String, List<String>> byZone = new LinkedHashMap<>();
-    for (String key : set.keys()) {
-      byZone.computeIfAbsent(zones.getOrDefault(key, ""), z -> new ArrayList<>()).add(key);
-    }
-    List<Integer> ranks = new ArrayList<>();
-    for (Map.Entry<String, List<String>> zone : byZone.entrySet()) {
-      BackendSet members = BackendSet.of(zone.getValue());
-      int wanted = zone.getKey().equals(config.zone()) ? config.subsetSize() : config.remoteSubsetSize();
-      int size = Math.min(wanted, members.size());
-      if (size == 0) {
-        continue;
-      }
-      for (int rank : config.subsetter().subsetRanks(members, config.identity(), size)) {
-        ranks.add(set.rankOf(members.key(rank)));
-      }
-    }
-    return ranks.stream().mapToInt(Integer::intValue).toArray();
+    return ZonedSubsets.subsetRanks(
+        config.subsetter(), set, zones, config.identity(), config.zone(), config.subsetSize(), config.remoteSubsetSize());
   }
 
   /** The resolver's stable name if it gave one, else the first address as {@code host:port}. */

@@ -1,6 +1,7 @@
 package dev.ballast.grpc;
 
 import dev.ballast.annotation.Experimental;
+import dev.ballast.internal.ProcessCpu;
 import dev.ballast.internal.Ranges;
 import dev.ballast.overload.AdmissionLimiter;
 import dev.ballast.overload.LimiterConfig;

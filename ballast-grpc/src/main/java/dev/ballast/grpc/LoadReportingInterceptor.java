@@ -1,6 +1,9 @@
 package dev.ballast.grpc;
 
 import dev.ballast.grpc.orca.v3.OrcaLoadReport;
+import dev.ballast.internal.ProcessCpu;
+import dev.ballast.internal.RateMeter;
+import dev.ballast.internal.UtilizationReadings;
 import dev.ballast.time.NanoClock;
 import io.grpc.ForwardingServerCall.SimpleForwardingServerCall;
 import io.grpc.Metadata;
@@ -8,10 +11,8 @@ import io.grpc.ServerCall;
 import io.grpc.ServerCallHandler;
 import io.grpc.Status;
 import java.util.Objects;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import java.util.function.DoubleSupplier;
-import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
@@ -36,7 +37,7 @@ public final class LoadReportingInterceptor extends ApplicationCallInterceptor {
   private final BooleanSupplier lameDuck;
   private final RateMeter requests;
   private final RateMeter errors;
-  private final AtomicLong badReadings = new AtomicLong();
+  private final UtilizationReadings readings = new UtilizationReadings(logger);
 
   LoadReportingInterceptor(
       DoubleSupplier cpuUtilization,
@@ -121,7 +122,7 @@ public final class LoadReportingInterceptor extends ApplicationCallInterceptor {
    * @return the count
    */
   public long badUtilizationReadings() {
-    return badReadings.get();
+    return readings.count();
   }
 
   /** The report as of now; utilization suppliers that fail or return nonsense report 0 (unknown). */
@@ -134,29 +135,7 @@ public final class LoadReportingInterceptor extends ApplicationCallInterceptor {
   }
 
   private double sane(String name, DoubleSupplier supplier) {
-    double value;
-    try {
-      value = supplier.getAsDouble();
-    } catch (RuntimeException e) {
-      badReading(name + " threw " + e, e);
-      return 0;
-    }
-    if (value >= 0 && value < Double.POSITIVE_INFINITY) {
-      return value;
-    }
-    badReading(name + ": " + value, null);
-    return 0;
-  }
-
-  private void badReading(String what, Throwable thrown) {
-    long count = badReadings.incrementAndGet();
-    if ((count & (count - 1)) == 0) {
-      logger.log(
-          Level.WARNING,
-          "ballast: utilization reading " + what + " (expected: a number, 0 or more and finite); reported as 0"
-              + " (unknown); " + count + " bad readings so far",
-          thrown);
-    }
+    return readings.read(name, supplier);
   }
 
   private final class ReportingCall<ReqT, RespT> extends SimpleForwardingServerCall<ReqT, RespT> {

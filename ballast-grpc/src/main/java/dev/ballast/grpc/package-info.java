@@ -20,8 +20,8 @@
  * CallerRateLimitInterceptor} with {@link dev.ballast.grpc.CallerKey} (a rate limit per caller),
  * {@link dev.ballast.grpc.CriticalityTrust} (which callers may claim which criticality), {@code
  * ProbeLoadInterceptor} (the bookkeeping probes are answered from), {@code
- * ApplicationCallInterceptor} and {@code EndOnceServerCall} (what the interceptors share), {@code
- * ProcessCpu} and {@code RateMeter} (the figures a load report carries).
+ * ApplicationCallInterceptor} and {@code EndOnceServerCall} (what the interceptors share); the
+ * figures a load report carries come from core's {@code ProcessCpu} and {@code RateMeter}.
  *
  * <p><b>Wire format</b>, what both sides agree on: {@code OrcaTrailer} (ORCA's load report as a
  * trailer), {@code LameDuckSignal} and {@code OverloadSignal} (trailers on responses), {@code

@@ -132,7 +132,9 @@ final class BallastLoadBalancerTest {
     ClientStreamTracer first = startStream(pick());
 
     PickResult waiting = pick();
-    assertThat(waiting.hasResult()).isFalse();
+    // No result: neither a subchannel nor an error nor a drop (PickResult.withNoResult()).
+    assertThat(waiting.getSubchannel()).isNull();
+    assertThat(waiting.isDrop()).isFalse();
     assertThat(waiting.getStatus().isOk()).isTrue();
     int published = helper.pickersPublished;
 

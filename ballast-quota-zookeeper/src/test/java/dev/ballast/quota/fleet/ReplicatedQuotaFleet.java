@@ -10,7 +10,6 @@ import dev.ballast.quota.QuotaClient;
 import dev.ballast.quota.QuotaServer;
 import dev.ballast.quota.QuotaService;
 import dev.ballast.quota.ResourceQuota;
-import dev.ballast.quota.VirtualTimeReplicas;
 import dev.ballast.quota.fleet.QuotaFleet.Window;
 import dev.ballast.quota.zookeeper.TcpCut;
 import dev.ballast.quota.zookeeper.ZooKeeperQuotaReplica;

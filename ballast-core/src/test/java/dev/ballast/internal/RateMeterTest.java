@@ -1,4 +1,4 @@
-package dev.ballast.grpc;
+package dev.ballast.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;

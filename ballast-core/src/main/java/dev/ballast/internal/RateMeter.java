@@ -1,4 +1,4 @@
-package dev.ballast.grpc;
+package dev.ballast.internal;
 
 import dev.ballast.time.NanoClock;
 import java.util.concurrent.atomic.LongAdder;
@@ -6,9 +6,11 @@ import java.util.concurrent.atomic.LongAdder;
 /**
  * Events per second over a sliding one-window span, estimated from two fixed buckets: the current
  * one and the previous one weighted by the part of it still inside the span. Recording is one
- * {@link LongAdder} increment except once per window, when one thread rotates the buckets.
+ * {@link LongAdder} increment except once per window, when one thread rotates the buckets. The
+ * servers of every transport module measure the queries and errors per second of their load
+ * reports with it.
  */
-final class RateMeter {
+public final class RateMeter {
   private final NanoClock clock;
   private final long windowNanos;
   private final LongAdder current = new LongAdder();
@@ -16,19 +18,31 @@ final class RateMeter {
   private volatile long bucketStartNanos;
   private volatile long previousCount;
 
-  RateMeter(NanoClock clock, long windowNanos) {
+  /**
+   * A meter over spans of {@code windowNanos} on {@code clock}.
+   *
+   * @param clock the time events are recorded in
+   * @param windowNanos the span the rate is measured over, more than 0
+   */
+  public RateMeter(NanoClock clock, long windowNanos) {
     this.clock = clock;
     this.windowNanos = windowNanos;
     this.createdNanos = clock.nanoTime();
     this.bucketStartNanos = createdNanos;
   }
 
-  void record() {
+  /** Counts one event now. */
+  public void record() {
     rotate(clock.nanoTime());
     current.increment();
   }
 
-  double perSecond() {
+  /**
+   * The events per second over the span that ends now.
+   *
+   * @return the rate, 0 or more
+   */
+  public double perSecond() {
     long now = clock.nanoTime();
     rotate(now);
     long start = bucketStartNanos;

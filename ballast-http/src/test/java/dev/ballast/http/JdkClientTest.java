@@ -1,0 +1,407 @@
+package dev.ballast.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.ballast.health.BackendState;
+import dev.ballast.health.HealthConfig;
+import dev.ballast.health.OutlierConfig;
+import dev.ballast.health.RequestOutcome;
+import dev.ballast.overload.Criticality;
+import dev.ballast.overload.RetryBudgetConfig;
+import dev.ballast.overload.RetryPolicy;
+import dev.ballast.pick.Policy;
+import dev.ballast.pick.WeightedRoundRobinConfig;
+import dev.ballast.subset.BackendSet;
+import dev.ballast.subset.ClientIdentity;
+import dev.ballast.subset.Subsetter;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The JDK client against plain {@code com.sun.net.httpserver} backends on loopback. Every
+ * assertion is on behaviour and counts; waits are hang guards ({@link Poll}).
+ */
+final class JdkClientTest {
+  /** Health checks fast enough that a test does not wait on the defaults' seconds. */
+  static final HealthConfig FAST_HEALTH = HealthConfig.builder()
+      .healthCheckInterval(Duration.ofMillis(50)).idleHealthCheckInterval(Duration.ofMillis(50)).build();
+
+  /**
+   * Retries with a reserve: the budget's default allows retries as 10% of recent first attempts,
+   * none for the first few requests of a test; a reserve, as Finagle's, lets a quiet client retry.
+   */
+  static final RetryPolicy RETRIES_WITH_RESERVE = RetryPolicy.builder()
+      .budget(RetryBudgetConfig.builder().minRetriesPerSecond(100).build()).build();
+
+  private final List<AutoCloseable> closing = new ArrayList<>();
+
+  @AfterEach
+  void closeAll() throws Exception {
+    for (AutoCloseable c : closing) {
+      c.close();
+    }
+  }
+
+  private List<TestBackend> backends(int n, TestBackend.Answer answer) throws IOException {
+    List<TestBackend> out = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      out.add(track(TestBackend.start(answer)));
+    }
+    return out;
+  }
+
+  private <T extends AutoCloseable> T track(T closeable) {
+    closing.add(closeable);
+    return closeable;
+  }
+
+  private BallastHttpClient client(List<TestBackend> backends, Consumer<HttpBalancer.Builder> settings) {
+    List<URI> uris = backends.stream().map(TestBackend::uri).toList();
+    return track(BallastHttpClient.builder().endpoints(uris).balancer(b -> {
+      b.health(FAST_HEALTH);
+      settings.accept(b);
+    }).build());
+  }
+
+  /**
+   * Waits until every backend the client uses has passed its first check: until then a pick skips
+   * a backend still connecting, rightly, and a test that counts who served what would count that.
+   */
+  private static void awaitConnected(BallastHttpClient client, int backends) {
+    var core = client.balancer().balancer();
+    Poll.until("every backend connected", () -> client.balancer().backendsInUse().size() == backends
+        && client.balancer().backendsInUse().stream().allMatch(key -> core.backend(key).acceptsNewRequests()));
+  }
+
+  private static HttpRequest get(String client) {
+    return HttpRequest.newBuilder(URI.create("http://service/echo?x=1")).header(TestBackend.CLIENT, client).build();
+  }
+
+  @Test
+  void eachClientReachesExactlyItsSubset() throws Exception {
+    List<TestBackend> backends = backends(9, TestBackend.OK);
+    List<String> keys = backends.stream().map(TestBackend::key).toList();
+    int clients = 3;
+    int subsetSize = 3;
+    for (int c = 0; c < clients; c++) {
+      ClientIdentity identity = ClientIdentity.of(c, clients);
+      BallastHttpClient client = client(backends, b -> b.identity(identity)
+          .subsetting(Subsetter.orthogonalLots(), subsetSize).policy(Policy.roundRobin()));
+      awaitConnected(client, subsetSize);
+      for (int i = 0; i < 30; i++) {
+        assertThat(client.send(get("c" + c), HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(200);
+      }
+      Set<String> expected = new HashSet<>(Subsetter.orthogonalLots().subset(BackendSet.of(keys), identity, subsetSize));
+      Set<String> reached = new HashSet<>();
+      for (TestBackend backend : backends) {
+        if (backend.servedTo("c" + c) > 0) {
+          reached.add(backend.key());
+        }
+      }
+      assertThat(reached).as("client %d", c).isEqualTo(expected);
+      assertThat(client.balancer().backendsInUse()).containsExactlyInAnyOrderElementsOf(expected);
+    }
+  }
+
+  @Test
+  void aRefusedConnectionIsRetriedElsewhereAndTheBackendRefusesUntilItIsBack() throws Exception {
+    List<TestBackend> backends = backends(3, TestBackend.OK);
+    BallastHttpClient client = client(backends, b -> b.policy(Policy.roundRobin()).retry(RETRIES_WITH_RESERVE));
+    for (int i = 0; i < 6; i++) {
+      assertThat(client.send(get("c"), HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(200);
+    }
+    TestBackend down = backends.get(0);
+    down.stop(0);
+    // POST: not idempotent, but a refused connection means it was never sent.
+    for (int i = 0; i < 30; i++) {
+      HttpRequest post = HttpRequest.newBuilder(URI.create("http://service/write")).header(TestBackend.CLIENT, "c")
+          .POST(HttpRequest.BodyPublishers.ofString("x")).build();
+      assertThat(client.send(post, HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(200);
+    }
+    var backend = client.balancer().balancer().backend(down.key());
+    assertThat(backend.state()).isEqualTo(BackendState.REFUSING);
+    assertThat(backend.requestsEnded(RequestOutcome.NETWORK_FAILURE)).isBetween(1L, 2L);
+
+    TestBackend back = track(down.restart(BallastHttpService.builder().build()));
+    Poll.until("the restarted backend is healthy again", () -> backend.state().acceptsNewRequests());
+    Poll.until("the restarted backend serves", () -> {
+      try {
+        client.send(get("c"), HttpResponse.BodyHandlers.ofString());
+      } catch (IOException | InterruptedException e) {
+        throw new AssertionError(e);
+      }
+      return back.served.sum() > 0;
+    });
+  }
+
+  @Test
+  void aBackendThatFailsEveryCallIsEjectedAndEveryCallAfterItsEjectionSucceeds() throws Exception {
+    TestBackend failing = track(TestBackend.start(exchange -> TestBackend.respond(exchange, 500, "broken")));
+    List<TestBackend> backends = new ArrayList<>(backends(5, TestBackend.OK));
+    backends.add(failing);
+    // The rules judge an interval in which each backend ended 3 requests: the loop below sends
+    // until one such interval has passed, however fast the machine.
+    OutlierConfig outliers = OutlierConfig.builder().interval(Duration.ofMillis(500)).requestVolume(3).minimumHosts(3)
+        .baseEjectionTime(Duration.ofMinutes(5)).build();
+    BallastHttpClient client = client(backends, b -> b.policy(Policy.roundRobin()).outlierEjection(outliers));
+    awaitConnected(client, 6);
+    var failingBackend = client.balancer().balancer();
+    Poll.until("the failing backend is ejected", () -> {
+      try {
+        client.send(get("c"), HttpResponse.BodyHandlers.ofString());
+      } catch (IOException | InterruptedException e) {
+        throw new AssertionError(e);
+      }
+      var backend = failingBackend.backend(failing.key());
+      return backend != null && backend.isEjected();
+    });
+    long failedBefore = failing.served.sum();
+    for (int i = 0; i < 200; i++) {
+      assertThat(client.send(get("c"), HttpResponse.BodyHandlers.ofString()).statusCode()).as("call %d", i).isEqualTo(200);
+    }
+    assertThat(failing.served.sum()).isEqualTo(failedBefore);
+    assertThat(failingBackend.backend(failing.key()).ejections()).isEqualTo(1);
+  }
+
+  @Test
+  void anOverloadedBackendsAnswersAreRetriedElsewhereAndAreNotFailures() throws Exception {
+    // A backend of another stack that speaks the wire format: it sheds every request.
+    TestBackend shedding = track(TestBackend.start(null, exchange -> {
+      exchange.getResponseHeaders().set(BallastHeaders.OVERLOAD, BallastHeaders.SHED);
+      TestBackend.respond(exchange, 503, "shed");
+    }));
+    List<TestBackend> backends = new ArrayList<>(backends(3, TestBackend.OK));
+    backends.add(shedding);
+    BallastHttpClient client = client(backends, b -> b.policy(Policy.roundRobin()).retry(RETRIES_WITH_RESERVE)
+        .outlierEjection(OutlierConfig.builder().interval(Duration.ofMillis(50)).requestVolume(1).minimumHosts(1).build()));
+    awaitConnected(client, 4);
+    int calls = 200;
+    for (int i = 0; i < calls; i++) {
+      HttpResponse<String> response = client.send(get("c"), HttpResponse.BodyHandlers.ofString());
+      assertThat(response.statusCode()).as("call %d", i).isEqualTo(200);
+    }
+    var backend = client.balancer().balancer().backend(shedding.key());
+    long sheds = shedding.served.sum();
+    assertThat(sheds).isPositive();
+    assertThat(backend.requestsEnded(RequestOutcome.OVERLOADED)).isEqualTo(sheds);
+    assertThat(backend.requestsEnded(RequestOutcome.BACKEND_FAILURE)).isZero();
+    assertThat(backend.ejections()).as("overload answers are not failures: never ejected").isZero();
+    assertThat(client.balancer().retriesSent()).isEqualTo(sheds);
+    assertThat(client.balancer().retryBudget().retriesTaken()).isEqualTo(sheds);
+  }
+
+  @Test
+  void aRetryBeyondTheBudgetIsNotSentAndTheOverloadAnswerIsReturned() throws Exception {
+    TestBackend shedding = track(TestBackend.start(null, exchange -> {
+      exchange.getResponseHeaders().set(BallastHeaders.OVERLOAD, BallastHeaders.SHED);
+      TestBackend.respond(exchange, 503, "shed");
+    }));
+    BallastHttpClient client = client(List.of(shedding), b -> b.throttle(null));
+    HttpResponse<String> response = client.send(get("c"), HttpResponse.BodyHandlers.ofString());
+    assertThat(response.statusCode()).isEqualTo(503);
+    assertThat(response.headers().firstValue(BallastHeaders.OVERLOAD)).hasValue(BallastHeaders.SHED);
+    // The budget allows 10% of recent first attempts as retries: the first request has none.
+    assertThat(shedding.served.sum()).isEqualTo(1);
+    assertThat(client.balancer().retryBudget().retriesDenied()).isEqualTo(1);
+  }
+
+  @Test
+  void loadReportsSteerWeightedRoundRobin() throws Exception {
+    BallastHttpService busy = BallastHttpService.builder().applicationUtilization(() -> 0.9).build();
+    BallastHttpService idle = BallastHttpService.builder().applicationUtilization(() -> 0.1).build();
+    TestBackend hot = track(TestBackend.start(busy, TestBackend.OK));
+    TestBackend cold = track(TestBackend.start(idle, TestBackend.OK));
+    WeightedRoundRobinConfig wrr = WeightedRoundRobinConfig.builder().blackoutPeriod(Duration.ZERO)
+        .weightUpdatePeriod(Duration.ofMillis(10)).build();
+    BallastHttpClient client = client(List.of(hot, cold), b -> b.policy(Policy.weightedRoundRobin(wrr)));
+    var core = client.balancer().balancer();
+    Poll.until("weights from the load reports", () -> {
+      try {
+        client.send(get("warm-up"), HttpResponse.BodyHandlers.ofString());
+      } catch (IOException | InterruptedException e) {
+        throw new AssertionError(e);
+      }
+      double hotWeight = core.policyStatistic(hot.key());
+      double coldWeight = core.policyStatistic(cold.key());
+      return hotWeight > 0 && coldWeight > 2 * hotWeight;
+    });
+    for (int i = 0; i < 200; i++) {
+      client.send(get("steered"), HttpResponse.BodyHandlers.ofString());
+    }
+    assertThat(cold.servedTo("steered")).isGreaterThan(2 * hot.servedTo("steered"));
+  }
+
+  @Test
+  void badHeaderValuesAreIgnoredAndCountedAndNeverFailARequest() throws Exception {
+    String[] bad = {"TEXT cpu_utilization=NaN", "JSON {", "BIN !!!", "XML <load/>", "TEXT " + "named_metrics.a=1,".repeat(100)};
+    TestBackend liar = track(TestBackend.start(null, exchange -> {
+      String value = bad[(int) (Math.abs(exchange.getRequestURI().getQuery().hashCode()) % bad.length)];
+      exchange.getResponseHeaders().set(LoadReportHeader.NAME, value);
+      TestBackend.respond(exchange, 200, "ok");
+    }));
+    BallastHttpClient client = client(List.of(liar), b -> {});
+    for (int i = 0; i < bad.length * 4; i++) {
+      HttpRequest request = HttpRequest.newBuilder(URI.create("http://service/x?n=" + i)).build();
+      assertThat(client.send(request, HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(200);
+    }
+    assertThat(client.balancer().badHeaders()).isEqualTo(bad.length * 4);
+    var backend = client.balancer().balancer().backend(liar.key());
+    assertThat(backend.requestsEnded(RequestOutcome.SUCCESS)).isEqualTo(bad.length * 4);
+  }
+
+  @Test
+  void criticalityAndTheTimeLeftTravelAsHeaders() throws Exception {
+    Map<String, String> seen = new ConcurrentHashMap<>();
+    TestBackend backend = track(TestBackend.start(BallastHttpService.builder().build(), exchange -> {
+      seen.put("criticality", String.valueOf(exchange.getRequestHeaders().getFirst(BallastHeaders.CRITICALITY)));
+      seen.put("timeout", String.valueOf(exchange.getRequestHeaders().getFirst(BallastHeaders.TIMEOUT)));
+      seen.put("inherited", RequestContext.currentCriticality().headerValue());
+      TestBackend.respond(exchange, 200, "ok");
+    }));
+    BallastHttpClient client = client(List.of(backend), b -> {});
+    client.send(get("c"), HttpResponse.BodyHandlers.ofString(),
+        RequestOptions.defaults().withCriticality(Criticality.SHEDDABLE).withTimeout(Duration.ofSeconds(20)));
+    assertThat(seen.get("criticality")).isEqualTo("sheddable");
+    assertThat(seen.get("inherited")).isEqualTo("sheddable");
+    long sent = BallastHeaders.readTimeout(seen.get("timeout"));
+    assertThat(sent).isPositive().isLessThanOrEqualTo(TimeUnit.SECONDS.toNanos(20));
+  }
+
+  @Test
+  void aDeadlineThatPassesEndsTheRequestWithoutHoldingItAgainstTheBackend() throws Exception {
+    Hold hold = new Hold();
+    TestBackend slow = track(TestBackend.start(exchange -> {
+      hold.here();
+      TestBackend.respond(exchange, 200, "late");
+    }));
+    BallastHttpClient client = client(List.of(slow), b -> {});
+    try {
+      assertThatThrownBy(() -> client.send(get("c"), HttpResponse.BodyHandlers.ofString(),
+          RequestOptions.defaults().withTimeout(Duration.ofMillis(200)))).isInstanceOf(HttpTimeoutException.class);
+    } finally {
+      hold.release();
+    }
+    var backend = client.balancer().balancer().backend(slow.key());
+    assertThat(backend.requestsEnded(RequestOutcome.CANCELLED)).isEqualTo(1);
+    assertThat(backend.activeRequests()).isZero();
+    assertThat(client.balancer().retriesSent()).isZero();
+  }
+
+  @Test
+  void asyncSendsAreBalancedAndACancelledOneIsNoFailure() throws Exception {
+    Hold hold = new Hold();
+    List<TestBackend> backends = backends(2, exchange -> {
+      if (exchange.getRequestURI().getPath().equals("/hold")) {
+        hold.here();
+      }
+      TestBackend.respond(exchange, 200, "ok");
+    });
+    BallastHttpClient client = client(backends, b -> b.policy(Policy.roundRobin()));
+    awaitConnected(client, 2);
+    List<CompletableFuture<HttpResponse<String>>> sent = new ArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      sent.add(client.sendAsync(get("async"), HttpResponse.BodyHandlers.ofString()));
+    }
+    for (CompletableFuture<HttpResponse<String>> f : sent) {
+      assertThat(f.get(30, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+    }
+    assertThat(backends.get(0).servedTo("async") + backends.get(1).servedTo("async")).isEqualTo(20);
+    assertThat(backends.get(0).servedTo("async")).isPositive();
+    assertThat(backends.get(1).servedTo("async")).isPositive();
+
+    CompletableFuture<HttpResponse<String>> held = client.sendAsync(
+        HttpRequest.newBuilder(URI.create("http://service/hold")).build(), HttpResponse.BodyHandlers.ofString());
+    hold.awaitHeld();
+    held.cancel(true);
+    hold.release();
+    assertThatThrownBy(() -> held.get(30, TimeUnit.SECONDS)).isInstanceOf(java.util.concurrent.CancellationException.class);
+    var core = client.balancer().balancer();
+    Poll.until("the cancelled request has ended", () -> core.backend(backends.get(0).key()).activeRequests() == 0
+        && core.backend(backends.get(1).key()).activeRequests() == 0);
+    long cancelled = 0;
+    for (TestBackend backend : backends) {
+      var tracked = core.backend(backend.key());
+      cancelled += tracked.requestsEnded(RequestOutcome.CANCELLED);
+      assertThat(tracked.requestsEnded(RequestOutcome.BACKEND_FAILURE) + tracked.requestsEnded(RequestOutcome.NETWORK_FAILURE))
+          .isZero();
+    }
+    assertThat(cancelled).isEqualTo(1);
+  }
+
+  @Test
+  void aClientInAZoneKeepsItsRequestsInItsZone() throws Exception {
+    List<TestBackend> local = backends(2, TestBackend.OK);
+    List<TestBackend> remote = backends(2, TestBackend.OK);
+    List<HttpEndpoint> endpoints = new ArrayList<>();
+    local.forEach(b -> endpoints.add(HttpEndpoint.of(b.uri(), "zone-a")));
+    remote.forEach(b -> endpoints.add(HttpEndpoint.of(b.uri(), "zone-b")));
+    BallastHttpClient client = track(BallastHttpClient.builder().resolver(EndpointResolver.of(endpoints))
+        .balancer(b -> b.health(FAST_HEALTH).zone("zone-a")).build());
+    // Until its own zone's backends are connected, a client fails over to the other zone, rightly.
+    awaitConnected(client, 4);
+    for (int i = 0; i < 50; i++) {
+      assertThat(client.send(get("zoned"), HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(200);
+    }
+    assertThat(local.get(0).servedTo("zoned") + local.get(1).servedTo("zoned")).isEqualTo(50);
+    assertThat(client.balancer().balancer().crossZonePicks()).isZero();
+    assertThat(client.balancer().backendsInUse()).hasSize(4);
+  }
+
+  @Test
+  void whenEveryAnswerIsAnOverloadTheThrottleHoldsRequestsBackLocally() throws Exception {
+    TestBackend shedding = track(TestBackend.start(null, exchange -> {
+      exchange.getResponseHeaders().set(BallastHeaders.OVERLOAD, BallastHeaders.SHED);
+      TestBackend.respond(exchange, 503, "shed");
+    }));
+    BallastHttpClient client = client(List.of(shedding), b -> b.retry(RetryPolicy.builder().maxAttempts(1).build()));
+    int throttled = 0;
+    for (int i = 0; i < 200; i++) {
+      try {
+        assertThat(client.send(get("c"), HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(503);
+      } catch (RequestNotSentException e) {
+        assertThat(e.reason()).isEqualTo(RequestNotSentException.Reason.THROTTLED);
+        throttled++;
+      }
+    }
+    // With no answer accepted, the throttle's rejection probability nears 1 after a few requests.
+    assertThat(throttled).isPositive();
+    assertThat(shedding.served.sum()).isEqualTo(200 - throttled);
+    assertThat(client.balancer().throttle().rejected(Criticality.CRITICAL)).isEqualTo(throttled);
+  }
+
+  @Test
+  void aPolicyThatProbesIsRefusedWithTheReason() {
+    assertThatThrownBy(() -> HttpBalancer.builder().policy(Policy.prequalProbing()).build())
+        .hasMessage("policy: prequal_probing (expected: a policy that sends no probes; ballast-http has no probe"
+            + " transport yet)");
+  }
+
+  @Test
+  void aClientWithoutBackendsFailsWithRequestNotSent() throws Exception {
+    BallastHttpClient client = track(BallastHttpClient.builder().endpoints(List.of())
+        .balancer(b -> b.pickTimeout(Duration.ofMillis(50))).build());
+    assertThatThrownBy(() -> client.send(get("c"), HttpResponse.BodyHandlers.ofString()))
+        .isInstanceOfSatisfying(RequestNotSentException.class,
+            e -> assertThat(e.reason()).isEqualTo(RequestNotSentException.Reason.NO_BACKEND));
+    ExecutionException async = org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class,
+        () -> client.sendAsync(get("c"), HttpResponse.BodyHandlers.ofString()).get(30, TimeUnit.SECONDS));
+    assertThat(async.getCause()).isInstanceOf(RequestNotSentException.class);
+  }
+}
