@@ -61,6 +61,11 @@ final class ConsistentHashPolicy implements Policy, PickerFactory {
   }
 
   @Override
+  public String requestHashHeader() {
+    return config.requestHashHeader();
+  }
+
+  @Override
   public PolicyStatistic statistic() {
     return PolicyStatistic.SHARE_KEPT;
   }

@@ -64,6 +64,18 @@ public sealed interface Policy
   }
 
   /**
+   * The request header whose value is a request's key, for the transports that read keys from
+   * headers (gRPC, HTTP): {@link ConsistentHashConfig#requestHashHeader()} for {@code
+   * consistent_hash}, so that the setting is declared once, in its config.
+   *
+   * @return the header's name in lower case, or {@code ""} when requests carry no key in a header
+   */
+  @Experimental("keyed picks are new with consistent hashing")
+  default String requestHashHeader() {
+    return "";
+  }
+
+  /**
    * The policy called {@code name} (one of {@link #names()}) with its default config; interleaved
    * weighted round robin then weighs every backend 1.
    *
