@@ -68,6 +68,20 @@ final class GrpcPickerFixture implements AutoCloseable {
         subchannel.requestConnection();
       }
     }
+    // ring_hash creates a backend's subchannel only when a pick lands on it while it is idle (its
+    // children connect on demand): pick (a call without a hash gets a random one) and connect
+    // what the picks created, until every backend has a READY subchannel.
+    for (int round = 0; round < 1_000 && helper.subchannels.size() < backends; round++) {
+      for (int i = 0; i < backends; i++) {
+        LoadBalancer.SubchannelPicker current = helper.picker;
+        if (current != null) {
+          current.pickSubchannel(ARGS);
+        }
+      }
+      for (InMemorySubchannel subchannel : List.copyOf(helper.subchannels)) {
+        subchannel.requestConnection();
+      }
+    }
     if (helper.state != ConnectivityState.READY) {
       throw new IllegalStateException(policy + " did not become READY: " + helper.state);
     }
