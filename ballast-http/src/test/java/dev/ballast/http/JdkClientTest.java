@@ -123,14 +123,17 @@ final class JdkClientTest {
 
   /**
    * consistent_hash over HTTP: the key is the header the policy's requestHashHeader names (here the
-   * test backends' own client header, so that they count what each key reached). Two clients with
+   * test backends' own client header, so that they count what each key reached), unbounded. Two clients with
    * different identities send each key to one and the same backend; a key given in the options
    * wins over the header; a subset setting beside the policy is refused with the reason.
    */
   @Test
   void aKeyInTheNamedHeaderReachesOneBackendFromEveryClientAndSubsettingIsRefused() throws Exception {
     List<TestBackend> backends = backends(6, TestBackend.OK);
-    Policy hashing = Policy.consistentHash(ConsistentHashConfig.builder().requestHashHeader(TestBackend.CLIENT).build());
+    // Unbounded: this test is about where the key comes from and where it goes; the bounds are
+    // ConsistentHashTest's (core) and ConsistentHashGrpcTest's (a hot key spilling, on loopback).
+    Policy hashing = Policy.consistentHash(ConsistentHashConfig.builder().requestHashHeader(TestBackend.CLIENT)
+        .bound(ConsistentHashConfig.Bound.NONE).build());
     List<BallastHttpClient> clients = new ArrayList<>();
     for (int c = 0; c < 2; c++) {
       ClientIdentity identity = ClientIdentity.of(c, 2);
