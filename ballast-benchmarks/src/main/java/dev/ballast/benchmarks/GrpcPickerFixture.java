@@ -63,6 +63,26 @@ final class GrpcPickerFixture implements AutoCloseable {
             .build();
     helper.sync.execute(() -> balancer.acceptResolvedAddresses(addresses));
     if (helper.state != ConnectivityState.READY) {
+      // Policies that connect on a pick's demand (ring_hash) start IDLE: connect every backend.
+      for (InMemorySubchannel subchannel : List.copyOf(helper.subchannels)) {
+        subchannel.requestConnection();
+      }
+    }
+    // ring_hash creates a backend's subchannel only when a pick lands on it while it is idle (its
+    // children connect on demand): pick (a call without a hash gets a random one) and connect
+    // what the picks created, until every backend has a READY subchannel.
+    for (int round = 0; round < 1_000 && helper.subchannels.size() < backends; round++) {
+      for (int i = 0; i < backends; i++) {
+        LoadBalancer.SubchannelPicker current = helper.picker;
+        if (current != null) {
+          current.pickSubchannel(ARGS);
+        }
+      }
+      for (InMemorySubchannel subchannel : List.copyOf(helper.subchannels)) {
+        subchannel.requestConnection();
+      }
+    }
+    if (helper.state != ConnectivityState.READY) {
       throw new IllegalStateException(policy + " did not become READY: " + helper.state);
     }
   }
@@ -190,10 +210,13 @@ final class GrpcPickerFixture implements AutoCloseable {
     final FakeScheduler timer = new FakeScheduler(new FakeClock());
     volatile LoadBalancer.SubchannelPicker picker;
     volatile ConnectivityState state;
+    final List<InMemorySubchannel> subchannels = new ArrayList<>();
 
     @Override
     public LoadBalancer.Subchannel createSubchannel(LoadBalancer.CreateSubchannelArgs args) {
-      return new InMemorySubchannel(args, sync);
+      InMemorySubchannel subchannel = new InMemorySubchannel(args, sync);
+      subchannels.add(subchannel);
+      return subchannel;
     }
 
     @Override
@@ -285,6 +308,13 @@ final class GrpcPickerFixture implements AutoCloseable {
 
     @Override
     public void log(ChannelLogLevel level, String messageFormat, Object... args) {}
+  }
+
+  /** A call whose header {@code header} carries {@code value}: a keyed pick's arguments, made once. */
+  static LoadBalancer.PickSubchannelArgs withHeader(Metadata.Key<String> header, String value) {
+    StaticPickArgs args = new StaticPickArgs();
+    args.headers.put(header, value);
+    return args;
   }
 
   /** The same call for every pick: the pickers under test do not look at it. */

@@ -195,13 +195,19 @@ public class PickerBenchmark {
   }
 
   static Balancer ballastBalancer(String name, int backends, LoadProfile load, NanoClock clock, OutlierConfig outliers) {
+    return ballastBalancer(name, backends, load, clock, outliers, null);
+  }
+
+  /** {@link #ballastBalancer(String, int, LoadProfile, NanoClock, OutlierConfig)} over {@code given}, when not null. */
+  static Balancer ballastBalancer(String name, int backends, LoadProfile load, NanoClock clock, OutlierConfig outliers,
+      Policy given) {
     List<String> keys = new ArrayList<>(backends);
     for (int i = 0; i < backends; i++) {
       keys.add("backend-" + i);
     }
     // The production factory (what Balancer.create(policy) and the gRPC integration use):
     // per-thread randomness and round-robin positions on the pick path, and the given clock.
-    Policy policy = ballastPolicy(name, keys);
+    Policy policy = given != null ? given : ballastPolicy(name, keys);
     Balancer.Builder builder = Balancer.builder(policy).clock(clock).outlierEjection(outliers);
     Balancer balancer = (policy.needsProbes() ? builder.probes(PickerBenchmark::answerAtOnce) : builder).build();
     balancer.updateSubset(keys);

@@ -1,5 +1,6 @@
 package dev.ballast.overload;
 
+import dev.ballast.annotation.Experimental;
 import dev.ballast.internal.Ranges;
 import dev.ballast.pick.Balancer;
 import dev.ballast.pick.Pick;
@@ -222,5 +223,25 @@ public record RetryPolicy(int maxAttempts, Backoff backoff, RetryBudgetConfig bu
       pick = again;
     }
     return pick;
+  }
+
+  /**
+   * {@link #pickAvoiding(Balancer, String)} for a request that carries a key: the retry goes where
+   * the key goes ({@link Balancer#pickByKey(long)}) unless that is {@code avoid}'s backend, when it
+   * goes where a request without a key would, avoiding {@code avoid} as that method does.
+   *
+   * @param balancer the balancer to pick from
+   * @param avoid the key of the backend the failed attempt went to
+   * @param keyHash the hash of the request's key
+   * @return the pick for the retry, as {@link #pickAvoiding(Balancer, String)} returns it
+   */
+  @Experimental("keyed picks are new with consistent hashing")
+  public static Pick pickAvoiding(Balancer balancer, String avoid, long keyHash) {
+    Pick pick = balancer.pickByKey(keyHash);
+    if (!pick.isPicked() || !pick.backend().key().equals(avoid)) {
+      return pick;
+    }
+    pick.onCancel();
+    return pickAvoiding(balancer, avoid);
   }
 }

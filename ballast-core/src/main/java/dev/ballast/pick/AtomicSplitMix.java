@@ -1,5 +1,6 @@
 package dev.ballast.pick;
 
+import dev.ballast.internal.SplitMix64;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -9,7 +10,6 @@ import java.util.concurrent.atomic.AtomicLong;
  * every pick sequence reproducible under a seeded generator.
  */
 final class AtomicSplitMix extends PickRandom {
-  private static final long GAMMA = 0x9E3779B97F4A7C15L;
   private final AtomicLong state;
 
   AtomicSplitMix(long seed) {
@@ -18,9 +18,6 @@ final class AtomicSplitMix extends PickRandom {
 
   @Override
   long nextLong() {
-    long z = state.addAndGet(GAMMA);
-    z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
-    z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
-    return z ^ (z >>> 31);
+    return SplitMix64.finalizeMix(state.addAndGet(SplitMix64.GAMMA));
   }
 }

@@ -266,6 +266,21 @@ public interface Balancer {
   Pick pick();
 
   /**
+   * Picks a backend for one request that carries a key: {@code picker().pickByKey(keyHash)}. A
+   * policy that keeps a key on one backend ({@code consistent_hash}) sends it where every client
+   * over the same backends sends it; any other picks as {@link #pick()} does. Fails fast, and is
+   * lock-free and allocation-free, like {@link #pick()}.
+   *
+   * @param keyHash a 64-bit hash of the request's key, such as {@link KeyHash#of(CharSequence)}
+   *     gives (see {@link Picker#pickByKey(long)})
+   * @return the pick, to end with its outcome; a failed one says why in its {@link Pick#status()}
+   */
+  @Experimental("keyed picks are new with consistent hashing")
+  default Pick pickByKey(long keyHash) {
+    return picker().pickByKey(keyHash);
+  }
+
+  /**
    * Picks, and if every backend is unavailable or at its limit, waits (without spinning) for
    * capacity to free for up to {@code timeoutNanos} of real time, e.g. the request's deadline.
    * May allocate while waiting.

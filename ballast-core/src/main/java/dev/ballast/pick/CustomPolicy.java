@@ -37,12 +37,16 @@ import java.util.regex.Pattern;
  *       the simulator and tests can repeat a run.
  * </ul>
  *
+ * <p>A policy that keeps a request's key on one backend overrides {@link Picker#pickByKey(long)}
+ * in its picker, which {@link Balancer#pickByKey(long)} calls for requests that carry a key; a
+ * picker that does not override it picks every request as {@link Picker#pickByKey} says.
+ *
  * <p>This class is an abstract class rather than an interface so that methods can be added to it
- * with defaults (a keyed pick for consistent hashing, for example) without breaking subclasses.
+ * with defaults without breaking subclasses.
  *
  * @param <S> the policy's per-backend state
  */
-@Experimental("the extension point is new: its snapshot may gain methods (a keyed pick for consistent hashing) as its first users try it")
+@Experimental("the extension point is new: its snapshot may gain methods as its first users try it")
 public abstract non-sealed class CustomPolicy<S> implements Policy {
   /** A policy name: lower-case letters, digits and underscores, starting with a letter, at most 64 characters. */
   private static final Pattern NAME = Pattern.compile("[a-z][a-z0-9_]{0,63}");
@@ -365,7 +369,15 @@ public abstract non-sealed class CustomPolicy<S> implements Policy {
 
     @Override
     public Pick pick() {
-      Pick pick = delegate.pick();
+      return nonNull(delegate.pick());
+    }
+
+    @Override
+    public Pick pickByKey(long keyHash) {
+      return nonNull(delegate.pickByKey(keyHash));
+    }
+
+    private Pick nonNull(Pick pick) {
       if (pick == null) {
         throw new NullPointerException(
             name + ": the picker returned null (expected: snapshot.acquire(i) of a backend it took, or snapshot.failed())");

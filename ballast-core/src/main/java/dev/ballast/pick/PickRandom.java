@@ -32,6 +32,31 @@ abstract sealed class PickRandom permits AtomicSplitMix, PickRandom.PerThread {
     return (nextLong() >>> 11) * 0x1.0p-53;
   }
 
+  /**
+   * Two distinct indexes in {@code [0, n)} from one draw, its high and low halves each scaled by
+   * multiply-shift, packed as {@code (first << 32) | second}; read them with {@link #first} and
+   * {@link #second}. {@code n} must be at least 2.
+   */
+  final long twoDistinct(int n) {
+    long draw = nextLong();
+    int i = (int) (((draw >>> 32) * n) >>> 32);
+    int j = (int) (((draw & 0xFFFF_FFFFL) * (n - 1)) >>> 32);
+    if (j >= i) {
+      j++;
+    }
+    return ((long) i << 32) | j;
+  }
+
+  /** The first index of a {@link #twoDistinct} pair. */
+  static int first(long pair) {
+    return (int) (pair >>> 32);
+  }
+
+  /** The second index of a {@link #twoDistinct} pair. */
+  static int second(long pair) {
+    return (int) pair;
+  }
+
   /** Whether a backend with warm-up {@code factor} takes this request: always when fully warm. */
   final boolean admits(double factor) {
     return factor >= 1.0 || nextDouble() < factor;

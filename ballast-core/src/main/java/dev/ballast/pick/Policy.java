@@ -18,6 +18,7 @@ public sealed interface Policy
         FairSharePolicy,
         InterleavedWeightedRoundRobinPolicy,
         PrequalProbingPolicy,
+        ConsistentHashPolicy,
         CustomPolicy {
 
   /**
@@ -46,6 +47,32 @@ public sealed interface Policy
   @Experimental
   default boolean needsProbes() {
     return false;
+  }
+
+  /**
+   * Whether this policy must choose among every backend of the service rather than a subset: a
+   * policy that keeps a request's key on one backend maps the key alike on every client only when
+   * they all hash over the same backends. The front ends (the gRPC service config, xDS, the
+   * simulator's scenarios) then use every backend, and refuse a subset setting with an error that
+   * says why.
+   *
+   * @return true for {@code consistent_hash}; false for the other built-in policies
+   */
+  @Experimental("keyed picks are new with consistent hashing")
+  default boolean needsEveryBackend() {
+    return false;
+  }
+
+  /**
+   * The request header whose value is a request's key, for the transports that read keys from
+   * headers (gRPC, HTTP): {@link ConsistentHashConfig#requestHashHeader()} for {@code
+   * consistent_hash}, so that the setting is declared once, in its config.
+   *
+   * @return the header's name in lower case, or {@code ""} when requests carry no key in a header
+   */
+  @Experimental("keyed picks are new with consistent hashing")
+  default String requestHashHeader() {
+    return "";
   }
 
   /**
@@ -181,5 +208,29 @@ public sealed interface Policy
   @Experimental
   static Policy prequalProbing(PrequalProbingConfig config) {
     return new PrequalProbingPolicy(config);
+  }
+
+  /**
+   * Consistent hashing with bounded loads, with the default settings: a request's key ({@link
+   * Balancer#pickByKey(long)}) goes to its backend on a hash ring over every backend, unless that
+   * backend is over 1.25 times the mean load, when it goes to the next on the ring. A request
+   * without a key goes to the less loaded of two random backends.
+   *
+   * @return the policy
+   */
+  @Experimental("consistent hashing is new")
+  static Policy consistentHash() {
+    return consistentHash(ConsistentHashConfig.defaults());
+  }
+
+  /**
+   * Consistent hashing with bounded loads.
+   *
+   * @param config its settings
+   * @return the policy
+   */
+  @Experimental("consistent hashing is new")
+  static Policy consistentHash(ConsistentHashConfig config) {
+    return new ConsistentHashPolicy(config);
   }
 }

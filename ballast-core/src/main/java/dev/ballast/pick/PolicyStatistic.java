@@ -1,5 +1,7 @@
 package dev.ballast.pick;
 
+import dev.ballast.annotation.Experimental;
+
 /**
  * The per-backend number a policy picks by, as {@link Balancer#policyStatistic(String)} reads it
  * for metrics: the name is the metric's suffix, the unit what the value is in.
@@ -24,7 +26,14 @@ public enum PolicyStatistic {
    * to end, in seconds; the earliest is picked.
    */
   PREDICTED_END(
-      "predicted.end", "seconds", "Fair share: time until one more request to the backend is predicted to end");
+      "predicted.end", "seconds", "Fair share: time until one more request to the backend is predicted to end"),
+  /**
+   * Consistent hashing: the share of the requests that reach the backend on the ring (its own keys'
+   * and those passed on to it) that it keeps, 0 to 1; below 1 while its reported utilization is
+   * over the bound.
+   */
+  @Experimental("consistent hashing is new")
+  SHARE_KEPT("share.kept", "", "Consistent hashing: the share of requests reaching the backend that it keeps");
 
   private final String metricName;
   private final String unit;

@@ -127,6 +127,7 @@ public final class PolicyTable {
     add(new Entry<>(FairShareConfig.SETTINGS, FairSharePolicy::new, true));
     add(new Entry<>(InterleavedWeightedRoundRobinConfig.SETTINGS, InterleavedWeightedRoundRobinPolicy::new, true));
     add(new Entry<>(PrequalProbingConfig.SETTINGS, PrequalProbingPolicy::new, true));
+    add(new Entry<>(ConsistentHashConfig.SETTINGS, ConsistentHashPolicy::new, true));
   }
 
   private PolicyTable() {}

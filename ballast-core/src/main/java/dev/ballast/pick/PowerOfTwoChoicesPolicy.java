@@ -338,14 +338,11 @@ final class PowerOfTwoChoicesPolicy implements Policy, PickerFactory {
       return null;
     }
 
-    /** Two distinct random candidates from one draw (its high and low halves, each scaled by multiply-shift), and the better. */
+    /** Two distinct random candidates from one draw ({@link PickRandom#twoDistinct}), and the better. */
     private ScoredSlot choose(Slot[] all, int n, long now) {
-      long draw = random.nextLong();
-      int i = (int) (((draw >>> 32) * n) >>> 32);
-      int j = (int) (((draw & 0xFFFF_FFFFL) * (n - 1)) >>> 32);
-      if (j >= i) {
-        j++;
-      }
+      long pair = random.twoDistinct(n);
+      int i = PickRandom.first(pair);
+      int j = PickRandom.second(pair);
       Backend[] candidates = backends;
       return better((ScoredSlot) all[i], candidates[i], (ScoredSlot) all[j], candidates[j], now);
     }

@@ -179,12 +179,9 @@ final class PrequalProbingPolicy implements Policy, PickerFactory {
     private Pick fallback(Slot[] all, int n) {
       if (n > 1) {
         for (int attempt = 0; attempt < 3; attempt++) {
-          long draw = random.nextLong();
-          int i = (int) (((draw >>> 32) * n) >>> 32);
-          int j = (int) (((draw & 0xFFFF_FFFFL) * (n - 1)) >>> 32);
-          if (j >= i) {
-            j++;
-          }
+          long pair = random.twoDistinct(n);
+          int i = PickRandom.first(pair);
+          int j = PickRandom.second(pair);
           int a = all[i].backend.activeRequestsIfAccepting();
           int b = all[j].backend.activeRequestsIfAccepting();
           Slot chosen = a >= 0 && (b < 0 || a <= b) ? all[i] : b >= 0 ? all[j] : null;

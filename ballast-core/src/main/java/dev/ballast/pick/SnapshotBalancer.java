@@ -196,6 +196,11 @@ final class SnapshotBalancer implements Balancer {
   }
 
   @Override
+  public Pick pickByKey(long keyHash) {
+    return failures.record(picker.pickByKey(keyHash));
+  }
+
+  @Override
   public Pick pick(long timeoutNanos) throws InterruptedException {
     Pick pick = picker.pick();
     if (pick.isPicked() || timeoutNanos <= 0) {

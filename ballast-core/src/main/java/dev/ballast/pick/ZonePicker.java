@@ -29,6 +29,16 @@ final class ZonePicker implements Picker {
 
   @Override
   public Pick pick() {
+    return route(false, 0);
+  }
+
+  /** Within each zone the key keeps to one backend, as the policy keeps it; the zone is chosen as for any pick. */
+  @Override
+  public Pick pickByKey(long keyHash) {
+    return route(true, keyHash);
+  }
+
+  private Pick route(boolean keyed, long keyHash) {
     int zones = pickers.length;
     int drawn = 0;
     if (zones > 1 && spillUpTo[zones - 1] > 0) {
@@ -40,13 +50,13 @@ final class ZonePicker implements Picker {
         }
       }
     }
-    Pick pick = pickers[drawn].pick();
+    Pick pick = pickIn(drawn, keyed, keyHash);
     if (pick.isPicked()) {
       return counted(pick, drawn);
     }
     Pick failed = pick;
     if (drawn != 0) {
-      pick = pickers[0].pick();
+      pick = pickIn(0, keyed, keyHash);
       if (pick.isPicked()) {
         return pick;
       }
@@ -59,7 +69,7 @@ final class ZonePicker implements Picker {
         if (zone == drawn) {
           continue;
         }
-        pick = pickers[zone].pick();
+        pick = pickIn(zone, keyed, keyHash);
         if (pick.isPicked()) {
           return counted(pick, zone);
         }
@@ -67,6 +77,10 @@ final class ZonePicker implements Picker {
       }
     }
     return failed;
+  }
+
+  private Pick pickIn(int zone, boolean keyed, long keyHash) {
+    return keyed ? pickers[zone].pickByKey(keyHash) : pickers[zone].pick();
   }
 
   private Pick counted(Pick pick, int zone) {

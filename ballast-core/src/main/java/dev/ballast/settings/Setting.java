@@ -48,7 +48,9 @@ public final class Setting<T> {
     /** One of an enum's constants, written in lower case with {@code _} or {@code -} between words. */
     CHOICE,
     /** An object from key (a backend's, a caller's) to a whole number within a range. */
-    WEIGHTS
+    WEIGHTS,
+    /** A string of a given form, such as a header name; the empty string is the usual "none". */
+    TEXT
   }
 
   // A number with a unit, such as 10s, 0.25s, 500ms or 2m.
@@ -69,13 +71,17 @@ public final class Setting<T> {
   private final Setting<?> basis;
   private final Function<Object, T> rule;
   private final String ruleText;
+  /** For text: the form a value must have, that form in words, and a valid value other than the default; else null. */
+  private final Pattern form;
+  private final String formText;
+  private final String textExample;
 
   private Setting(String name, Type type, T defaultValue, T min, T max, List<String> choices, String meaning) {
-    this(name, type, defaultValue, min, max, choices, meaning, null, null, null);
+    this(name, type, defaultValue, min, max, choices, meaning, null, null, null, null, null, null);
   }
 
   private Setting(String name, Type type, T defaultValue, T min, T max, List<String> choices, String meaning,
-      Setting<?> basis, Function<Object, T> rule, String ruleText) {
+      Setting<?> basis, Function<Object, T> rule, String ruleText, Pattern form, String formText, String textExample) {
     this.name = Objects.requireNonNull(name, "name");
     this.type = type;
     this.defaultValue = defaultValue;
@@ -86,6 +92,9 @@ public final class Setting<T> {
     this.basis = basis;
     this.rule = rule;
     this.ruleText = ruleText;
+    this.form = form;
+    this.formText = formText;
+    this.textExample = textExample;
   }
 
   /**
@@ -238,6 +247,34 @@ public final class Setting<T> {
   }
 
   /**
+   * A string that matches {@code form} in full, such as a header name.
+   *
+   * @param name the setting's name as the config record, JSON and code write it (camelCase; dotted
+   *     for a key of a nested object)
+   * @param defaultValue its value when a config leaves it out; it must match {@code form}
+   * @param form the form a value must have
+   * @param formText that form in words, as messages show it after {@code expected:}
+   * @param example a valid value other than the default, for tests that set the setting through a
+   *     front end
+   * @param meaning what the setting does, in a few words without a full stop, as the docs and
+   *     messages show it
+   * @return the declaration
+   * @throws IllegalArgumentException when the default or the example does not match {@code form}
+   */
+  public static Setting<String> text(
+      String name, String defaultValue, Pattern form, String formText, String example, String meaning) {
+    Objects.requireNonNull(form, "form");
+    Objects.requireNonNull(formText, "formText");
+    for (String value : new String[] {defaultValue, example}) {
+      if (value == null || !form.matcher(value).matches()) {
+        throw new IllegalArgumentException(name + ": " + written(value) + " (expected: " + formText + ")");
+      }
+    }
+    return new Setting<>(name, Type.TEXT, defaultValue, null, null, List.of(), meaning, null, null, null, form, formText,
+        example);
+  }
+
+  /**
    * This setting, declared without a default, with one derived from {@code basis}'s value by
    * {@code rule}. The rule's result must be within this setting's range for every value of {@code
    * basis}; the config that declares this setting must declare {@code basis} too ({@link
@@ -257,7 +294,7 @@ public final class Setting<T> {
     }
     Function<Object, T> derive = value -> rule.apply((U) value);
     return new Setting<>(name, type, null, min, max, choices, meaning, Objects.requireNonNull(basis, "basis"),
-        derive, Objects.requireNonNull(ruleText, "ruleText"));
+        derive, Objects.requireNonNull(ruleText, "ruleText"), form, formText, textExample);
   }
 
   /**
@@ -348,7 +385,7 @@ public final class Setting<T> {
   /**
    * The least value allowed.
    *
-   * @return the least value; null for flags, choices and weights
+   * @return the least value; null for flags, choices, weights and text
    */
   public T min() {
     return type == Type.WEIGHTS ? null : min;
@@ -357,7 +394,7 @@ public final class Setting<T> {
   /**
    * The largest value allowed.
    *
-   * @return the largest value; null for flags, choices and weights
+   * @return the largest value; null for flags, choices, weights and text
    */
   public T max() {
     return type == Type.WEIGHTS ? null : max;
@@ -412,6 +449,7 @@ public final class Setting<T> {
         yield constants[(((Enum<?>) defaultValue).ordinal() + 1) % constants.length];
       }
       case WEIGHTS -> Map.of("b1", weightMin() + 1);
+      case TEXT -> textExample;
     };
     return (T) value;
   }
@@ -438,6 +476,8 @@ public final class Setting<T> {
             : String.join(", ", choices.subList(0, choices.size() - 1)) + " or " + choices.get(choices.size() - 1);
       case WEIGHTS:
         return "an object from " + choices.get(0) + " to a whole number in " + weightMin() + ".." + weightMax();
+      case TEXT:
+        return formText;
       default:
         throw new AssertionError(type);
     }
@@ -490,6 +530,7 @@ public final class Setting<T> {
       case DURATION -> duration(raw);
       case CHOICE -> choice(raw);
       case WEIGHTS -> weights(where, raw);
+      case TEXT -> raw instanceof String text && form.matcher(text).matches() ? text : null;
     };
     if (value == null) {
       // A duration that reads but is out of range is shown as the range is: 7200s is 2h.
@@ -512,6 +553,11 @@ public final class Setting<T> {
       case WHOLE_NUMBER -> Ranges.checkInt(name, (Integer) value, (Integer) min, (Integer) max);
       case NUMBER -> Ranges.checkDouble(name, (Double) value, (Double) min, (Double) max);
       case DURATION -> Ranges.checkDuration(name, (Duration) value, (Duration) min, (Duration) max);
+      case TEXT -> {
+        if (!(value instanceof String text) || !form.matcher(text).matches()) {
+          throw invalid(name, value, formText);
+        }
+      }
       default -> {
         if (value == null) {
           throw new IllegalArgumentException(name + ": null (expected: " + expected() + ")");

@@ -1,5 +1,7 @@
 package dev.ballast.subset;
 
+import dev.ballast.internal.SplitMix64;
+
 /**
  * Who this client is, for subsetting.
  *

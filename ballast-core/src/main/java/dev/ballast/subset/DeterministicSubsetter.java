@@ -1,5 +1,7 @@
 package dev.ballast.subset;
 
+import dev.ballast.internal.SplitMix64;
+
 /**
  * The chapter's deterministic subsetting. Clients form rounds of {@code subsetCount = N / k}
  * consecutive indices; a round shares one shuffle seeded by the round number, and client

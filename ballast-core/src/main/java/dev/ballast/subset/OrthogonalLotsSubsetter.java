@@ -1,5 +1,6 @@
 package dev.ballast.subset;
 
+import dev.ballast.internal.SplitMix64;
 import java.util.Arrays;
 
 /**

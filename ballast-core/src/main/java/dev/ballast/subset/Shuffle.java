@@ -1,5 +1,7 @@
 package dev.ballast.subset;
 
+import dev.ballast.internal.SplitMix64;
+
 /**
  * The inside-out Fisher-Yates shuffle (Durstenfeld's algorithm run forwards) driven by
  * {@link SplitMix64}: for {@code i = 0 .. n-1}, {@code j = bounded(output(seed, i), i + 1)}, then

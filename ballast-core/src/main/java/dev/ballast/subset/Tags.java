@@ -1,5 +1,7 @@
 package dev.ballast.subset;
 
+import dev.ballast.internal.SplitMix64;
+
 /** The {@code tag} argument of {@link SplitMix64#derive}: one per purpose, fixed by the specification. */
 final class Tags {
   static final long RANDOM = 1;

@@ -34,6 +34,7 @@ final class AllPoliciesTest {
         Policy.powerOfTwoChoices(PowerOfTwoChoicesConfig.builder().forcePickInterval(Duration.ofMillis(5)).build()),
         Policy.fairShare(),
         Policy.interleavedWeightedRoundRobin(InterleavedWeightedRoundRobinConfig.of(Map.of("b0", 3, "b1", 2))),
+        Policy.consistentHash(),
         // A policy of a user's, through the extension point: the same rules hold for it.
         new FewestInFlightPolicy(new FewestInFlightPolicy.Config(2)));
   }

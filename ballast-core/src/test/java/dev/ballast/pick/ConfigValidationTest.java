@@ -136,6 +136,28 @@ final class ConfigValidationTest {
     for (double q : new double[] {0, 0.001, 1.5, Double.NaN, Double.NEGATIVE_INFINITY}) {
       out.add(bad("hotQuantile", Ranges.format(q), () -> PrequalProbingConfig.builder().hotQuantile(q).build()));
     }
+
+    // Consistent hashing.
+    for (double f : new double[] {0, 0.99, 10.5, Double.NaN, Double.POSITIVE_INFINITY}) {
+      out.add(bad("balanceFactor", Ranges.format(f), () -> ConsistentHashConfig.builder().balanceFactor(f).build()));
+    }
+    out.add(bad("bound", "null", () -> ConsistentHashConfig.builder().bound(null).build()));
+    for (int p : new int[] {0, -1, 10_001}) {
+      out.add(bad("pointsPerBackend", String.valueOf(p), () -> ConsistentHashConfig.builder().pointsPerBackend(p).build()));
+    }
+    for (int p : new int[] {0, 8_388_609}) {
+      out.add(bad("maxRingSize", String.valueOf(p), () -> ConsistentHashConfig.builder().maxRingSize(p).build()));
+    }
+    for (Duration d : new Duration[] {Duration.ZERO, negative, overDay, null}) {
+      out.add(bad("loadReportExpiration", d == null ? "null" : Ranges.format(d),
+          () -> ConsistentHashConfig.builder().loadReportExpiration(d).build()));
+    }
+    // gRFC A76: a binary header carries bytes, not a key; a pseudo-header or a space is no header name.
+    for (String header : new String[] {"x-key-bin", "X-Key-BIN", ":authority", "x key", "xé"}) {
+      out.add(bad("requestHashHeader", Ranges.quote(header),
+          () -> ConsistentHashConfig.builder().requestHashHeader(header).build()));
+    }
+    out.add(bad("requestHashHeader", "null", () -> ConsistentHashConfig.builder().requestHashHeader(null).build()));
     return out;
   }
 

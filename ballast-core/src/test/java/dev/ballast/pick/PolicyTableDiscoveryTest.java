@@ -106,7 +106,7 @@ final class PolicyTableDiscoveryTest {
     PolicyTable.Discovery table = PolicyTable.discover(of(new Named("zeta", 5), new Named("alpha", 5)));
 
     assertThat(List.copyOf(table.entries().keySet()))
-        .endsWith("prequal_probing", "zeta", "alpha")
+        .endsWith("consistent_hash", "zeta", "alpha")
         .startsWith("round_robin");
   }
 
@@ -126,7 +126,7 @@ final class PolicyTableDiscoveryTest {
     assertThat(table.entries()).doesNotContainKey("mine");
     assertThatThrownBy(() -> table.entry("mine"))
         .hasMessageStartingWith("policy: 'mine' (expected: one of round_robin, ")
-        .hasMessageEndingWith("prequal_probing)");
+        .hasMessageEndingWith("consistent_hash)");
   }
 
   @Test
@@ -192,8 +192,8 @@ final class PolicyTableDiscoveryTest {
     assertThatThrownBy(() -> table.entry("y".repeat(10_000)))
         .hasMessage("policy: '" + "y".repeat(32) + "...' of 10000 characters (expected: one of round_robin,"
             + " least_loaded_round_robin, weighted_round_robin, power_of_two_choices, fair_share,"
-            + " interleaved_weighted_round_robin, prequal_probing, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11,"
-            + " p12, p13, p14, p15, p16 and 13 more)");
+            + " interleaved_weighted_round_robin, prequal_probing, consistent_hash, p0, p1, p2, p3, p4, p5, p6, p7, p8,"
+            + " p9, p10, p11, p12, p13, p14, p15 and 14 more)");
   }
 
   @Test

@@ -17,7 +17,7 @@ final class PolicyTest {
   @Test
   void theNamesAreTheBuiltInOnesThenTheProvidersFoundOnTheClassPath() {
     assertThat(Policy.names()).containsExactly("round_robin", "least_loaded_round_robin", "weighted_round_robin",
-        "power_of_two_choices", "fair_share", "interleaved_weighted_round_robin", "prequal_probing",
+        "power_of_two_choices", "fair_share", "interleaved_weighted_round_robin", "prequal_probing", "consistent_hash",
         "test_fewest_in_flight");
   }
 
@@ -28,7 +28,7 @@ final class PolicyTest {
         .hasMessage(
             "policy: 'random' (expected: one of round_robin, least_loaded_round_robin, weighted_round_robin,"
                 + " power_of_two_choices, fair_share, interleaved_weighted_round_robin, prequal_probing,"
-                + " test_fewest_in_flight)");
+                + " consistent_hash, test_fewest_in_flight)");
   }
 
   @Test

@@ -1,5 +1,6 @@
 package dev.ballast.grpc;
 
+import dev.ballast.annotation.Experimental;
 import dev.ballast.overload.Criticality;
 import io.grpc.CallOptions;
 import io.grpc.Channel;
@@ -42,6 +43,14 @@ public final class BallastCalls {
 
   /** The criticality of the server call being handled, set by {@link BallastServer}'s interceptor. */
   static final Context.Key<Criticality> CRITICALITY_CONTEXT = Context.key("ballast-criticality");
+
+  /**
+   * The call's key for a policy that keeps a key on one backend ({@code consistent_hash}): a user,
+   * a shard, a cache entry. It takes precedence over the header the policy's {@code
+   * requestHashHeader} names; a call with neither is picked as one without a key.
+   */
+  @Experimental("keyed picks are new with consistent hashing")
+  public static final CallOptions.Key<String> REQUEST_KEY = CallOptions.Key.create("ballast-request-key");
 
   /** The attempts of one call so far, for the picker of its retries. */
   static final CallOptions.Key<Attempts> ATTEMPTS = CallOptions.Key.create("ballast-attempts");

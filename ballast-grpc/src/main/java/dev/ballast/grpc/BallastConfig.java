@@ -31,6 +31,8 @@ import java.util.Set;
  * @param zoneRouting how the client routes by zone
  * @param remoteSubsetSize with zones, how many backends of each other zone the subset holds
  *     beside {@code subsetSize} of the client's own
+ * @param requestHashHeader the header whose value is a call's key ({@code consistent_hash}), or ""
+ *     for none
  * @param source the JSON object it was parsed from: two configs whose sources agree but for
  *     {@link #SUBSET_SETTINGS} configure the same balancer
  */
@@ -48,6 +50,7 @@ record BallastConfig(
     Map<String, String> zones,
     dev.ballast.pick.ZoneConfig zoneRouting,
     int remoteSubsetSize,
+    String requestHashHeader,
     Map<String, ?> source) {
 
   BallastConfig {
@@ -61,6 +64,7 @@ record BallastConfig(
     Objects.requireNonNull(source, "source");
     zones = Map.copyOf(zones);
     Objects.requireNonNull(zoneRouting, "zoneRouting");
+    Objects.requireNonNull(requestHashHeader, "requestHashHeader");
   }
 
   /**

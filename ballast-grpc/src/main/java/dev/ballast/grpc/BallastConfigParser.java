@@ -9,6 +9,7 @@ import dev.ballast.overload.RetryBudgetConfig;
 import dev.ballast.overload.RetryPolicy;
 import dev.ballast.overload.ThrottleConfig;
 import dev.ballast.overload.TokenBucketConfig;
+import dev.ballast.pick.ConsistentHashConfig;
 import dev.ballast.pick.FairShareConfig;
 import dev.ballast.pick.InterleavedWeightedRoundRobinConfig;
 import dev.ballast.pick.LeastLoadedConfig;
@@ -132,6 +133,13 @@ final class BallastConfigParser {
     rejectNulls("", json);
     checkKnown("", json, FIELDS);
 
+    PolicySpec spec = policySpec(json.get("policy"));
+    ReadPolicy read = readPolicy(
+        PolicyTable.entry(spec.name()), SettingSource.of(spec.settings(), "policy." + spec.name() + "."));
+    Policy policy = read.policy();
+    if (policy.needsEveryBackend()) {
+      everyBackend(json, spec.name());
+    }
     boolean defaultAlgorithm = !json.containsKey("subsetAlgorithm");
     String algorithm = string(json, "subsetAlgorithm", DEFAULT_ALGORITHM);
     if (!Subsetter.NAMES.contains(algorithm)) {
@@ -153,7 +161,11 @@ final class BallastConfigParser {
     ClientIdentity identity = identity(json);
     boolean needsIndex = algorithm.equals("deterministic") || algorithm.equals("orthogonal_lots");
     Subsetter subsetter;
-    if (identity.hasIndex() || !needsIndex) {
+    if (policy.needsEveryBackend()) {
+      // Every backend is in the subset, whichever algorithm computes it: nothing to tell the client.
+      subsetter = Subsetter.byName(IDENTITY_FREE_ALGORITHM, salt);
+      subsetSize = Integer.MAX_VALUE;
+    } else if (identity.hasIndex() || !needsIndex) {
       subsetter =
           lotSize != null ? Subsetter.orthogonalLots(salt, lotSize) : Subsetter.byName(algorithm, salt);
     } else if (defaultAlgorithm) {
@@ -172,10 +184,6 @@ final class BallastConfigParser {
       subsetter = Subsetter.byName(IDENTITY_FREE_ALGORITHM, salt);
     }
 
-    PolicySpec spec = policySpec(json.get("policy"));
-    ReadPolicy read = readPolicy(
-        PolicyTable.entry(spec.name()), SettingSource.of(spec.settings(), "policy." + spec.name() + "."));
-    Policy policy = read.policy();
     // The transport needs the probes' settings, which the core policy keeps to itself.
     PrequalProbingConfig probing =
         policy.needsProbes() && read.config() instanceof PrequalProbingConfig config ? config : null;
@@ -187,8 +195,27 @@ final class BallastConfigParser {
     ZoneConfig zoneRouting =
         routing == null ? ZoneConfig.defaults() : ZoneConfig.SETTINGS.read(SettingSource.of(routing, "zoneRouting."));
     int remoteSubsetSize = integer(json, "remoteSubsetSize", subsetSize, 0, MAX_SUBSET_SIZE);
+    String hashHeader = read.config() instanceof ConsistentHashConfig hashing ? hashing.requestHashHeader() : "";
     return new BallastConfig(subsetter, subsetSize, identity, policy, health, outliers(json), serviceName, overload(json), probing, zone,
-        zones, zoneRouting, remoteSubsetSize, json);
+        zones, zoneRouting, remoteSubsetSize, hashHeader, json);
+  }
+
+  /** The fields that choose a subset, each refused beside a policy that uses every backend. */
+  private static final List<String> SUBSET_FIELDS = List.of("subsetAlgorithm", "subsetSize", "subsetSalt", "lotSize",
+      "remoteSubsetSize");
+
+  /**
+   * A policy that keeps a key on one backend hashes over every backend, so that all clients map a
+   * key alike: a subset setting beside it would break that, and is refused with the reason.
+   */
+  private static void everyBackend(Map<String, ?> json, String policy) {
+    for (String field : SUBSET_FIELDS) {
+      if (json.containsKey(field)) {
+        throw new IllegalArgumentException(field + ": " + format(json.get(field)) + " (expected: no " + field
+            + " with policy " + policy + ", which uses every backend so that all clients send a key to the same one;"
+            + " leave it out, docs/policies.md \"consistent_hash and subsetting\")");
+      }
+    }
   }
 
   /** The client's own zone: the config's, else the system property's, else the environment's, else none. */

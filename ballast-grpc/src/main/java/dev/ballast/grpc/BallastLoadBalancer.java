@@ -16,6 +16,7 @@ import io.grpc.ChannelLogger.ChannelLogLevel;
 import io.grpc.ConnectivityState;
 import io.grpc.EquivalentAddressGroup;
 import io.grpc.LoadBalancer;
+import io.grpc.Metadata;
 import io.grpc.Status;
 import io.grpc.SynchronizationContext;
 import io.grpc.SynchronizationContext.ScheduledHandle;
@@ -401,7 +402,8 @@ final class BallastLoadBalancer extends LoadBalancer {
     if (probes != null) {
       probes.update(byBackend);
     }
-    helper.updateBalancingState(state, new BallastPicker(this, balancer, byBackend, all, unavailable, overload));
+    helper.updateBalancingState(state, new BallastPicker(this, balancer, byBackend, all, unavailable, overload,
+        config.requestHashHeader().isEmpty() ? null : Metadata.Key.of(config.requestHashHeader(), Metadata.ASCII_STRING_MARSHALLER)));
   }
 
   /** A pick found every available backend at its active-request limit; the call waits in gRPC's queue. */

@@ -5,11 +5,14 @@ import dev.ballast.overload.Hedging;
 import dev.ballast.overload.RetryPolicy;
 import dev.ballast.health.Backend;
 import dev.ballast.pick.Balancer;
+import dev.ballast.pick.KeyHash;
 import dev.ballast.pick.Pick;
 import dev.ballast.pick.PickStatus;
 import io.grpc.LoadBalancer.PickResult;
 import io.grpc.LoadBalancer.PickSubchannelArgs;
 import io.grpc.LoadBalancer.SubchannelPicker;
+import io.grpc.Metadata;
+import java.util.Iterator;
 import java.util.Map;
 
 /**
@@ -26,16 +29,19 @@ final class BallastPicker extends SubchannelPicker {
   private final Endpoint[] all;
   private final PickResult unavailable;
   private final ClientOverload overload;
+  /** The header whose value is a call's key, or null when the policy names none. */
+  private final Metadata.Key<String> hashHeader;
 
   BallastPicker(
       BallastLoadBalancer lb, Balancer balancer, Map<Backend, Endpoint> endpoints, Endpoint[] all, PickResult unavailable,
-      ClientOverload overload) {
+      ClientOverload overload, Metadata.Key<String> hashHeader) {
     this.lb = lb;
     this.balancer = balancer;
     this.endpoints = endpoints;
     this.all = all;
     this.unavailable = unavailable;
     this.overload = overload;
+    this.hashHeader = hashHeader;
   }
 
   /**
@@ -88,17 +94,23 @@ final class BallastPicker extends SubchannelPicker {
     boolean retry = args.getHeaders().containsKey(OverloadSignal.PREVIOUS_ATTEMPTS);
     BallastCalls.Attempts attempts = retry ? args.getCallOptions().getOption(BallastCalls.ATTEMPTS) : null;
     Pick pick;
+    String key = requestKey(args);
     if (retry) {
       if (attempts != null && attempts.lastOverloaded && criticality.isLowerThan(overload.overloadRetryFloor)) {
         return overload.overloadNotRetried;
       }
       String avoid = attempts == null ? null : attempts.lastBackend;
-      pick = avoid == null ? balancer.pick() : RetryPolicy.pickAvoiding(balancer, avoid);
+      if (key == null) {
+        pick = avoid == null ? balancer.pick() : RetryPolicy.pickAvoiding(balancer, avoid);
+      } else {
+        long hash = KeyHash.of(key);
+        pick = avoid == null ? balancer.pickByKey(hash) : RetryPolicy.pickAvoiding(balancer, avoid, hash);
+      }
     } else {
       if (overload.throttle != null && !overload.throttle.tryAcquire(criticality)) {
         return overload.throttled(criticality);
       }
-      pick = balancer.pick();
+      pick = key == null ? balancer.pick() : balancer.pickByKey(KeyHash.of(key));
     }
     if (pick.isPicked()) {
       Endpoint endpoint = endpoints.get(pick.backend());
@@ -129,6 +141,30 @@ final class BallastPicker extends SubchannelPicker {
     return unavailable;
   }
 
+  /**
+   * The call's key: its {@link BallastCalls#REQUEST_KEY} option, else the values of the policy's
+   * hash header, joined with {@code ","} when it came several times (gRFC A76); null for none.
+   */
+  private String requestKey(PickSubchannelArgs args) {
+    String own = args.getCallOptions().getOption(BallastCalls.REQUEST_KEY);
+    if (own != null || hashHeader == null) {
+      return own;
+    }
+    Iterable<String> values = args.getHeaders().getAll(hashHeader);
+    if (values == null) {
+      return null;
+    }
+    Iterator<String> each = values.iterator();
+    String first = each.next();
+    if (!each.hasNext()) {
+      return first;
+    }
+    StringBuilder joined = new StringBuilder(first);
+    while (each.hasNext()) {
+      joined.append(',').append(each.next());
+    }
+    return joined.toString();
+  }
 
   @Override
   public String toString() {

@@ -258,7 +258,7 @@ final class BallastConfigParserTest {
           {"clientIndex": 10, "clientCount": 10}   | clientIndex: 10 (expected: 0..9 for clientCount 10)
           {"clientCount": 10}                      | clientCount: 10 (expected: only together with clientIndex)
           {"lotSize": 3, "subsetAlgorithm": "deterministic"} | lotSize: 3 (expected: only with subsetAlgorithm orthogonal_lots, not deterministic)
-          {"policy": "fastest"}                    | policy: 'fastest' (expected: one of round_robin, least_loaded_round_robin, weighted_round_robin, power_of_two_choices, fair_share, interleaved_weighted_round_robin, prequal_probing, test_fewest_in_flight)
+          {"policy": "fastest"}                    | policy: 'fastest' (expected: one of round_robin, least_loaded_round_robin, weighted_round_robin, power_of_two_choices, fair_share, interleaved_weighted_round_robin, prequal_probing, consistent_hash, test_fewest_in_flight)
           {"policy": {"prequal_probing": {"poolSize": 0}}} | policy.prequal_probing.poolSize: 0 (expected: a whole number in 1..64)
           {"policy": {"prequal_probing": {"poolSize": 2.5}}} | policy.prequal_probing.poolSize: 2.5 (expected: a whole number in 1..64)
           {"policy": {"prequal_probing": {"reuseBudget": 1001}}} | policy.prequal_probing.reuseBudget: 1001 (expected: a whole number in 1..1000)

@@ -79,7 +79,7 @@ final class CustomPolicyGrpcTest {
     assertThat(parsed.getError().getCode()).isEqualTo(Status.Code.UNAVAILABLE);
     assertThat(parsed.getError().getDescription())
         .startsWith("ballast config: policy: 'fewest' (expected: one of round_robin, least_loaded_round_robin,")
-        .endsWith(", prequal_probing, test_fewest_in_flight)");
+        .endsWith(", prequal_probing, consistent_hash, test_fewest_in_flight)");
   }
 
   @Test

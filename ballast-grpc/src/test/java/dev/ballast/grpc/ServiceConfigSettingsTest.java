@@ -43,6 +43,9 @@ final class ServiceConfigSettingsTest {
     if (value instanceof Number n) {
       return Ranges.format(n.doubleValue());
     }
+    if (value instanceof String text) {
+      return "\"" + text + "\"";
+    }
     if (value instanceof Map<?, ?> map) {
       return map.entrySet().stream().map(e -> "\"" + e.getKey() + "\": " + json(e.getValue()))
           .collect(Collectors.joining(", ", "{", "}"));

@@ -6,6 +6,7 @@ import dev.ballast.health.BackendState;
 import dev.ballast.overload.Criticality;
 import dev.ballast.overload.Deadlines;
 import dev.ballast.overload.RetryPolicy;
+import dev.ballast.pick.KeyHash;
 import dev.ballast.pick.Pick;
 import dev.ballast.pick.PickStatus;
 import java.time.Duration;
@@ -31,6 +32,8 @@ public final class BalancedRequest {
   private final long deadlineNanos;
   private final boolean idempotent;
   private final int maxAttempts;
+  private final boolean keyed;
+  private final long keyHash;
   private int attempts;
   private Attempt last;
 
@@ -47,6 +50,8 @@ public final class BalancedRequest {
     this.deadlineNanos = deadline;
     this.idempotent = options.idempotent() != null ? options.idempotent() : RequestOptions.isIdempotentMethod(method);
     this.maxAttempts = options.maxAttempts() > 0 ? options.maxAttempts() : lb.retry.maxAttempts();
+    this.keyed = options.key() != null;
+    this.keyHash = keyed ? KeyHash.of(options.key()) : 0;
   }
 
   /**
@@ -161,7 +166,12 @@ public final class BalancedRequest {
    */
   private boolean tryPick(CompletableFuture<Attempt> result, boolean retry) {
     String avoid = retry && last != null ? last.endpoint().key() : null;
-    Pick pick = avoid == null ? lb.core().pick() : RetryPolicy.pickAvoiding(lb.core(), avoid);
+    Pick pick;
+    if (keyed) {
+      pick = avoid == null ? lb.core().pickByKey(keyHash) : RetryPolicy.pickAvoiding(lb.core(), avoid, keyHash);
+    } else {
+      pick = avoid == null ? lb.core().pick() : RetryPolicy.pickAvoiding(lb.core(), avoid);
+    }
     if (!pick.isPicked()) {
       if (pick.status() == PickStatus.ALL_UNAVAILABLE && !anyConnecting()) {
         lb.notSent();

@@ -104,7 +104,7 @@ public final class BallastHttpClient implements AutoCloseable {
    */
   public <T> HttpResponse<T> send(HttpRequest request, HttpResponse.BodyHandler<T> handler, RequestOptions options)
       throws IOException, InterruptedException {
-    BalancedRequest balanced = balancer.newRequest(request.method(), options, request.timeout().orElse(null));
+    BalancedRequest balanced = balancer.newRequest(request.method(), keyed(request, options), request.timeout().orElse(null));
     HttpResponse<T> lastResponse = null;
     IOException lastError = null;
     while (true) {
@@ -180,10 +180,23 @@ public final class BallastHttpClient implements AutoCloseable {
    */
   public <T> CompletableFuture<HttpResponse<T>> sendAsync(
       HttpRequest request, HttpResponse.BodyHandler<T> handler, RequestOptions options) {
-    BalancedRequest balanced = balancer.newRequest(request.method(), options, request.timeout().orElse(null));
+    BalancedRequest balanced = balancer.newRequest(request.method(), keyed(request, options), request.timeout().orElse(null));
     AsyncRequest<T> async = new AsyncRequest<>(request, handler, balanced);
     async.next();
     return async.result;
+  }
+
+  /**
+   * The options with the request's key, when the policy names a header for it and the options
+   * carry none: the header's values joined with {@code ","}, as gRFC A76 has it for gRPC.
+   */
+  private RequestOptions keyed(HttpRequest request, RequestOptions options) {
+    String header = balancer.requestHashHeader();
+    if (options.key() != null || header.isEmpty()) {
+      return options;
+    }
+    java.util.List<String> values = request.headers().allValues(header);
+    return values.isEmpty() ? options : options.withKey(String.join(",", values));
   }
 
   /** One asynchronous request's attempts, one after another. */

@@ -77,6 +77,7 @@ public final class HttpBalancer implements AutoCloseable {
   private final Subsetter subsetter;
   private final int subsetSize;
   private final int remoteSubsetSize;
+  private final String requestHashHeader;
   private final ClientIdentity identity;
   private final String zone;
   private final boolean routeByZone;
@@ -123,17 +124,26 @@ public final class HttpBalancer implements AutoCloseable {
     if (b.zone != null) {
       core.zone(b.zone);
     }
+    if (b.policy.needsEveryBackend() && (b.subsetter != null || b.remoteSubsetSize >= 0)) {
+      String setting = b.subsetter != null ? "subsetting: " + b.subsetter.name() + ", " + b.subsetSize
+          : "remoteSubsetSize: " + b.remoteSubsetSize;
+      throw new IllegalArgumentException(setting + " (expected: no subsetting with policy " + b.policy.name()
+          + ", which uses every backend so that all clients send a key to the same one; leave it out,"
+          + " docs/policies.md \"consistent_hash and subsetting\")");
+    }
     this.balancer = core.build();
     this.identity = b.identity != null ? b.identity : ClientIdentity.anonymous(ThreadLocalRandom.current().nextLong());
     Subsetter chosen = b.subsetter != null ? b.subsetter
-        : identity.hasIndex() ? Subsetter.orthogonalLots() : Subsetter.rendezvous();
+        : identity.hasIndex() && !b.policy.needsEveryBackend() ? Subsetter.orthogonalLots() : Subsetter.rendezvous();
     if (!identity.hasIndex() && (chosen.name().equals("deterministic") || chosen.name().equals("orthogonal_lots"))) {
       throw new IllegalArgumentException("subsetter: " + chosen.name()
           + " (expected: rendezvous or random for a client without an index, or an identity with an index)");
     }
     this.subsetter = chosen;
-    this.subsetSize = b.subsetSize;
-    this.remoteSubsetSize = b.remoteSubsetSize < 0 ? b.subsetSize : b.remoteSubsetSize;
+    // A keyed policy hashes over every backend (of the client's zone, and of each other zone).
+    this.subsetSize = b.policy.needsEveryBackend() ? Integer.MAX_VALUE : b.subsetSize;
+    this.remoteSubsetSize = b.remoteSubsetSize < 0 ? subsetSize : b.remoteSubsetSize;
+    this.requestHashHeader = b.policy.requestHashHeader();
     this.zone = b.zone;
     this.routeByZone = b.zone != null && b.zoneRouting.enabled();
     this.activeHealthCheck = b.healthCheck != null;
@@ -300,7 +310,19 @@ public final class HttpBalancer implements AutoCloseable {
    * @return the request
    */
   public BalancedRequest newRequest(String method, RequestOptions options, Duration requestTimeout) {
+    Objects.requireNonNull(options, "options");
     return new BalancedRequest(this, method, options, requestTimeout);
+  }
+
+  /**
+   * The request header whose value is a request's key, from the policy's settings ({@code
+   * consistent_hash}'s {@code requestHashHeader}); an integration reads it and passes the value as
+   * {@link RequestOptions#key()}.
+   *
+   * @return the header's name in lower case, or {@code ""} for none
+   */
+  public String requestHashHeader() {
+    return requestHashHeader;
   }
 
   // ---- what attempts call ----

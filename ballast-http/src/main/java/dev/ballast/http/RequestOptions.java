@@ -10,7 +10,7 @@ import java.util.Objects;
  * What one request asks of the balancer beyond its URI and headers: its criticality, its timeout,
  * whether it may run twice, and how many attempts it may take. Unset, each comes from the request
  * this thread serves ({@link RequestContext}) or the client's defaults. Further per-request
- * settings (a hedging delay, a consistent-hash key) will join these.
+ * settings (a hedging delay) will join these.
  *
  * @param criticality the request's criticality, or null: the served request's, else {@link
  *     Criticality#DEFAULT}
@@ -19,11 +19,15 @@ import java.util.Objects;
  * @param idempotent whether running the request twice does no harm, or null: by its method (GET,
  *     HEAD, OPTIONS, TRACE, PUT and DELETE are, RFC 9110)
  * @param maxAttempts the most attempts, the first included, or 0: the client's retry policy's
+ * @param key the request's key for a policy that keeps a key on one backend ({@code
+ *     consistent_hash}), or null: the value of the header the policy's {@code requestHashHeader}
+ *     names, where the client reads headers ({@link BallastHttpClient}), else none (the request is
+ *     picked as one without a key); other policies ignore it
  */
 @Experimental
-public record RequestOptions(Criticality criticality, Duration timeout, Boolean idempotent, int maxAttempts) {
+public record RequestOptions(Criticality criticality, Duration timeout, Boolean idempotent, int maxAttempts, String key) {
   /** Every option unset. */
-  public static final RequestOptions DEFAULTS = new RequestOptions(null, null, null, 0);
+  public static final RequestOptions DEFAULTS = new RequestOptions(null, null, null, 0, null);
 
   /**
    * Validates the options.
@@ -32,6 +36,7 @@ public record RequestOptions(Criticality criticality, Duration timeout, Boolean 
    * @param timeout the whole request's time, or null
    * @param idempotent whether it may run twice, or null
    * @param maxAttempts the most attempts, or 0
+   * @param key the request's key, or null
    * @throws IllegalArgumentException for a timeout that is not positive or attempts out of
    *     0..10
    */
@@ -40,6 +45,20 @@ public record RequestOptions(Criticality criticality, Duration timeout, Boolean 
       throw new IllegalArgumentException("timeout: " + Ranges.format(timeout) + " (expected: more than 0s)");
     }
     Ranges.checkInt("maxAttempts", maxAttempts, 0, 10);
+  }
+
+  /**
+   * Options without a key.
+   *
+   * @param criticality the request's criticality, or null
+   * @param timeout the whole request's time, or null
+   * @param idempotent whether it may run twice, or null
+   * @param maxAttempts the most attempts, or 0
+   * @throws IllegalArgumentException for a timeout that is not positive or attempts out of
+   *     0..10
+   */
+  public RequestOptions(Criticality criticality, Duration timeout, Boolean idempotent, int maxAttempts) {
+    this(criticality, timeout, idempotent, maxAttempts, null);
   }
 
   /**
@@ -58,7 +77,7 @@ public record RequestOptions(Criticality criticality, Duration timeout, Boolean 
    * @return new options
    */
   public RequestOptions withCriticality(Criticality value) {
-    return new RequestOptions(Objects.requireNonNull(value, "criticality"), timeout, idempotent, maxAttempts);
+    return new RequestOptions(Objects.requireNonNull(value, "criticality"), timeout, idempotent, maxAttempts, key);
   }
 
   /**
@@ -68,7 +87,7 @@ public record RequestOptions(Criticality criticality, Duration timeout, Boolean 
    * @return new options
    */
   public RequestOptions withTimeout(Duration value) {
-    return new RequestOptions(criticality, Objects.requireNonNull(value, "timeout"), idempotent, maxAttempts);
+    return new RequestOptions(criticality, Objects.requireNonNull(value, "timeout"), idempotent, maxAttempts, key);
   }
 
   /**
@@ -78,7 +97,7 @@ public record RequestOptions(Criticality criticality, Duration timeout, Boolean 
    * @return new options
    */
   public RequestOptions withIdempotent(boolean value) {
-    return new RequestOptions(criticality, timeout, value, maxAttempts);
+    return new RequestOptions(criticality, timeout, value, maxAttempts, key);
   }
 
   /**
@@ -89,7 +108,18 @@ public record RequestOptions(Criticality criticality, Duration timeout, Boolean 
    */
   public RequestOptions withMaxAttempts(int value) {
     Ranges.checkInt("maxAttempts", value, 1, 10);
-    return new RequestOptions(criticality, timeout, idempotent, value);
+    return new RequestOptions(criticality, timeout, idempotent, value, key);
+  }
+
+  /**
+   * These options with a key: requests with the same key go to the same backend under {@code
+   * consistent_hash} (docs/policies.md).
+   *
+   * @param value the key, such as a user id
+   * @return new options
+   */
+  public RequestOptions withKey(String value) {
+    return new RequestOptions(criticality, timeout, idempotent, maxAttempts, Objects.requireNonNull(value, "key"));
   }
 
   /**

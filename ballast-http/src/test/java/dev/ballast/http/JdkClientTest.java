@@ -10,6 +10,7 @@ import dev.ballast.health.RequestOutcome;
 import dev.ballast.overload.Criticality;
 import dev.ballast.overload.RetryBudgetConfig;
 import dev.ballast.overload.RetryPolicy;
+import dev.ballast.pick.ConsistentHashConfig;
 import dev.ballast.pick.Policy;
 import dev.ballast.pick.WeightedRoundRobinConfig;
 import dev.ballast.subset.BackendSet;
@@ -118,6 +119,67 @@ final class JdkClientTest {
       assertThat(reached).as("client %d", c).isEqualTo(expected);
       assertThat(client.balancer().backendsInUse()).containsExactlyInAnyOrderElementsOf(expected);
     }
+  }
+
+  /**
+   * consistent_hash over HTTP: the key is the header the policy's requestHashHeader names (here the
+   * test backends' own client header, so that they count what each key reached), unbounded. Two clients with
+   * different identities send each key to one and the same backend; a key given in the options
+   * wins over the header; a subset setting beside the policy is refused with the reason.
+   */
+  @Test
+  void aKeyInTheNamedHeaderReachesOneBackendFromEveryClientAndSubsettingIsRefused() throws Exception {
+    List<TestBackend> backends = backends(6, TestBackend.OK);
+    // Unbounded: this test is about where the key comes from and where it goes; the bounds are
+    // ConsistentHashTest's (core) and ConsistentHashGrpcTest's (a hot key spilling, on loopback).
+    Policy hashing = Policy.consistentHash(ConsistentHashConfig.builder().requestHashHeader(TestBackend.CLIENT)
+        .bound(ConsistentHashConfig.Bound.NONE).build());
+    List<BallastHttpClient> clients = new ArrayList<>();
+    for (int c = 0; c < 2; c++) {
+      ClientIdentity identity = ClientIdentity.of(c, 2);
+      BallastHttpClient client = client(backends, b -> b.identity(identity).policy(hashing));
+      awaitConnected(client, backends.size());
+      clients.add(client);
+    }
+    int keys = 24;
+    for (int k = 0; k < keys; k++) {
+      for (BallastHttpClient client : clients) {
+        for (int i = 0; i < 3; i++) {
+          assertThat(client.send(get("key-" + k), HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(200);
+        }
+      }
+    }
+    Set<String> homes = new HashSet<>();
+    for (int k = 0; k < keys; k++) {
+      List<String> reached = new ArrayList<>();
+      for (TestBackend backend : backends) {
+        if (backend.servedTo("key-" + k) > 0) {
+          reached.add(backend.key());
+          assertThat(backend.servedTo("key-" + k)).as("key-%d's requests at its backend", k).isEqualTo(6);
+        }
+      }
+      assertThat(reached).as("the backends key-%d reached from both clients", k).hasSize(1);
+      homes.add(reached.get(0));
+    }
+    assertThat(homes).as("24 keys over 6 backends").hasSizeGreaterThan(1);
+
+    // The options' key wins over the header: requests labelled otherwise follow key-0.
+    String home = backends.stream().filter(b -> b.servedTo("key-0") > 0).findFirst().orElseThrow().key();
+    for (int i = 0; i < 5; i++) {
+      clients.get(0).send(get("other-" + i), HttpResponse.BodyHandlers.ofString(), RequestOptions.defaults().withKey("key-0"));
+    }
+    for (TestBackend backend : backends) {
+      for (int i = 0; i < 5; i++) {
+        assertThat(backend.servedTo("other-" + i)).as("other-%d at %s", i, backend.key())
+            .isEqualTo(backend.key().equals(home) ? 1 : 0);
+      }
+    }
+
+    assertThatThrownBy(() -> client(backends, b -> b.policy(hashing).subsetting(Subsetter.rendezvous(), 3)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("subsetting: rendezvous, 3 (expected: no subsetting with policy consistent_hash, which uses every"
+            + " backend so that all clients send a key to the same one; leave it out, docs/policies.md"
+            + " \"consistent_hash and subsetting\")");
   }
 
   @Test

@@ -12,21 +12,53 @@ import java.util.Locale;
  * <pre>
  *   SUBJECT METRIC OP NUMBER                  round_robin cpu-max-over-min &gt;= 1.5
  *   SUBJECT METRIC OP NUMBER x POLICY [METRIC] weighted_round_robin cpu-max-over-min &lt;= 0.5 x round_robin
+ *   ... x POLICY [METRIC] +|- NUMBER           consistent_hash hit-rate &gt;= 1 x consistent_hash_unbounded - 0.05
  * </pre>
  *
  * SUBJECT is a policy name or {@code every} (each policy the scenario ran); OP is one of {@code <=
  * >= < > ==}. The second form compares with a factor times another policy's figure (the same
- * metric unless named). A check that starts with {@code median} judges the median of the runs
+ * metric unless named), the third with that plus or minus a number (share points, for a share:
+ * "within 5 points of"). A check that starts with {@code median} judges the median of the runs
  * (seeds and onset shifts): of the figure, or, for the second form, of each run's ratio to the
  * other policy's run of the same seed and shift ({@code median round_robin fault-errors <= 0.05 x
  * round_robin@no-ejection}: half the runs or more cut the errors at least twentyfold); one that
  * starts with {@code mean} judges the runs' mean even where each run is judged (a total over many
- * runs of a figure too small for one run to say much, a handful of errors).
+ * runs of a figure too small for one run to say much, a handful of errors). A median check takes
+ * no offset: it judges a median ratio.
+ *
+ * @param text the check as written
+ * @param subject a policy, or {@code every}
+ * @param metric the figure checked
+ * @param op how it compares with its bound
+ * @param number the bound, or the factor of the other policy's figure
+ * @param otherPolicy the policy compared with, or null
+ * @param otherMetric the other policy's figure, or null
+ * @param median whether the median run is judged
+ * @param mean whether the runs' mean is judged
+ * @param offset what is added to the factor times the other policy's figure; 0 without one
  */
 @Experimental
 public record Check(
     String text, String subject, Metric metric, Op op, double number, String otherPolicy, Metric otherMetric, boolean median,
-    boolean mean) {
+    boolean mean, double offset) {
+
+  /**
+   * A check without an offset.
+   *
+   * @param text the check as written
+   * @param subject a policy, or {@code every}
+   * @param metric the figure checked
+   * @param op how it compares with its bound
+   * @param number the bound, or the factor of the other policy's figure
+   * @param otherPolicy the policy compared with, or null
+   * @param otherMetric the other policy's figure, or null
+   * @param median whether the median run is judged
+   * @param mean whether the runs' mean is judged
+   */
+  public Check(String text, String subject, Metric metric, Op op, double number, String otherPolicy, Metric otherMetric,
+      boolean median, boolean mean) {
+    this(text, subject, metric, op, number, otherPolicy, otherMetric, median, mean, 0);
+  }
 
   /**
    * A check of the runs' mean, or of each run (see {@link Scenario.Sweep#judgeEachRun()}), not of
@@ -41,7 +73,7 @@ public record Check(
    * @param otherMetric the other policy's figure, or null
    */
   public Check(String text, String subject, Metric metric, Op op, double number, String otherPolicy, Metric otherMetric) {
-    this(text, subject, metric, op, number, otherPolicy, otherMetric, false, false);
+    this(text, subject, metric, op, number, otherPolicy, otherMetric, false, false, 0);
   }
 
   /** The word that makes a check judge the median run. */
@@ -99,7 +131,7 @@ public record Check(
   /** A condition on each run, as a scenario's best-among names it. */
   static final String CONDITION_GRAMMAR = "METRIC <=|>=|<|>|== NUMBER";
 
-  static final String GRAMMAR = "[median|mean] POLICY|every METRIC <=|>=|<|>|== NUMBER [x POLICY [METRIC]]";
+  static final String GRAMMAR = "[median|mean] POLICY|every METRIC <=|>=|<|>|== NUMBER [x POLICY [METRIC] [+|- NUMBER]]";
 
   /**
    * Parses a check; {@code policies} are the names a check may use.
@@ -111,7 +143,7 @@ public record Check(
     boolean median = all[0].equals(MEDIAN);
     boolean mean = all[0].equals(MEAN);
     String[] words = median || mean ? java.util.Arrays.copyOfRange(all, 1, all.length) : all;
-    if (words.length != 4 && words.length != 6 && words.length != 7) {
+    if (words.length != 4 && (words.length < 6 || words.length > 9)) {
       throw new IllegalArgumentException("'" + text + "' (expected: " + GRAMMAR + ")");
     }
     String subject = words[0];
@@ -143,8 +175,36 @@ public record Check(
     if (!policies.contains(other)) {
       throw new IllegalArgumentException("'" + text + "': policy '" + other + "' (expected: one of " + String.join(", ", policies) + ")");
     }
-    Metric otherMetric = words.length == 7 ? metric(text, words[6]) : metric;
-    return new Check(text.trim(), subject, metric, op, number, other, otherMetric, median, mean);
+    int next = 6;
+    Metric otherMetric = metric;
+    if (words.length == 7 || words.length == 9) {
+      otherMetric = metric(text, words[6]);
+      next = 7;
+    }
+    double offset = 0;
+    if (words.length > next) {
+      if (words.length != next + 2 || !(words[next].equals("+") || words[next].equals("-"))) {
+        throw new IllegalArgumentException("'" + text + "': '" + String.join(" ", java.util.Arrays.asList(words).subList(next, words.length))
+            + "' (expected: + or - and a number, as in 1 x consistent_hash_unbounded - 0.05)");
+      }
+      if (!words[next + 1].matches("[0-9.]+") || !Double.isFinite(parse(words[next + 1]))) {
+        throw new IllegalArgumentException("'" + text + "': number '" + words[next + 1] + "' (expected: a decimal number such as 0.05)");
+      }
+      if (median) {
+        throw new IllegalArgumentException("'" + text + "': '" + words[next] + " " + words[next + 1]
+            + "' (expected: no offset in a median check, which judges the median ratio)");
+      }
+      offset = (words[next].equals("-") ? -1 : 1) * parse(words[next + 1]);
+    }
+    return new Check(text.trim(), subject, metric, op, number, other, otherMetric, median, mean, offset);
+  }
+
+  private static double parse(String number) {
+    try {
+      return Double.parseDouble(number);
+    } catch (NumberFormatException e) {
+      return Double.NaN;
+    }
   }
 
   private static Metric metric(String text, String key) {
@@ -212,6 +272,9 @@ public record Check(
         text.append(plain(c.number)).append(" x ").append(c.otherPolicy).append("'s ")
             .append(c.otherMetric == c.metric ? "" : c.otherMetric.label() + " ")
             .append(c.otherMetric.format(otherValue));
+        if (c.offset != 0) {
+          text.append(c.offset < 0 ? " - " : " + ").append(plain(Math.abs(c.offset)));
+        }
       }
       if (runs > 1) {
         text.append(" (worst of ").append(runs).append(" runs, ").append(worstRun).append("; held on ").append(held)
@@ -265,7 +328,7 @@ public record Check(
       for (int k = 0; k < count; k++) {
         values[k] = metric.of(runs.get(i).get(k));
         others[k] = j < 0 ? Double.NaN : otherMetric.of(runs.get(j).get(k));
-        double bound = j < 0 ? number : number * others[k];
+        double bound = j < 0 ? number : number * others[k] + offset;
         stats[k] = j < 0 ? values[k] : ratio(values[k], others[k]);
         if (Double.isNaN(values[k]) || Double.isNaN(bound)) {
           unjudged = true;
@@ -288,7 +351,7 @@ public record Check(
         outcome = held < count && worst >= 0 ? Outcome.FAILS : unjudged || worst < 0 ? Outcome.NOT_JUDGED : Outcome.HOLDS;
       }
       int w = Math.max(worst, 0);
-      double bound = j < 0 ? number : number * others[w];
+      double bound = j < 0 ? number : number * others[w] + offset;
       results.add(new Result(this, policy, values[w], others[w], bound, outcome, count, held, median,
           worst < 0 ? "" : labels.get(worst)));
     }
@@ -328,7 +391,7 @@ public record Check(
       if (otherPolicy != null) {
         int j = names.indexOf(otherPolicy);
         other = j < 0 ? Double.NaN : otherMetric.of(summaries.get(j));
-        bound = number * other;
+        bound = number * other + offset;
       }
       Outcome outcome = Double.isNaN(value) || Double.isNaN(bound)
           ? Outcome.NOT_JUDGED

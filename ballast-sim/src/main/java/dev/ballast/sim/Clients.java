@@ -70,6 +70,8 @@ final class Clients {
   private final long halfRtt;
   private final double[] criticalityCumulative;
   private final boolean mixedCriticality;
+  /** The keys requests carry, or null when they carry none. */
+  private final RequestKeys keys;
 
   // Arrivals.
   private final double[] calmRate;
@@ -225,6 +227,7 @@ final class Clients {
       kinds += shares[i] > 0 ? 1 : 0;
     }
     mixedCriticality = kinds > 1;
+    keys = scenario.cache().keyed() ? new RequestKeys(scenario.cache()) : null;
 
     // Request rate: the offered CPU load over the fleet's capacity, spread over clients.
     Scenario.Load load = scenario.load();
@@ -592,7 +595,9 @@ final class Clients {
       result.throttled(now, criticality);
       return;
     }
-    Pick pick = balancers[c].pick();
+    int key = keys == null ? -1 : keys.draw(random);
+    // The key itself is the hash the pick takes: the policy spreads consecutive numbers itself.
+    Pick pick = key < 0 ? balancers[c].pick() : balancers[c].pickByKey(key);
     if (!pick.isPicked()) {
       // Never sent: the throttle does not count it.
       result.rejected(now, warmup);
@@ -605,6 +610,7 @@ final class Clients {
     Requests.Attempt q = requests.at(r);
     q.client = c;
     q.caller = (short) caller;
+    q.key = key;
     q.criticality = (byte) criticality;
     q.attempt = 1;
     q.firstStart = now;
@@ -911,6 +917,7 @@ final class Clients {
     Requests.Attempt again = requests.at(next);
     again.client = q.client;
     again.caller = q.caller;
+    again.key = q.key;
     again.criticality = q.criticality;
     again.attempt = (byte) (attempt + 1);
     again.firstStart = start;
@@ -927,7 +934,9 @@ final class Clients {
     Requests.Attempt q = requests.at(r);
     q.refs--;
     int c = q.client;
-    Pick pick = RetryPolicy.pickAvoiding(balancers[c], fleet.keys[q.backend]);
+    Pick pick = q.key < 0
+        ? RetryPolicy.pickAvoiding(balancers[c], fleet.keys[q.backend])
+        : RetryPolicy.pickAvoiding(balancers[c], fleet.keys[q.backend], q.key);
     if (!pick.isPicked()) {
       q.answered = true;
       long start = q.firstStart;

@@ -59,6 +59,9 @@ final class Fleet {
   // run probes (a responder is 2.7 KB and three cache lines per request).
   private final ProbeResponder[] responders;
   private final boolean deadlineChecks;
+  /** Each backend's cache of keys, or null when backends keep none; and what a miss costs. */
+  private final LruCache[] caches;
+  private final long missCostNanos;
   private final LimiterConfig limiterConfig;
   private final FairAdmissionConfig fairAdmission;
   /** The callers' names, as the limiters know them; null without callers (every request the unknown caller's). */
@@ -110,6 +113,12 @@ final class Fleet {
       responders[b] = ProbeResponder.create();
     }
     deadlineChecks = overload.deadlineChecks();
+    Scenario.Cache cache = scenario.cache();
+    caches = cache.enabled() ? new LruCache[count] : null;
+    for (int b = 0; caches != null && b < count; b++) {
+      caches[b] = new LruCache(cache.capacity());
+    }
+    missCostNanos = cache.missCostNanos();
     cpuReadBusy = new long[count];
     cpuReadAt = new long[count];
     this.clock = clock;
@@ -259,7 +268,15 @@ final class Fleet {
     if (now < task.extraCpuUntil) {
       factor *= scenario.restart().extraCpu();
     }
-    long service = Math.max(1, (long) (q.cost * factor)) + task.overheadDebtNanos;
+    long cost = q.cost;
+    if (caches != null) {
+      boolean hit = caches[q.backend].access(q.key);
+      result.cacheAccess(now, hit, q.firstStart);
+      if (!hit) {
+        cost += missCostNanos;
+      }
+    }
+    long service = Math.max(1, (long) (cost * factor)) + task.overheadDebtNanos;
     task.overheadDebtNanos = 0;
     q.serviceStart = now;
     q.serviceNanos = service;
@@ -558,6 +575,10 @@ final class Fleet {
       answer(task.dequeue(), Requests.NETWORK_ERROR, now);
     }
     status[b] = DOWN;
+    if (caches != null && restarts) {
+      // A new process starts with an empty cache; one cut off by an outage keeps what it had.
+      caches[b].clear();
+    }
     // The new process counts its own requests from zero and has no latencies yet.
     if (responders != null) {
       responders[b] = ProbeResponder.create();

@@ -146,7 +146,13 @@ public enum Metric {
   ZONE_RECOVERY_S("zone-recovery-s", "back to local", Better.LOWER, Unit.SECONDS, s -> s.zones().recoverySeconds()),
   /** CPU max/mean of every backend from a second after a zone's return to the end of the run. */
   OUTAGE_AFTER_RETURN_CPU_MAX_OVER_MEAN("outage-after-return-cpu-max-over-mean", "after return max/mean",
-      Better.LOWER, Unit.RATIO, s -> s.zones().afterReturnCpuMaxOverMean());
+      Better.LOWER, Unit.RATIO, s -> s.zones().afterReturnCpuMaxOverMean()),
+  /** The share of measured requests whose key their backend's cache held. */
+  HIT_RATE("hit-rate", "hit rate", Better.HIGHER, Unit.SHARE, s -> s.cache().hitRate()),
+  /** The lowest cache hit rate of a whole sample interval after the warm-up: how deep a dip went. */
+  HIT_RATE_LOWEST("hit-rate-lowest", "lowest hit rate", Better.HIGHER, Unit.SHARE, s -> s.cache().lowestHitRate()),
+  /** The cache hit rate over the run's last fifth: where it recovered to. */
+  HIT_RATE_END("hit-rate-end", "hit rate at end", Better.HIGHER, Unit.SHARE, s -> s.cache().endHitRate());
 
   /** Which way is better. */
   public enum Better {

@@ -1,6 +1,7 @@
 package dev.ballast.sim;
 
 import dev.ballast.annotation.Experimental;
+import dev.ballast.pick.ConsistentHashConfig;
 import dev.ballast.pick.FairShareConfig;
 import dev.ballast.pick.InterleavedWeightedRoundRobinConfig;
 import dev.ballast.pick.LeastLoadedConfig;
@@ -57,6 +58,9 @@ public final class PolicyRegistry {
     FACTORIES.put(
         "prequal_probing",
         context -> new PrequalProbingAdapter(config(context, PrequalProbingConfig.SETTINGS), context.probes()));
+    for (String name : ConsistentHashAdapter.NAMES) {
+      FACTORIES.put(name, context -> new ConsistentHashAdapter(name, config(context, ConsistentHashConfig.SETTINGS)));
+    }
     // Zone routing's comparisons (docs/zones.md): the same policy without zones and strictly local.
     for (String base : List.of("weighted_round_robin", "power_of_two_choices")) {
       Factory factory = FACTORIES.get(base);
@@ -94,6 +98,22 @@ public final class PolicyRegistry {
    */
   public static List<String> names() {
     return List.copyOf(FACTORIES.keySet());
+  }
+
+  /**
+   * Whether the policy of registry name {@code name} must see every backend ({@link
+   * Policy#needsEveryBackend()}): its clients' subsets must then hold every backend.
+   */
+  static boolean needsEveryBackend(String name) {
+    if (ConsistentHashAdapter.NAMES.contains(name)) {
+      return true;
+    }
+    for (PolicyTable.Entry<?> entry : PolicyTable.entries()) {
+      if (!entry.isBuiltIn() && entry.name().equals(name)) {
+        return entry.defaults().needsEveryBackend();
+      }
+    }
+    return false;
   }
 
   static PolicyAdapter create(String name, Context context) {

@@ -243,6 +243,9 @@ public final class ReportWriter {
         + "S+ SHEDDABLE_PLUS, S SHEDDABLE.");
     terms.put("recovery s", "after a load spike, the time until a whole sample interval served at least 95% of what was offered in it, up to capacity.");
     terms.put("probes/req", "probes a prequal_probing client sent per request.");
+    terms.put("hit rate, lowest hit rate, hit rate at end", "with caches: the share of the backends' lookups (one per "
+        + "attempt served) that found the request's key, after the warm-up; the lowest of a whole sample interval; and "
+        + "over the run's last fifth.");
     html.append("<h2>Glossary</h2>\n<dl>\n");
     for (Map.Entry<String, String> term : terms.entrySet()) {
       html.append("<dt>").append(escape(term.getKey())).append("</dt><dd>").append(escape(term.getValue())).append("</dd>\n");
@@ -285,6 +288,9 @@ public final class ReportWriter {
     if (scenario.zones().enabled()) {
       html.append("<pre>").append(escape(SummaryTable.zoneRows(result))).append("</pre>\n");
     }
+    if (scenario.cache().enabled()) {
+      html.append("<pre>").append(escape(SummaryTable.cacheRows(result))).append("</pre>\n");
+    }
 
     double interval = scenario.sampleIntervalNanos() / 1e9;
     String every = intervalText(interval);
@@ -299,6 +305,8 @@ public final class ReportWriter {
         "errors per second");
     XYChart goodput = chart(scenario.name() + ": goodput over time, per " + every, "time (s, simulated)",
         "successes within the deadline per second");
+    XYChart hits = chart(scenario.name() + ": cache hit rate, per " + every, "time (s, simulated)",
+        "share of lookups that found their key");
     boolean anyErrors = false;
     double capacity = 0;
     long[] offered = null;
@@ -336,6 +344,18 @@ public final class ReportWriter {
       anyErrors |= java.util.Arrays.stream(errorCounts).anyMatch(x -> x > 0);
       line(errors, policy.policy(), times(errorCounts.length, interval), perSecond(errorCounts, interval));
       line(goodput, policy.policy(), times(ratio.length, interval), perSecond(run.successesPerSample(), interval));
+      if (scenario.cache().enabled()) {
+        double[] rates = run.hitRatePerSample();
+        // An interval without lookups (a run's first) has no rate: it is left out, not drawn as 0.
+        int from = 0;
+        while (from < rates.length && Double.isNaN(rates[from])) {
+          from++;
+        }
+        if (from < rates.length) {
+          double[] x = java.util.Arrays.copyOfRange(times(rates.length, interval), from, rates.length);
+          line(hits, policy.policy(), x, java.util.Arrays.copyOfRange(rates, from, rates.length));
+        }
+      }
       capacity = run.capacityRps();
       offered = run.issuedPerSample();
     }
@@ -350,7 +370,7 @@ public final class ReportWriter {
       capacityLine.setMarker(SeriesMarkers.NONE);
       capacityLine.setLineColor(Color.DARK_GRAY);
     }
-    startAtZero(histogram, spread, errors, goodput);
+    startAtZero(histogram, spread, errors, goodput, hits);
 
     String goodputCurve = claim.goodputCurve();
     if (!goodputCurve.isEmpty() && curves.containsKey(goodputCurve)) {
@@ -362,6 +382,12 @@ public final class ReportWriter {
       save(goodput, scenarioDir.resolve("goodput-over-time"));
       figure(html, scenario.name() + "/goodput-over-time.png", "Requests that succeeded within their deadline, per second "
           + "of simulated time (first seed), beside the load offered and the fleet's capacity.");
+    }
+    if (scenario.cache().enabled()) {
+      save(hits, scenarioDir.resolve("hit-rate-over-time"));
+      figure(html, scenario.name() + "/hit-rate-over-time.png", "The backends' cache hit rate per " + every
+          + " of simulated time (first seed), by when the lookups were made: a key sent to a backend that has not"
+          + " seen it lately misses.");
     }
     save(histogram, scenarioDir.resolve("cpu-histogram"));
     figure(html, scenario.name() + "/cpu-histogram.png", "How many backends ran at each mean CPU utilization after the "
@@ -614,10 +640,17 @@ public final class ReportWriter {
     long[] errors = run.errorsPerSample();
     long[] good = run.successesPerSample();
     long[] issued = run.issuedPerSample();
-    StringBuilder csv = new StringBuilder("time_s,issued,answered,errors,successes_within_deadline\n");
+    boolean cache = run.scenario().cache().enabled();
+    double[] hits = run.hitRatePerSample();
+    StringBuilder csv = new StringBuilder("time_s,issued,answered,errors,successes_within_deadline")
+        .append(cache ? ",cache_hit_rate\n" : "\n");
     for (int k = 0; k < answered.length; k++) {
       csv.append(num((k + 1) * interval)).append(',').append(issued[k]).append(',').append(answered[k]).append(',')
-          .append(errors[k]).append(',').append(good[k]).append('\n');
+          .append(errors[k]).append(',').append(good[k]);
+      if (cache) {
+        csv.append(',').append(Double.isNaN(hits[k]) ? "" : num(hits[k]));
+      }
+      csv.append('\n');
     }
     Files.writeString(file, csv.toString(), StandardCharsets.UTF_8);
   }

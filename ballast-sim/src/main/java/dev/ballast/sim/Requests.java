@@ -52,6 +52,8 @@ final class Requests {
     int client;
     /** The caller its client sends for (clients.callers), 0 without callers. */
     short caller;
+    /** The request's key ({@code cache.keys}), or -1 when requests carry none. */
+    int key;
     /** The backend's requests in flight when it arrived (its probe responder's load bucket). */
     int loadAtArrival;
     int epoch;

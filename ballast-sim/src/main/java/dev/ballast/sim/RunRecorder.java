@@ -92,6 +92,11 @@ final class RunRecorder {
   private final Scenario.Fault outage;
   private final long outageDetectedAt;
   long errorsAfterDetection;
+  /** Cache lookups of measured requests and their hits, and all lookups and hits by sample interval (by service start). */
+  long cacheAccesses;
+  long cacheHits;
+  long[] cacheAccessesPerSample;
+  long[] cacheHitsPerSample;
 
   RunRecorder(Scenario scenario, String policy, long seed, double[] speeds) {
     this.scenario = scenario;
@@ -104,6 +109,8 @@ final class RunRecorder {
     this.errorsPerSample = new long[intervals];
     this.successesPerSample = new long[intervals];
     this.issuedPerSample = new long[intervals];
+    this.cacheAccessesPerSample = new long[intervals];
+    this.cacheHitsPerSample = new long[intervals];
     this.switchAt = scenario.policySwitch().enabled() ? scenario.policySwitch().atNanos() : Long.MAX_VALUE;
     this.settledAt = switchAt == Long.MAX_VALUE ? Long.MAX_VALUE : switchAt + scenario.warmupNanos();
     List<FaultTraffic> traffic = new ArrayList<>();
@@ -194,6 +201,21 @@ final class RunRecorder {
 
   private boolean measured(long now) {
     return now >= scenario.warmupNanos();
+  }
+
+  /** A backend looked up the key of a request that started at {@code start}, at {@code now}. */
+  void cacheAccess(long now, boolean hit, long start) {
+    int i = interval(now);
+    cacheAccessesPerSample[i]++;
+    if (hit) {
+      cacheHitsPerSample[i]++;
+    }
+    if (measured(start)) {
+      cacheAccesses++;
+      if (hit) {
+        cacheHits++;
+      }
+    }
   }
 
   /** A new request (not a retry) of the given criticality. */

@@ -45,6 +45,9 @@ public final class RunResult {
   private final CallerOutcome callers;
   private final long[][] issuedByCallerPerSample;
   private final long[][] successesByCallerPerSample;
+  private final CacheOutcome cache;
+  private final long[] cacheAccessesPerSample;
+  private final long[] cacheHitsPerSample;
 
   RunResult(RunRecorder b, long cpuNanos) {
     this.scenario = b.scenario;
@@ -79,6 +82,9 @@ public final class RunResult {
     this.callers = CallerOutcome.of(b);
     this.issuedByCallerPerSample = perSample(b.issuedByCallerPerSample, b.samples.size());
     this.successesByCallerPerSample = perSample(b.successesByCallerPerSample, b.samples.size());
+    this.cacheAccessesPerSample = Arrays.copyOf(b.cacheAccessesPerSample, b.samples.size());
+    this.cacheHitsPerSample = Arrays.copyOf(b.cacheHitsPerSample, b.samples.size());
+    this.cache = cacheOutcome(b);
   }
 
   private static long[][] perSample(long[][] byCaller, int samples) {
@@ -107,6 +113,69 @@ public final class RunResult {
    */
   public long[][] successesByCallerPerSample() {
     return perSample(successesByCallerPerSample, samples.size());
+  }
+
+  /**
+   * The backends' cache hit rate per sample interval, by when the lookups were made (service
+   * starts), warm-up included.
+   *
+   * @return the rates, by interval; NaN for an interval without lookups, and every one without caches
+   */
+  public double[] hitRatePerSample() {
+    double[] rates = new double[cacheAccessesPerSample.length];
+    for (int i = 0; i < rates.length; i++) {
+      rates[i] = cacheAccessesPerSample[i] == 0 ? Double.NaN : (double) cacheHitsPerSample[i] / cacheAccessesPerSample[i];
+    }
+    return rates;
+  }
+
+  /**
+   * The backends' caches over the measured time; NaN without caches.
+   *
+   * @param hitRate the share of measured requests' lookups that found their key
+   * @param lowestHitRate the lowest hit rate of a whole sample interval after the warm-up
+   * @param endHitRate the hit rate over the whole sample intervals of the run's last fifth
+   */
+  public record CacheOutcome(double hitRate, double lowestHitRate, double endHitRate) {
+    static final CacheOutcome NONE = new CacheOutcome(Double.NaN, Double.NaN, Double.NaN);
+
+    static CacheOutcome mean(List<CacheOutcome> runs) {
+      int n = runs.size();
+      return new CacheOutcome(
+          runs.stream().mapToDouble(CacheOutcome::hitRate).sum() / n,
+          // The worst moment of any seed, as for ejection's largest share.
+          runs.stream().mapToDouble(CacheOutcome::lowestHitRate).min().orElse(Double.NaN),
+          runs.stream().mapToDouble(CacheOutcome::endHitRate).sum() / n);
+    }
+  }
+
+  private CacheOutcome cacheOutcome(RunRecorder b) {
+    if (!scenario.cache().enabled()) {
+      return CacheOutcome.NONE;
+    }
+    long interval = b.sampleInterval;
+    long warmup = scenario.warmupNanos();
+    long duration = scenario.durationNanos();
+    long endFrom = duration - duration / 5;
+    double lowest = Double.NaN;
+    long endHits = 0;
+    long endAccesses = 0;
+    for (int i = 0; i < cacheAccessesPerSample.length; i++) {
+      long from = i * interval;
+      if (from < warmup || from + interval > duration || cacheAccessesPerSample[i] == 0) {
+        continue;
+      }
+      double rate = (double) cacheHitsPerSample[i] / cacheAccessesPerSample[i];
+      lowest = Double.isNaN(lowest) ? rate : Math.min(lowest, rate);
+      if (from >= endFrom) {
+        endHits += cacheHitsPerSample[i];
+        endAccesses += cacheAccessesPerSample[i];
+      }
+    }
+    return new CacheOutcome(
+        b.cacheAccesses == 0 ? Double.NaN : (double) b.cacheHits / b.cacheAccesses,
+        lowest,
+        endAccesses == 0 ? Double.NaN : (double) endHits / endAccesses);
   }
 
   /**
@@ -324,7 +393,8 @@ public final class RunResult {
         overload,
         ejection,
         zones,
-        callers);
+        callers,
+        cache);
   }
 
   /**
@@ -645,7 +715,8 @@ public final class RunResult {
       OverloadOutcome overload,
       Ejection ejection,
       ZoneOutcome zones,
-      CallerOutcome callers) {
+      CallerOutcome callers,
+      CacheOutcome cache) {
 
     /**
      * The share of requests refused for overload: a backend's overload answer not retried, or the
@@ -704,7 +775,8 @@ public final class RunResult {
           OverloadOutcome.mean(runs.stream().map(Summary::overload).toList()),
           Ejection.mean(runs.stream().map(Summary::ejection).toList()),
           ZoneOutcome.mean(runs.stream().map(Summary::zones).toList()),
-          CallerOutcome.mean(runs.stream().map(Summary::callers).toList()));
+          CallerOutcome.mean(runs.stream().map(Summary::callers).toList()),
+          CacheOutcome.mean(runs.stream().map(Summary::cache).toList()));
     }
 
     private static Spread meanSpread(List<Spread> spreads) {

@@ -28,6 +28,7 @@ public record Scenario(
     FleetSpec fleet,
     Load load,
     Cost cost,
+    Cache cache,
     long rttNanos,
     long deadlineNanos,
     HealthConfig health,
@@ -60,6 +61,7 @@ public record Scenario(
    * @param fleet the backends and their machines
    * @param load the offered load
    * @param cost what a request costs a backend
+   * @param cache the keys requests carry and the backends' caches of them
    * @param rttNanos the network's round trip
    * @param deadlineNanos each request's deadline
    * @param health the clients' health settings
@@ -136,7 +138,7 @@ public record Scenario(
     List<Fault> shifted = faults.stream().map(f -> new Fault(f.type(), f.first(), f.count(), f.atNanos() + shiftNanos,
         f.forNanos(), f.factor(), f.intervalNanos(), f.lameDuck(), f.retryable(), f.share())).toList();
     return new Scenario(name, source, title, claim, seed, seeds, durationNanos, warmupNanos, sampleIntervalNanos,
-        policies, clients, fleet, load, cost, rttNanos, deadlineNanos, health, reports, restart, shifted,
+        policies, clients, fleet, load, cost, cache, rttNanos, deadlineNanos, health, reports, restart, shifted,
         policySwitch, policySettings, overload, outliers, variants, zones, defaultSuiteRun, sweep);
   }
 
@@ -187,7 +189,7 @@ public record Scenario(
    */
   public Scenario withPolicies(List<String> names) {
     return new Scenario(name, source, title, claim, seed, seeds, durationNanos, warmupNanos, sampleIntervalNanos,
-        names, clients, fleet, load, cost, rttNanos, deadlineNanos, health, reports, restart, faults,
+        names, clients, fleet, load, cost, cache, rttNanos, deadlineNanos, health, reports, restart, faults,
         policySwitch, policySettings, overload, outliers,
         variants.stream().map(v -> new Variant(v.name(), v.scenario().withPolicies(names))).toList(), zones,
         defaultSuiteRun == null ? null : defaultSuiteRun.withPolicies(names), sweep);
@@ -201,7 +203,7 @@ public record Scenario(
    */
   public Scenario withSeeds(int count) {
     return new Scenario(name, source, title, claim, seed, count, durationNanos, warmupNanos, sampleIntervalNanos,
-        policies, clients, fleet, load, cost, rttNanos, deadlineNanos, health, reports, restart, faults,
+        policies, clients, fleet, load, cost, cache, rttNanos, deadlineNanos, health, reports, restart, faults,
         policySwitch, policySettings, overload, outliers,
         variants.stream().map(v -> new Variant(v.name(), v.scenario().withSeeds(count))).toList(), zones,
         defaultSuiteRun == null ? null : defaultSuiteRun.withSeeds(count), sweep);
@@ -445,6 +447,40 @@ public record Scenario(
       boolean hedgingEnabled,
       boolean hedgingGrpcStyle,
       dev.ballast.overload.FairAdmissionConfig fairAdmission) {}
+
+  /**
+   * The keys requests carry and each backend's cache of them. Keys follow a Zipf distribution over
+   * {@code keys} keys (key 1 the most popular), with one more, key 0, carrying {@code hotKeyShare}
+   * of all requests when that is above 0. Each backend keeps the {@code capacity} keys it served
+   * last (least recently used out); a request whose key it does not hold costs {@code
+   * missCostNanos} more CPU, and a backend that restarts starts with an empty cache.
+   *
+   * @param keys how many keys requests draw from; 0: requests carry no key
+   * @param zipfExponent the Zipf distribution's exponent: key {@code k} is drawn in proportion to
+   *     {@code 1 / k^exponent}
+   * @param hotKeyShare the share of all requests that carry the one hot key
+   * @param capacity how many keys each backend's cache holds; 0: no cache
+   * @param missCostNanos the CPU a request whose key is not in the cache costs on top of its own
+   */
+  public record Cache(int keys, double zipfExponent, double hotKeyShare, int capacity, long missCostNanos) {
+    /**
+     * Whether requests carry keys.
+     *
+     * @return true when {@code keys} is above 0
+     */
+    public boolean keyed() {
+      return keys > 0;
+    }
+
+    /**
+     * Whether backends keep caches.
+     *
+     * @return true when {@code capacity} is above 0
+     */
+    public boolean enabled() {
+      return capacity > 0;
+    }
+  }
 
   /**
    * What a request costs a backend: CPU drawn from a bounded Pareto distribution on {@code

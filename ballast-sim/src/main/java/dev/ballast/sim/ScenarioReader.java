@@ -555,6 +555,13 @@ public final class ScenarioReader {
             duration(config, "cost.mean", "cost.mean", 1_000, DAY),
             duration(config, "cost.max", "cost.max", 1_000, DAY),
             number("cost.ratio", 1.001, 1e9));
+    var cache =
+        new Scenario.Cache(
+            integer("cache.keys", 0, 100_000_000),
+            number("cache.zipf-exponent", 0, 10),
+            number("cache.hot-key-share", 0, 0.99),
+            integer("cache.capacity", 0, 100_000_000),
+            duration(config, "cache.miss-cost", "cache.miss-cost", 0, DAY));
     var reports =
         new Scenario.Reports(
             duration(config, "reports.period", "reports.period", 1_000_000, DAY),
@@ -590,6 +597,7 @@ public final class ScenarioReader {
         fleet,
         load,
         cost,
+        cache,
         duration(config, "network.rtt", "network.rtt", 0, 10 * NS_PER_S),
         duration(config, "deadline", "deadline", 1_000, DAY),
         health(),
@@ -753,6 +761,17 @@ public final class ScenarioReader {
       throw conflict("clients.subset-size", "1 to " + shown("backends.count"));
     }
     checkCallers(s);
+    checkEveryBackend(s);
+    Scenario.Cache cache = s.cache();
+    if (!cache.keyed() && cache.hotKeyShare() > 0) {
+      throw conflict("cache.hot-key-share", "0 while requests carry no key (" + shown("cache.keys") + ")");
+    }
+    if (!cache.keyed() && cache.enabled()) {
+      throw conflict("cache.capacity", "0 while requests carry no key (" + shown("cache.keys") + ")");
+    }
+    if (!cache.enabled() && cache.missCostNanos() > 0) {
+      throw conflict("cache.miss-cost", "0s while backends keep no cache (" + shown("cache.capacity") + ")");
+    }
     Scenario.Load load = s.load();
     if (load.burstFactor() * load.burstShare() >= 1) {
       throw conflict("load.burst.factor", "a factor that, times " + shown("load.burst.share")
@@ -797,6 +816,38 @@ public final class ScenarioReader {
         throw conflict("switch.at", earliest <= latest
             ? "0s (never) or " + human(earliest) + " to " + human(latest) + ", to measure " + measured
             : "0s (never): the run is too short to measure " + measured);
+      }
+    }
+  }
+
+  /**
+   * A policy that keeps a key on one backend hashes over every backend, so that all clients map a
+   * key alike (docs/policies.md): each client's subset must then hold every backend (with zones,
+   * every backend of each zone).
+   */
+  private void checkEveryBackend(Scenario s) {
+    for (String policy : s.policies()) {
+      if (!PolicyRegistry.needsEveryBackend(policy)) {
+        continue;
+      }
+      String why = ", since policy " + policy + " hashes a key over every backend so that all clients map it alike";
+      int largestZone = s.fleet().backends();
+      if (s.zones().enabled()) {
+        largestZone = 0;
+        for (int z = 0; z < s.zones().count(); z++) {
+          int inZone = 0;
+          for (int b = 0; b < s.fleet().backends(); b++) {
+            inZone += s.zones().zoneOfBackend(b, s.fleet().backends()) == z ? 1 : 0;
+          }
+          largestZone = Math.max(largestZone, inZone);
+        }
+        if (s.zones().remoteSubsetSize() != 0 && s.zones().remoteSubsetSize() < largestZone) {
+          throw conflict("zones.remote-subset-size", "0 or at least " + largestZone + ", every backend of each zone" + why);
+        }
+      }
+      if (s.clients().subsetSize() < largestZone) {
+        throw conflict("clients.subset-size", (s.zones().enabled() ? "at least " + largestZone + ", every backend of its zone"
+            : shown("backends.count") + ", every backend") + why);
       }
     }
   }

@@ -6,7 +6,7 @@ import java.util.List;
 /**
  * The shipped scenarios that reproduce the chapter's figures and claims, then the overload suite
  * (docs/overload.md) with hedging's two, then outlier ejection's (docs/outlier-ejection.md), then the zone scenarios
- * (docs/zones.md), in report order.
+ * (docs/zones.md), then request affinity's (docs/policies.md), in report order.
  */
 @Experimental
 public final class ShippedSuite {
@@ -47,7 +47,8 @@ public final class ShippedSuite {
           "small-subset-two-failing",
           "ejection-storm",
           "zone-imbalance",
-          "zone-outage");
+          "zone-outage",
+          "cache-affinity");
 
   /** Built in but not in the suite: the 10,000-backend benchmark, and probing at high load (docs/simulation.md). */
   public static final List<String> EXTRA = List.of("large-fleet", "probing-heterogeneous", "zone-outage-cold");

@@ -124,6 +124,9 @@ public final class SummaryTable {
       if (!sc.clients().callers().isEmpty()) {
         out.append(callerRows(scenario));
       }
+      if (sc.cache().enabled()) {
+        out.append(cacheRows(scenario));
+      }
       out.append('\n');
     }
     return out.append(recommendationText(results)).append(claimsLine(results)).toString();
@@ -151,10 +154,10 @@ public final class SummaryTable {
    */
   static String zoneRows(SuiteRunner.ScenarioResult scenario) {
     boolean outage = scenario.scenario().faults().stream().anyMatch(f -> f.type() == Scenario.FaultType.OUTAGE);
-    String rows = zoneTable(scenario, "zones", List.of(Metric.CROSS_ZONE_SHARE, Metric.CROSS_ZONE_MINIMUM));
+    String rows = metricTable(scenario, "zones", List.of(Metric.CROSS_ZONE_SHARE, Metric.CROSS_ZONE_MINIMUM));
     // A second table, so that each stays within the width.
     return outage
-        ? rows + zoneTable(scenario, "outage", List.of(Metric.OUTAGE_ERRORS_AFTER_DETECTION,
+        ? rows + metricTable(scenario, "outage", List.of(Metric.OUTAGE_ERRORS_AFTER_DETECTION,
             Metric.OUTAGE_SURVIVORS_CPU_MAX_OVER_MEAN, Metric.ZONE_RECOVERY_S, Metric.OUTAGE_AFTER_RETURN_CPU_MAX_OVER_MEAN))
         : rows;
   }
@@ -170,10 +173,15 @@ public final class SummaryTable {
     if (surge) {
       metrics.add(Metric.WITHIN_SHARE_RECOVERY_S);
     }
-    return zoneTable(scenario, "callers", metrics);
+    return metricTable(scenario, "callers", metrics);
   }
 
-  private static String zoneTable(SuiteRunner.ScenarioResult scenario, String title, List<Metric> metrics) {
+  /** A scenario with caches: per policy, the hit rate, its lowest interval's, and the last fifth's. */
+  static String cacheRows(SuiteRunner.ScenarioResult scenario) {
+    return metricTable(scenario, "cache", List.of(Metric.HIT_RATE, Metric.HIT_RATE_LOWEST, Metric.HIT_RATE_END));
+  }
+
+  private static String metricTable(SuiteRunner.ScenarioResult scenario, String title, List<Metric> metrics) {
     List<List<String>> rows = new ArrayList<>();
     List<String> header = new ArrayList<>(List.of(title));
     metrics.forEach(m -> header.add(m.label()));

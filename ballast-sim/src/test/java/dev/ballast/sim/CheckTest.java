@@ -34,9 +34,24 @@ final class CheckTest {
   }
 
   @Test
+  void readsABoundThatIsAnotherPolicysFigurePlusOrMinusANumber() {
+    Check within = Check.parse("weighted_round_robin goodput-share >= 1 x round_robin - 0.05", POLICIES);
+    assertThat(within.offset()).isEqualTo(-0.05);
+    assertThat(within.otherMetric()).isEqualTo(Metric.GOODPUT_SHARE);
+    Check named = Check.parse("round_robin connections-max <= 2 x round_robin connections-min + 3", POLICIES);
+    assertThat(named.offset()).isEqualTo(3);
+    assertThat(named.otherMetric()).isEqualTo(Metric.CONNECTIONS_MIN);
+    assertThatThrownBy(() -> Check.parse("round_robin p99-ms <= 1 x round_robin * 3", POLICIES))
+        .hasMessage("'round_robin p99-ms <= 1 x round_robin * 3': '* 3' (expected: + or - and a number, as in 1 x"
+            + " consistent_hash_unbounded - 0.05)");
+    assertThatThrownBy(() -> Check.parse("round_robin p99-ms <= 1 x round_robin - x", POLICIES))
+        .hasMessage("'round_robin p99-ms <= 1 x round_robin - x': number 'x' (expected: a decimal number such as 0.05)");
+  }
+
+  @Test
   void namesTheWrongPartAndWhatWasExpected() {
     assertThatThrownBy(() -> Check.parse("every goodput-share >=", POLICIES))
-        .hasMessage("'every goodput-share >=' (expected: [median|mean] POLICY|every METRIC <=|>=|<|>|== NUMBER [x POLICY [METRIC]])");
+        .hasMessage("'every goodput-share >=' (expected: [median|mean] POLICY|every METRIC <=|>=|<|>|== NUMBER [x POLICY [METRIC] [+|- NUMBER]])");
     assertThatThrownBy(() -> Check.parse("best p99-ms < 100", POLICIES))
         .hasMessageStartingWith("'best p99-ms < 100': policy 'best' (expected: every, or one of round_robin, ");
     assertThatThrownBy(() -> Check.parse("every p98-ms < 100", POLICIES))
@@ -151,7 +166,7 @@ final class CheckTest {
         Check.parse("median round_robin p99-ms <= " + bound, POLICIES)), null, null, List.of(), "", "");
     Scenario s = swept;
     Scenario judged = new Scenario(s.name(), s.source(), s.title(), claim, s.seed(), s.seeds(), s.durationNanos(),
-        s.warmupNanos(), s.sampleIntervalNanos(), s.policies(), s.clients(), s.fleet(), s.load(), s.cost(), s.rttNanos(),
+        s.warmupNanos(), s.sampleIntervalNanos(), s.policies(), s.clients(), s.fleet(), s.load(), s.cost(), s.cache(), s.rttNanos(),
         s.deadlineNanos(), s.health(), s.reports(), s.restart(), s.faults(), s.policySwitch(), s.policySettings(),
         s.overload(), s.outliers(), s.variants(), s.zones(), null, s.sweep());
     Verdict verdict = Verdict.of(new SuiteRunner.ScenarioResult(judged, result.policies()));
@@ -177,7 +192,7 @@ final class CheckTest {
     Claim claim = new Claim(Claim.Source.BALLAST, "claim", checks.stream().map(c -> Check.parse(c, POLICIES)).toList(),
         bestBy, bestAmong == null ? null : Check.parse("every " + bestAmong, POLICIES), List.of(), "", "");
     Scenario s = new Scenario(base.name(), base.source(), base.title(), claim, base.seed(), base.seeds(), base.durationNanos(),
-        base.warmupNanos(), base.sampleIntervalNanos(), base.policies(), base.clients(), base.fleet(), base.load(), base.cost(),
+        base.warmupNanos(), base.sampleIntervalNanos(), base.policies(), base.clients(), base.fleet(), base.load(), base.cost(), base.cache(),
         base.rttNanos(), base.deadlineNanos(), base.health(), base.reports(), base.restart(), base.faults(),
         base.policySwitch(), base.policySettings(), base.overload(), base.outliers(), base.variants(), base.zones(), null, base.sweep());
     return new SuiteRunner.ScenarioResult(s, run.policies());

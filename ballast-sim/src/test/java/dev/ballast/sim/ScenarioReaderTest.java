@@ -240,6 +240,11 @@ final class ScenarioReaderTest {
         "duration = 40s, switch.at = 35s | bad.conf: switch.at: 35s (expected: 0s (never): the run is too short to measure a whole sample-interval: 1s (the default) after warmup: 30s (the default) both before the switch and after it, within duration: 40s)",
         "overload.retry.backoff { initial = 2s } | bad.conf: overload.retry.backoff.cap: 1s (expected: 2s..10m)",
         "overload.limiter.criticality-shares.sheddable = 2 | bad.conf: overload.limiter.criticality-shares: [1.5, 1, 0.75, 2] (expected: no criticality above a more important one)",
+        "cache.hot-key-share = 0.1 | bad.conf: cache.hot-key-share: 0.1 (expected: 0 while requests carry no key (cache.keys: 0 (the default)))",
+        "cache.capacity = 10 | bad.conf: cache.capacity: 10 (expected: 0 while requests carry no key (cache.keys: 0 (the default)))",
+        "cache { keys = 100, miss-cost = 5ms } | bad.conf: cache.miss-cost: 5ms (expected: 0s while backends keep no cache (cache.capacity: 0 (the default)))",
+        "policies = [round_robin, consistent_hash] | bad.conf: clients.subset-size: 20 (the default) (expected: backends.count: 100 (the default), every backend, since policy consistent_hash hashes a key over every backend so that all clients map it alike)",
+        "policies = [consistent_hash_unbounded], clients.subset-size = 100, zones { count = 2, remote-subset-size = 10 } | bad.conf: zones.remote-subset-size: 10 (expected: 0 or at least 50, every backend of each zone, since policy consistent_hash_unbounded hashes",
       })
   void brokenRelationNamesEveryKeyInItAndWhichAreDefaults(String text, String message) {
     assertRejected(text).hasMessageStartingWith(message);

@@ -10,6 +10,7 @@ import dev.ballast.health.HealthConfig;
 import dev.ballast.health.RequestOutcome;
 import dev.ballast.pick.Balancer;
 import dev.ballast.pick.FailureKind;
+import dev.ballast.pick.KeyHash;
 import dev.ballast.pick.Pick;
 import dev.ballast.pick.PickStatus;
 import dev.ballast.pick.Picker;
@@ -55,6 +56,10 @@ import org.junit.jupiter.api.Test;
  * ...; the property rules draw their cases from fixed seeds, and a failure names the seed ({@code
  * -Dballast.seed=SEED} replays it alone).
  *
+ * <p>Half of the picks the rules make carry a key ({@link Balancer#pickByKey(long)}, over a few
+ * keys so that they collide), so that a policy that keeps a key on one backend is held to every
+ * rule on its keyed path too; for any other policy a keyed pick is a plain one.
+ *
  * <p>Ballast runs this kit against each of its own policies, and its own tests show a
  * deliberately broken policy failing each rule.
  */
@@ -84,6 +89,20 @@ public abstract class PolicyContractKit {
    */
   protected Balancer.Builder configure(Balancer.Builder builder) {
     return builder;
+  }
+
+  /** The keys of the keyed picks: few, so that requests of one key meet on its backend. */
+  private static final long[] KEY_HASHES = new long[16];
+
+  static {
+    for (int i = 0; i < KEY_HASHES.length; i++) {
+      KEY_HASHES[i] = KeyHash.of("key-" + i);
+    }
+  }
+
+  /** Pick number {@code i} of a rule: every odd one carries one of a few keys, the others none. */
+  private static Pick pick(Balancer balancer, int i) {
+    return (i & 1) == 0 ? balancer.pick() : balancer.pickByKey(KEY_HASHES[(i >>> 1) & 15]);
   }
 
   /** A probe sender that answers on the calling thread, allocating nothing. */
@@ -158,7 +177,7 @@ public abstract class PolicyContractKit {
       balancer.backend(key).onConnected();
     }
     for (int i = 0; i < 40; i++) {
-      Pick pick = balancer.pick();
+      Pick pick = pick(balancer, i);
       assertThat(pick.isPicked()).as("pick %d after the subset became %s: %s", i, next, pick.status()).isTrue();
       assertThat(pick.backend()).as("pick %d after the subset became %s", i, next).isSameAs(balancer.backend(pick.backend().key()));
       Pick theirs = other.pick();
@@ -187,7 +206,7 @@ public abstract class PolicyContractKit {
       assertThat(balancer.pick().status()).as("a pick before any backend").isEqualTo(PickStatus.NO_BACKENDS);
       clock.advance(Duration.ofSeconds(1));
       balancer.refresh();
-      assertThat(balancer.pick().status()).as("a pick after a refresh without backends").isEqualTo(PickStatus.NO_BACKENDS);
+      assertThat(pick(balancer, 1).status()).as("a pick after a refresh without backends").isEqualTo(PickStatus.NO_BACKENDS);
 
       balancer.updateSubset(keys(3));
       for (String key : keys(3)) {
@@ -201,7 +220,7 @@ public abstract class PolicyContractKit {
       assertThat(balancer.pick().status()).as("a pick after the subset became empty").isEqualTo(PickStatus.NO_BACKENDS);
       clock.advance(Duration.ofSeconds(1));
       balancer.refresh();
-      assertThat(balancer.pick().status()).as("a pick after the subset became empty and a refresh")
+      assertThat(pick(balancer, 1).status()).as("a pick after the subset became empty and a refresh")
           .isEqualTo(PickStatus.NO_BACKENDS);
       assertThat(balancer.failedPicks(PickStatus.NO_BACKENDS)).isEqualTo(4);
     }
@@ -309,7 +328,7 @@ public abstract class PolicyContractKit {
         allowed.add(backend.key());
       }
     }
-    Pick pick = balancer.pick();
+    Pick pick = pick(balancer, held.size() + allowed.size());
     if (allowed.isEmpty()) {
       PickStatus expected = backends.isEmpty() ? PickStatus.NO_BACKENDS
           : anyAccepting ? PickStatus.ALL_AT_LIMIT : PickStatus.ALL_UNAVAILABLE;
@@ -415,7 +434,7 @@ public abstract class PolicyContractKit {
     long[][] ended = new long[n][RequestOutcome.values().length];
     List<Pick> held = new ArrayList<>();
     for (int i = 0; i < 3_000; i++) {
-      Pick pick = balancer.pick();
+      Pick pick = pick(balancer, i);
       if (!pick.isPicked()) {
         assertThat(pick.status()).as("pick %d with %s in flight", i, held.size()).isEqualTo(PickStatus.ALL_AT_LIMIT);
       } else {
@@ -491,7 +510,7 @@ public abstract class PolicyContractKit {
 
   private static void runRequests(Balancer balancer, FakeClock clock, int count) {
     for (int i = 0; i < count; i++) {
-      Pick pick = balancer.pick();
+      Pick pick = pick(balancer, i);
       pick.reportLoad(0.5, 0, 100, 1);
       if ((i & 15) == 0) {
         pick.onFailure(FailureKind.BACKEND, 5_000);
@@ -661,7 +680,7 @@ public abstract class PolicyContractKit {
   private static void picks(Concurrent run, int salt, int count) {
     Balancer balancer = run.balancer;
     for (int i = 0; i < count; i++) {
-      Pick pick = balancer.pick();
+      Pick pick = pick(balancer, i + salt);
       if (!pick.isPicked()) {
         if (pick.status() != PickStatus.ALL_AT_LIMIT) {
           throw new AssertionError("a failed pick while every backend is healthy: " + pick.status()
