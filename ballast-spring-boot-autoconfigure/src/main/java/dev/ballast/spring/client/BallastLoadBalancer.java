@@ -35,8 +35,8 @@ import reactor.util.retry.Retry;
  * behind {@code @LoadBalanced} {@code WebClient.Builder}s and {@code RestClient.Builder}s.
  *
  * <p>The service's instances come from its {@link ServiceInstanceListSupplier}, followed on the
- * control plane (each list it emits is the service's backends; a supplier whose list completes is
- * read again every refresh interval), never on the request path. Each {@link #choose} is one
+ * control plane from the first request on (each list it emits is the service's backends; a
+ * supplier whose list completes is read again every refresh interval), never on a request's path. Each {@link #choose} is one
  * attempt of a request: the answer's instance is a {@link BallastServiceInstance} that carries
  * the attempt, so that {@link BallastLoadBalancerLifecycle} ends it with the backend's answer, and
  * {@link BallastExchangeFilterFunction} or {@link BallastRestClientInterceptor} ends it on a
@@ -59,8 +59,12 @@ public final class BallastLoadBalancer implements ReactorServiceInstanceLoadBala
 
   private final String serviceId;
   private final HttpBalancer balancer;
-  private final Disposable instances;
+  private final ObjectProvider<ServiceInstanceListSupplier> suppliers;
+  private final Duration refreshInterval;
   private final Runnable onClose;
+  private volatile boolean following;
+  private boolean closed;
+  private Disposable instances;
   /** Each backend's instance, by the balancer's key; replaced on the control plane. */
   private volatile Map<String, ServiceInstance> byKey = Map.of();
 
@@ -68,7 +72,7 @@ public final class BallastLoadBalancer implements ReactorServiceInstanceLoadBala
    * A balancer of {@code serviceId} that follows the instances {@code suppliers} gives.
    *
    * @param serviceId the service, as Spring Cloud LoadBalancer names it
-   * @param suppliers the service's instance list supplier, asked once
+   * @param suppliers the service's instance list supplier, asked once, at the first request
    * @param balancer Ballast's balancer of the service, owned from now on: {@link #destroy()}
    *     closes it
    * @param refreshInterval how often a supplier whose list completes is read again
@@ -79,18 +83,36 @@ public final class BallastLoadBalancer implements ReactorServiceInstanceLoadBala
     this.serviceId = Objects.requireNonNull(serviceId, "serviceId");
     this.balancer = Objects.requireNonNull(balancer, "balancer");
     this.onClose = Objects.requireNonNull(onClose, "onClose");
-    ServiceInstanceListSupplier supplier = suppliers.getIfAvailable();
-    if (supplier == null) {
-      throw new IllegalStateException("ballast: no ServiceInstanceListSupplier for service '" + serviceId
-          + "' (expected: a discovery client, such as spring.cloud.discovery.client.simple.instances." + serviceId + ")");
+    this.suppliers = Objects.requireNonNull(suppliers, "suppliers");
+    this.refreshInterval = Objects.requireNonNull(refreshInterval, "refreshInterval");
+  }
+
+  /**
+   * Starts following the instances, at the first request: the supplier lives in the service's own
+   * context, which is still being created while this balancer is.
+   */
+  private void follow() {
+    if (following) {
+      return;
     }
-    this.instances = Flux.defer(supplier::get)
-        .repeatWhen(completed -> completed.delayElements(refreshInterval))
-        .retryWhen(Retry.fixedDelay(Long.MAX_VALUE, refreshInterval)
-            .doBeforeRetry(signal -> logger.log(Level.WARNING,
-                "ballast: reading the instances of " + serviceId + " failed; trying again in " + refreshInterval,
-                signal.failure())))
-        .subscribe(this::update);
+    synchronized (this) {
+      if (following || closed) {
+        return;
+      }
+      ServiceInstanceListSupplier supplier = suppliers.getIfAvailable();
+      if (supplier == null) {
+        throw new IllegalStateException("ballast: no ServiceInstanceListSupplier for service '" + serviceId
+            + "' (expected: a discovery client, such as spring.cloud.discovery.client.simple.instances." + serviceId + ")");
+      }
+      instances = Flux.defer(supplier::get)
+          .repeatWhen(completed -> completed.delayElements(refreshInterval))
+          .retryWhen(Retry.fixedDelay(Long.MAX_VALUE, refreshInterval)
+              .doBeforeRetry(signal -> logger.log(Level.WARNING,
+                  "ballast: reading the instances of " + serviceId + " failed; trying again in " + refreshInterval,
+                  signal.failure())))
+          .subscribe(this::update);
+      following = true;
+    }
   }
 
   /** Makes {@code list} the service's backends: on the control plane, never on a request's path. */
@@ -133,6 +155,7 @@ public final class BallastLoadBalancer implements ReactorServiceInstanceLoadBala
    */
   @Override
   public Mono<Response<ServiceInstance>> choose(Request request) {
+    follow();
     BallastExchange exchange = BallastExchange.of(request, this);
     if (exchange != null) {
       return Mono.defer(() -> Mono.fromFuture(exchange.nextAttempt(), false)).map(this::response);
@@ -192,7 +215,12 @@ public final class BallastLoadBalancer implements ReactorServiceInstanceLoadBala
   /** Stops following the instances and closes the balancer: its health checks and its thread. */
   @Override
   public void destroy() {
-    instances.dispose();
+    synchronized (this) {
+      closed = true;
+      if (instances != null) {
+        instances.dispose();
+      }
+    }
     balancer.close();
     onClose.run();
   }
