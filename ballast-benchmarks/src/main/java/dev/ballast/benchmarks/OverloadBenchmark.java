@@ -3,6 +3,8 @@ package dev.ballast.benchmarks;
 import dev.ballast.overload.AdaptiveThrottle;
 import dev.ballast.overload.AdmissionLimiter;
 import dev.ballast.overload.Criticality;
+import dev.ballast.overload.Hedging;
+import dev.ballast.overload.HedgingConfig;
 import dev.ballast.overload.LimiterConfig;
 import dev.ballast.overload.RetryBudget;
 import dev.ballast.overload.RetryBudgetConfig;
@@ -41,6 +43,7 @@ public class OverloadBenchmark {
   private final AdmissionLimiter gradientLimiter =
       AdmissionLimiter.create(LimiterConfig.builder().kind(LimiterConfig.Kind.GRADIENT).build(), () -> 0, NanoClock.cached());
   private final RetryBudget budget = RetryBudget.create(RetryBudgetConfig.defaults());
+  private final Hedging hedging = Hedging.create(HedgingConfig.defaults(), budget, throttle, NanoClock.cached());
 
   /** The client side of one request: the throttle's decision, then the backend's accept. */
   @Benchmark
@@ -74,6 +77,18 @@ public class OverloadBenchmark {
       limiter.onComplete(0, 1_000_000);
     }
     return admitted;
+  }
+
+  /**
+   * What hedging adds to a request that is answered before its delay: reading the delay when the
+   * request leaves (the running percentile, recomputed at most every 100 ms) and recording the
+   * first attempt's latency in the window.
+   */
+  @Benchmark
+  public long hedgingDelayAndLatency() {
+    long delay = hedging.delayNanos();
+    hedging.onLatency(15_000_000);
+    return delay;
   }
 
   /** A first attempt counted in the retry budget. */

@@ -69,7 +69,8 @@ public final class XdsPushLoopback {
     }
     // The time each new balancer's first subset was set, in the order balancers open.
     BlockingQueue<Long> subsetSetAt = new ArrayBlockingQueue<>(pushes + WARM_UP_PUSHES + 2);
-    Runnable stopObserving = BallastClients.observe(new BallastClients.Observer() {
+    BallastClients clients = BallastClients.create();
+    Runnable stopObserving = clients.observe(new BallastClients.Observer() {
       @Override
       public void opened(BallastClients.Client client) {
         if (client.target().equals(SERVICE)) {
@@ -94,7 +95,7 @@ public final class XdsPushLoopback {
       System.setProperty("io.grpc.xds.bootstrap", bootstrap.toString());
       controlPlane.publish(SERVICE, XdsResources.cluster(SERVICE, BallastXds.TYPE_URL, config(POLICIES.get(0))),
           XdsResources.endpoints(SERVICE, endpoints));
-      channel = Grpc.newChannelBuilder("xds:///" + SERVICE, InsecureChannelCredentials.create()).build();
+      channel = clients.track(Grpc.newChannelBuilder("xds:///" + SERVICE, InsecureChannelCredentials.create())).build();
       call(channel);
       take(subsetSetAt, "the first balancer");
       System.out.printf(Locale.ROOT, "3 Ballast servers on 127.0.0.1, a java-control-plane management server on"

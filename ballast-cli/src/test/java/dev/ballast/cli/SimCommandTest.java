@@ -35,11 +35,31 @@ final class SimCommandTest {
     Result result = run("sim", "--scenario", tinyScenario(dir).toString(), "--policy", "round_robin,power_of_two_choices");
     assertThat(result.exitCode()).isZero();
     assertThat(result.out().lines().findFirst().orElseThrow()).isEqualTo("tiny");
-    assertThat(result.out()).containsPattern("\n  policy +cpu max/mean +p99 ms +errors +misses +goodput\n")
+    assertThat(result.out()).containsPattern("\n  policy +cpu max/mean +p99 ms +errors +shed +misses +goodput\n")
         .containsPattern("\n  round_robin +[0-9.]+ ").containsPattern("\n  power_of_two_choices +[0-9.]+ ")
         .contains("claims: 0 hold, 0 fail, 1 not judged, of 1 scenario").contains("2 runs: ");
     assertThat(result.out().lines()).allSatisfy(line -> assertThat(line.length()).isLessThanOrEqualTo(120));
     assertThat(result.out()).doesNotContain("report:");
+  }
+
+  /**
+   * A policy of one's own on the class path (this module's tests register one, as a user's jar on
+   * the launcher's class path would) runs by name, with its settings from the scenario.
+   */
+  @Test
+  void runsAPolicyOfOnesOwnFoundOnTheClassPathWithItsScenarioSettings(@TempDir Path dir) throws Exception {
+    Path file = dir.resolve("own.conf");
+    Files.writeString(file, "name = own\nduration = 5s\nwarmup = 1s\nclients { count = 3, subset-size = 4 }\n"
+        + "backends.count = 6\npolicy-settings.test-fewest-in-flight.choices = 3\n");
+
+    Result result = run("sim", "--scenario", file.toString(), "--policy", "test_fewest_in_flight,round_robin");
+
+    assertThat(result.exitCode()).as(result.err()).isZero();
+    assertThat(result.out()).containsPattern("\n  test_fewest_in_flight +[0-9.]+ ").contains("2 runs: ");
+    Files.writeString(dir.resolve("bad.conf"), "name = bad\npolicy-settings.test-fewest-in-flight.choices = 65\n");
+    Result bad = run("sim", "--scenario", dir.resolve("bad.conf").toString(), "--policy", "test_fewest_in_flight");
+    assertThat(bad.exitCode()).isEqualTo(2);
+    assertThat(bad.err()).contains("policy-settings.test-fewest-in-flight.choices: 65 (expected: a whole number in 1..64)");
   }
 
   @Test

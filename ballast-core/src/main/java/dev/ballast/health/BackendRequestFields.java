@@ -23,10 +23,11 @@ abstract class BackendRequestFields {
   // another outcome.
   volatile long flow;
   volatile long predictedEndNanos = Long.MIN_VALUE;
-  // Outlier ejection's latency sums, added to at each success's end when the client ejects
-  // outliers: here, beside the flow word that the end writes anyway, rather than in the ejection
-  // record, which was one more object and cache line for every request's end.
-  volatile long latencySumNanos;
+  // Outlier ejection's latency sums (of logarithms, see TrackedBackend.logLatencySum), added to at
+  // each success's end when the client ejects outliers: here, beside the flow word that the end
+  // writes anyway, rather than in the ejection record, which was one more object and cache line
+  // for every request's end.
+  volatile long logLatencySum;
   volatile long latencySamples;
   volatile BackendState state = BackendState.CONNECTING;
   /**

@@ -14,26 +14,39 @@ import java.time.Duration;
  *
  * @param enabled {@setting ENABLED} By default on, as a user of gRFC A50's defaults expects; off
  *     leaves the policies alone to steer away from a bad backend.
- * @param interval {@setting INTERVAL} The default is A50's.
+ * @param interval {@setting INTERVAL} At every refresh (about every second) each backend is judged
+ *     on its newest requests of the last {@code interval}, so that a fault is caught as soon as the
+ *     window holds enough of it, whenever it starts. The default is A50's interval.
  * @param baseEjectionTime {@setting BASE_EJECTION_TIME} The multiplier grows by one with each
  *     ejection and shrinks by one with each interval the backend spends in rotation; the default is
  *     A50's.
  * @param maxEjectionTime {@setting MAX_EJECTION_TIME} The default is A50's.
- * @param maxEjectedShare {@setting MAX_EJECTED_SHARE} Backends on probation count. The default is
- *     A50's 10%.
+ * @param maxEjectedShare {@setting MAX_EJECTED_SHARE} Backends on probation count; the share is
+ *     rounded down, but whenever it is above 0 at least one backend may be ejected, and at least two
+ *     in a subset of eight or more (see {@link #maxEjected(int)}). The default is A50's 10%.
  * @param panicThreshold {@setting PANIC_THRESHOLD} Then the client balances over every available
  *     backend; 0 never panics. The default is Envoy's 50%.
- * @param requestVolume {@setting REQUEST_VOLUME} Successes and failures count; overload answers and
- *     cancellations do not. The default is A50's success-rate volume.
+ * @param requestVolume {@setting REQUEST_VOLUME} Successes and failures count for the failure
+ *     rules, successes for the slow rule, and those plus overload answers for the shedding rule;
+ *     cancellations never count. The default is A50's success-rate volume.
  * @param minimumHosts {@setting MINIMUM_HOSTS} The default is A50's.
  * @param successRateRule {@setting SUCCESS_RATE_RULE}
- * @param successRateStdevFactor {@setting SUCCESS_RATE_STDEV_FACTOR} The mean and deviation are the
- *     judged backends'; the default is A50's 1900 / 1000.
+ * @param successRateStdevFactor {@setting SUCCESS_RATE_STDEV_FACTOR} The centre is the judged
+ *     backends' median and the deviation is estimated robustly (1.4826 times the median absolute
+ *     deviation); the backend's failures must also be more than chance at the median's rate
+ *     explains. The default is A50's 1900 / 1000.
  * @param failurePercentageRule {@setting FAILURE_PERCENTAGE_RULE}
  * @param failurePercentageThreshold {@setting FAILURE_PERCENTAGE_THRESHOLD} The default is A50's.
  * @param slowRule {@setting SLOW_RULE}
- * @param slowLatencyFactor {@setting SLOW_LATENCY_FACTOR} The median is taken over the judged
- *     backends' mean success latencies.
+ * @param slowLatencyFactor {@setting SLOW_LATENCY_FACTOR} The typical latency is the geometric
+ *     mean of the window's successes; it must be above this multiple of both the judged backends'
+ *     median and the backend's own before the window, so that a machine slow by nature is left to
+ *     the policies' weights and one that became slow is ejected. The shedding rule asks for a drop
+ *     in what the backend serves by the same factor.
+ * @param overloadRule {@setting OVERLOAD_RULE} An overload answer is never a failure, but a backend
+ *     that answers "overloaded" where its peers answer "ok", and did not before, and serves a
+ *     fraction of what it did, has become slower than its share of the traffic.
+ * @param overloadShareExcess {@setting OVERLOAD_SHARE_EXCESS}
  * @param probeRequests {@setting PROBE_REQUESTS} When its ejection time is over a backend is let
  *     back in for this many requests; if none fails it is back in rotation, otherwise it is ejected
  *     again, for longer.
@@ -53,6 +66,8 @@ public record OutlierConfig(
     int failurePercentageThreshold,
     boolean slowRule,
     double slowLatencyFactor,
+    boolean overloadRule,
+    double overloadShareExcess,
     int probeRequests) {
 
   /** The default of {@link #ENABLED}: {@value}. */
@@ -83,6 +98,14 @@ public record OutlierConfig(
   public static final boolean DEFAULT_SLOW_RULE = true;
   /** The default of {@link #SLOW_LATENCY_FACTOR}: {@value}. */
   public static final double DEFAULT_SLOW_LATENCY_FACTOR = 3.0;
+  /** The default of {@link #OVERLOAD_RULE}: {@value}. */
+  public static final boolean DEFAULT_OVERLOAD_RULE = true;
+  /**
+   * The default of {@link #OVERLOAD_SHARE_EXCESS}: {@value} of its answers, far beyond the few
+   * points by which equal machines' shares differ when a whole fleet sheds, or by which one
+   * machine's share moves when its neighbours change.
+   */
+  public static final double DEFAULT_OVERLOAD_SHARE_EXCESS = 0.3;
   /** The default of {@link #PROBE_REQUESTS}: {@value}. */
   public static final int DEFAULT_PROBE_REQUESTS = 20;
 
@@ -96,7 +119,7 @@ public record OutlierConfig(
   /** {@setting} */
   public static final Setting<Duration> INTERVAL =
       Setting.duration("interval", DEFAULT_INTERVAL, ONE_MS, ONE_HOUR,
-          "how often each backend's statistics of the interval just ended are judged");
+          "the sliding window of outcomes each backend is judged on, at every refresh");
   /** {@setting} */
   public static final Setting<Duration> BASE_EJECTION_TIME =
       Setting.duration("baseEjectionTime", DEFAULT_BASE_EJECTION_TIME, ONE_MS, ONE_HOUR,
@@ -108,7 +131,7 @@ public record OutlierConfig(
   /** {@setting} */
   public static final Setting<Double> MAX_EJECTED_SHARE =
       Setting.number("maxEjectedShare", DEFAULT_MAX_EJECTED_SHARE, 0.0, 1.0,
-          "the largest share of the subset ejected at once (at least one backend when above 0)");
+          "the largest share of the subset ejected at once (when above 0, at least one backend, two from eight)");
   /** {@setting} */
   public static final Setting<Double> PANIC_THRESHOLD =
       Setting.number("panicThreshold", DEFAULT_PANIC_THRESHOLD, 0.0, 1.0,
@@ -116,7 +139,7 @@ public record OutlierConfig(
   /** {@setting} */
   public static final Setting<Integer> REQUEST_VOLUME =
       Setting.wholeNumber("requestVolume", DEFAULT_REQUEST_VOLUME, 1, 1_000_000,
-          "the fewest requests a backend must end in an interval to be judged");
+          "the fewest requests a backend must end in the window to be judged");
   /** {@setting} */
   public static final Setting<Integer> MINIMUM_HOSTS =
       Setting.wholeNumber("minimumHosts", DEFAULT_MINIMUM_HOSTS, 1, 100_000,
@@ -127,7 +150,7 @@ public record OutlierConfig(
   /** {@setting} */
   public static final Setting<Double> SUCCESS_RATE_STDEV_FACTOR =
       Setting.number("successRateStdevFactor", DEFAULT_SUCCESS_RATE_STDEV_FACTOR, 0.0, 100.0,
-          "eject below the mean success rate minus this many standard deviations");
+          "eject below the median success rate minus this many (robust) standard deviations");
   /** {@setting} */
   public static final Setting<Boolean> FAILURE_PERCENTAGE_RULE =
       Setting.flag("failurePercentageRule", DEFAULT_FAILURE_PERCENTAGE_RULE,
@@ -142,7 +165,15 @@ public record OutlierConfig(
   /** {@setting} */
   public static final Setting<Double> SLOW_LATENCY_FACTOR =
       Setting.number("slowLatencyFactor", DEFAULT_SLOW_LATENCY_FACTOR, 1.1, 1000.0,
-          "eject a backend whose mean success latency is above this multiple of the median");
+          "eject a backend whose typical latency is above this multiple of the median's and its own before");
+  /** {@setting} */
+  public static final Setting<Boolean> OVERLOAD_RULE =
+      Setting.flag("overloadRule", DEFAULT_OVERLOAD_RULE,
+          "whether a backend shedding far more than its peers and its own past, serving less, is ejected");
+  /** {@setting} */
+  public static final Setting<Double> OVERLOAD_SHARE_EXCESS =
+      Setting.number("overloadShareExcess", DEFAULT_OVERLOAD_SHARE_EXCESS, 0.01, 1.0,
+          "eject a backend whose overload share is this much above the median's and its own before");
   /** {@setting} */
   public static final Setting<Integer> PROBE_REQUESTS =
       Setting.wholeNumber("probeRequests", DEFAULT_PROBE_REQUESTS, 1, 1000,
@@ -166,6 +197,8 @@ public record OutlierConfig(
               OutlierConfig::failurePercentageThreshold)
           .with(SLOW_RULE, Builder::slowRule, OutlierConfig::slowRule)
           .with(SLOW_LATENCY_FACTOR, Builder::slowLatencyFactor, OutlierConfig::slowLatencyFactor)
+          .with(OVERLOAD_RULE, Builder::overloadRule, OutlierConfig::overloadRule)
+          .with(OVERLOAD_SHARE_EXCESS, Builder::overloadShareExcess, OutlierConfig::overloadShareExcess)
           .with(PROBE_REQUESTS, Builder::probeRequests, OutlierConfig::probeRequests)
           .done();
 
@@ -186,6 +219,8 @@ public record OutlierConfig(
    * @param failurePercentageThreshold {@setting FAILURE_PERCENTAGE_THRESHOLD}
    * @param slowRule {@setting SLOW_RULE}
    * @param slowLatencyFactor {@setting SLOW_LATENCY_FACTOR}
+   * @param overloadRule {@setting OVERLOAD_RULE}
+   * @param overloadShareExcess {@setting OVERLOAD_SHARE_EXCESS}
    * @param probeRequests {@setting PROBE_REQUESTS}
    * @throws IllegalArgumentException {@code "name: value (expected: ...)"} for a value out of range,
    *     or a longest ejection shorter than the base ejection time
@@ -206,6 +241,7 @@ public record OutlierConfig(
     SUCCESS_RATE_STDEV_FACTOR.check(successRateStdevFactor);
     FAILURE_PERCENTAGE_THRESHOLD.check(failurePercentageThreshold);
     SLOW_LATENCY_FACTOR.check(slowLatencyFactor);
+    OVERLOAD_SHARE_EXCESS.check(overloadShareExcess);
     PROBE_REQUESTS.check(probeRequests);
   }
 
@@ -239,11 +275,15 @@ public record OutlierConfig(
 
   /**
    * The most backends of a subset of {@code subsetSize} that may be ejected at once: {@link
-   * #maxEjectedShare()} of it rounded down, but at least one when the share is above 0, so that a
-   * subset of fewer than ten backends can still lose its one bad backend (Envoy and A50 do the same).
+   * #maxEjectedShare()} of it rounded down, but, when the share is above 0, at least one, so that
+   * a subset of fewer than ten backends can still lose its one bad backend (Envoy and A50 do the
+   * same), and at least two in a subset of {@value #TWO_FROM} or more, so that two bad backends of
+   * a small subset are both taken out; two of eight is a quarter, well within the panic threshold's
+   * half, and leaves the others a third more load at most.
    *
    * @param subsetSize the backends of the subset, 0 or more
-   * @return the most that may be ejected at once: 0 when the share or the subset is 0
+   * @return the most that may be ejected at once: 0 when the share or the subset is 0; with the
+   *     default share, 1 for 1 to 7 backends, 2 for 8 to 29, then a tenth rounded down
    */
   public int maxEjected(int subsetSize) {
     if (maxEjectedShare == 0 || subsetSize == 0) {
@@ -251,8 +291,12 @@ public record OutlierConfig(
     }
     // The small addition keeps 0.1 x 30 at 3: in binary floating point it is 3.0000000000000004
     // or 2.9999999999999996 depending on the operands.
-    return Math.max(1, (int) Math.floor(maxEjectedShare * subsetSize + 1e-9));
+    int share = (int) Math.floor(maxEjectedShare * subsetSize + 1e-9);
+    return Math.max(subsetSize >= TWO_FROM ? 2 : 1, share);
   }
+
+  /** The smallest subset in which two backends may be ejected at once, whatever the share: {@value}. */
+  public static final int TWO_FROM = 8;
 
   /** Settings start at their defaults; each setter validates on {@link #build()}. */
   public static final class Builder {
@@ -270,6 +314,8 @@ public record OutlierConfig(
     private int failurePercentageThreshold = DEFAULT_FAILURE_PERCENTAGE_THRESHOLD;
     private boolean slowRule = DEFAULT_SLOW_RULE;
     private double slowLatencyFactor = DEFAULT_SLOW_LATENCY_FACTOR;
+    private boolean overloadRule = DEFAULT_OVERLOAD_RULE;
+    private double overloadShareExcess = DEFAULT_OVERLOAD_SHARE_EXCESS;
     private int probeRequests = DEFAULT_PROBE_REQUESTS;
 
     private Builder() {}
@@ -429,6 +475,28 @@ public record OutlierConfig(
     }
 
     /**
+     * {@setting OVERLOAD_RULE}
+     *
+     * @param on the value; {@link #build()} checks it
+     * @return this builder
+     */
+    public Builder overloadRule(boolean on) {
+      this.overloadRule = on;
+      return this;
+    }
+
+    /**
+     * {@setting OVERLOAD_SHARE_EXCESS}
+     *
+     * @param excess the value; {@link #build()} checks it
+     * @return this builder
+     */
+    public Builder overloadShareExcess(double excess) {
+      this.overloadShareExcess = excess;
+      return this;
+    }
+
+    /**
      * {@setting PROBE_REQUESTS}
      *
      * @param requests the value; {@link #build()} checks it
@@ -449,7 +517,7 @@ public record OutlierConfig(
     public OutlierConfig build() {
       return new OutlierConfig(enabled, interval, baseEjectionTime, maxEjectionTime, maxEjectedShare, panicThreshold,
           requestVolume, minimumHosts, successRateRule, successRateStdevFactor, failurePercentageRule,
-          failurePercentageThreshold, slowRule, slowLatencyFactor, probeRequests);
+          failurePercentageThreshold, slowRule, slowLatencyFactor, overloadRule, overloadShareExcess, probeRequests);
     }
   }
 }

@@ -27,7 +27,7 @@ final class TrackedBackend extends BackendRequestFields implements Backend {
   private static final VarHandle ENDS = VarHandles.field(MethodHandles.lookup(), "ends", LongAdder[].class);
   private static final VarHandle ENTRIES = VarHandles.field(MethodHandles.lookup(), "entries", AtomicLongArray.class);
   private static final VarHandle UNMATCHED_ENDS = VarHandles.field(MethodHandles.lookup(), "unmatchedEnds", long.class);
-  private static final VarHandle LATENCY_SUM = VarHandles.field(MethodHandles.lookup(), "latencySumNanos", long.class);
+  private static final VarHandle LOG_LATENCY_SUM = VarHandles.field(MethodHandles.lookup(), "logLatencySum", long.class);
   private static final VarHandle LATENCY_SAMPLES = VarHandles.field(MethodHandles.lookup(), "latencySamples", long.class);
   private static final VarHandle PROBES_LEFT = VarHandles.field(MethodHandles.lookup(), "probesLeft", int.class);
 
@@ -224,7 +224,7 @@ final class TrackedBackend extends BackendRequestFields implements Backend {
   @Override
   public void release(RequestOutcome outcome, long latencyNanos) {
     if (ejection != null && outcome == RequestOutcome.SUCCESS) {
-      LATENCY_SUM.getAndAdd(this, latencyNanos);
+      LOG_LATENCY_SUM.getAndAdd(this, log2Fixed(latencyNanos));
       LATENCY_SAMPLES.getAndAdd(this, 1L);
     }
     release(outcome);
@@ -468,12 +468,32 @@ final class TrackedBackend extends BackendRequestFields implements Backend {
     }
   }
 
-  /** The latencies of the successes ended with a latency, summed for outlier ejection (0 when it is off). */
-  long latencySumNanos() {
-    return latencySumNanos;
+  /**
+   * The base-2 logarithms of the latencies of the successes ended with a latency, in {@link
+   * #LOG_SCALE}ths, summed for outlier ejection (0 when it is off): their mean is the log of the
+   * latencies' geometric mean, which one query a thousand times dearer than the rest moves by a
+   * few percent where it would double an arithmetic mean of a hundred.
+   */
+  long logLatencySum() {
+    return logLatencySum;
   }
 
-  /** How many latencies {@link #latencySumNanos()} sums. */
+  /** Fractional steps of one binary order of magnitude in {@link #logLatencySum()}. */
+  static final int LOG_SCALE = 256;
+
+  /**
+   * {@code log2(nanos)} in 256ths, from the position of the highest bit and the eight bits below
+   * it (a piecewise linear logarithm, within 0.09 of the true one): a few instructions, no floating
+   * point, on the end of every success.
+   */
+  static long log2Fixed(long nanos) {
+    long x = Math.max(1L, nanos);
+    int exponent = 63 - Long.numberOfLeadingZeros(x);
+    long fraction = exponent >= 8 ? (x >>> (exponent - 8)) & 0xFF : (x << (8 - exponent)) & 0xFF;
+    return ((long) exponent << 8) | fraction;
+  }
+
+  /** How many latencies {@link #logLatencySum()} sums. */
   long latencySamples() {
     return latencySamples;
   }
@@ -481,6 +501,11 @@ final class TrackedBackend extends BackendRequestFields implements Backend {
   /** Failures as outlier ejection counts them: the backend's and the network's, never overload or cancellation. */
   long failures() {
     return requestsEnded(RequestOutcome.BACKEND_FAILURE) + requestsEnded(RequestOutcome.NETWORK_FAILURE);
+  }
+
+  /** Overload answers: the backend was busy, not broken. */
+  long overloads() {
+    return requestsEnded(RequestOutcome.OVERLOADED);
   }
 
   /** Requests that ended in any way but success or failure: overload answers and cancellations. */

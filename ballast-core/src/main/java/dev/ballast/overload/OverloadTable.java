@@ -19,6 +19,7 @@ public final class OverloadTable {
     add(Backoff.SETTINGS);
     add(RetryBudgetConfig.SETTINGS);
     add(TokenBucketConfig.SETTINGS);
+    add(HedgingConfig.SETTINGS);
   }
 
   private OverloadTable() {}
@@ -29,7 +30,7 @@ public final class OverloadTable {
 
   /**
    * The parts' names: {@code throttle}, {@code limiter}, {@code retry}, {@code backoff}, {@code
-   * retryBudget}, {@code tokenBucket}.
+   * retryBudget}, {@code tokenBucket}, {@code hedging}.
    *
    * @return the names, in the table's order
    */

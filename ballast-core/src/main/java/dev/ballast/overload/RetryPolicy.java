@@ -194,8 +194,26 @@ public record RetryPolicy(int maxAttempts, Backoff backoff, RetryBudgetConfig bu
    *     one the balancer offers; or a failed pick when the balancer has none
    */
   public static Pick pickAvoiding(Balancer balancer, String avoid) {
+    return pickAvoiding(balancer, avoid, null, 0);
+  }
+
+  /** Whether {@code key} is {@code avoid} or one of the first {@code count} of {@code avoidAlso}. */
+  static boolean among(String key, String avoid, String[] avoidAlso, int count) {
+    if (key.equals(avoid)) {
+      return true;
+    }
+    for (int i = 0; i < count; i++) {
+      if (key.equals(avoidAlso[i])) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** {@link #pickAvoiding(Balancer, String)} for {@code avoid} and the first {@code count} keys of {@code avoidAlso}. */
+  static Pick pickAvoiding(Balancer balancer, String avoid, String[] avoidAlso, int count) {
     Pick pick = balancer.pick();
-    for (int i = 0; i < AVOIDING_PICKS && pick.isPicked() && pick.backend().key().equals(avoid); i++) {
+    for (int i = 0; i < AVOIDING_PICKS && pick.isPicked() && among(pick.backend().key(), avoid, avoidAlso, count); i++) {
       Pick again = balancer.pick();
       if (!again.isPicked()) {
         break;

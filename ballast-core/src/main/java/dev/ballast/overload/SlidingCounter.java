@@ -143,13 +143,23 @@ final class SlidingCounter {
 
   /** Lane {@code lane}'s sum over the window ending with the slot of {@code nowNanos} (that slot included). */
   long sum(long nowNanos, int lane) {
+    return sumAfter(nowNanos, lane, Long.MIN_VALUE);
+  }
+
+  /**
+   * Lane {@code lane}'s sum over the slots of the window ending with the slot of {@code nowNanos}
+   * (that slot included) whose periods come after {@code period}: the window with what came up to
+   * that period forgotten.
+   */
+  long sumAfter(long nowNanos, int lane, long period) {
     long located = locate(nowNanos);
-    long period = located >> INDEX_BITS;
+    long current = located >> INDEX_BITS;
     int index = (int) (located & INDEX_MASK);
+    int slots = period <= current - length ? length : (int) Math.max(0, current - period);
     long sum = 0;
     // Back from the current slot, one period per slot, wrapping around the ring.
-    for (int k = 0; k < length; k++) {
-      sum += count(index, (int) (period - k), lane);
+    for (int k = 0; k < slots; k++) {
+      sum += count(index, (int) (current - k), lane);
       index = index == 0 ? length - 1 : index - 1;
     }
     return sum;

@@ -20,8 +20,13 @@ import java.time.Duration;
  *     1 ms.
  * @param recomputeInterval {@setting RECOMPUTE_INTERVAL} Between two recomputations requests are
  *     counted and rejected with the last probabilities. It is at most {@code window}.
+ * @param forgetAfter {@setting FORGET_AFTER} Nearly every request: at least {@code 10 / (k - 1)}
+ *     accepts per overload answer, and {@code ln(10^6) / ln(k)} accepts in all. The window then starts
+ *     anew. A throttle whose backends keep rejecting never forgets, and applies the formula over the
+ *     whole window; {@code forgetAfter} at least {@code window} is the book's throttle, which forgets
+ *     by age alone.
  */
-public record ThrottleConfig(double k, Duration window, int slots, Duration recomputeInterval) {
+public record ThrottleConfig(double k, Duration window, int slots, Duration recomputeInterval, Duration forgetAfter) {
   /** The default of {@link #K}: {@value}. */
   public static final double DEFAULT_K = 2;
   /** The default of {@link #WINDOW}. */
@@ -30,6 +35,8 @@ public record ThrottleConfig(double k, Duration window, int slots, Duration reco
   public static final int DEFAULT_SLOTS = 60;
   /** The default of {@link #RECOMPUTE_INTERVAL}. */
   public static final Duration DEFAULT_RECOMPUTE_INTERVAL = Duration.ofMillis(100);
+  /** The default of {@link #FORGET_AFTER}: see docs/overload.md, "After a spike", for why. */
+  public static final Duration DEFAULT_FORGET_AFTER = Duration.ofSeconds(1);
 
   /** {@setting} */
   public static final Setting<Double> K =
@@ -45,6 +52,10 @@ public record ThrottleConfig(double k, Duration window, int slots, Duration reco
   public static final Setting<Duration> RECOMPUTE_INTERVAL =
       Setting.duration("recomputeInterval", DEFAULT_RECOMPUTE_INTERVAL, Duration.ofMillis(1), Duration.ofHours(1),
           "how often the rejection probabilities are recomputed (at most the window)");
+  /** {@setting} */
+  public static final Setting<Duration> FORGET_AFTER =
+      Setting.duration("forgetAfter", DEFAULT_FORGET_AFTER, Duration.ofMillis(1), Duration.ofHours(1),
+          "how long backends must accept nearly every request before the throttle forgets an overload");
 
   /** The declared settings, and how each reaches the builder. */
   public static final Settings<ThrottleConfig> SETTINGS =
@@ -53,6 +64,7 @@ public record ThrottleConfig(double k, Duration window, int slots, Duration reco
           .with(WINDOW, Builder::window, ThrottleConfig::window)
           .with(SLOTS, Builder::slots, ThrottleConfig::slots)
           .with(RECOMPUTE_INTERVAL, Builder::recomputeInterval, ThrottleConfig::recomputeInterval)
+          .with(FORGET_AFTER, Builder::forgetAfter, ThrottleConfig::forgetAfter)
           .done();
 
   /**
@@ -62,6 +74,7 @@ public record ThrottleConfig(double k, Duration window, int slots, Duration reco
    * @param window {@setting WINDOW}
    * @param slots {@setting SLOTS}
    * @param recomputeInterval {@setting RECOMPUTE_INTERVAL}
+   * @param forgetAfter {@setting FORGET_AFTER}
    * @throws IllegalArgumentException {@code "name: value (expected: ...)"} for a value out of range,
    *     a slot shorter than 1 ms, or a recompute interval longer than the window
    */
@@ -72,6 +85,7 @@ public record ThrottleConfig(double k, Duration window, int slots, Duration reco
     SlidingCounter.checkSlotLength(window, slots);
     RECOMPUTE_INTERVAL.check(recomputeInterval);
     Ranges.checkDuration(RECOMPUTE_INTERVAL.name(), recomputeInterval, RECOMPUTE_INTERVAL.min(), window);
+    FORGET_AFTER.check(forgetAfter);
   }
 
   /**
@@ -98,7 +112,7 @@ public record ThrottleConfig(double k, Duration window, int slots, Duration reco
    * @return a new builder
    */
   public Builder toBuilder() {
-    return builder().k(k).window(window).slots(slots).recomputeInterval(recomputeInterval);
+    return builder().k(k).window(window).slots(slots).recomputeInterval(recomputeInterval).forgetAfter(forgetAfter);
   }
 
   /**
@@ -130,6 +144,7 @@ public record ThrottleConfig(double k, Duration window, int slots, Duration reco
     private Duration window = DEFAULT_WINDOW;
     private int slots = DEFAULT_SLOTS;
     private Duration recomputeInterval = DEFAULT_RECOMPUTE_INTERVAL;
+    private Duration forgetAfter = DEFAULT_FORGET_AFTER;
 
     private Builder() {}
 
@@ -178,6 +193,17 @@ public record ThrottleConfig(double k, Duration window, int slots, Duration reco
     }
 
     /**
+     * {@setting FORGET_AFTER}
+     *
+     * @param value how long backends must accept nearly everything before an overload is forgotten
+     * @return this builder
+     */
+    public Builder forgetAfter(Duration value) {
+      this.forgetAfter = value;
+      return this;
+    }
+
+    /**
      * Builds the config.
      *
      * @return the config
@@ -185,7 +211,7 @@ public record ThrottleConfig(double k, Duration window, int slots, Duration reco
      *     message shape {@code "name: value (expected: ...)"}
      */
     public ThrottleConfig build() {
-      return new ThrottleConfig(k, window, slots, recomputeInterval);
+      return new ThrottleConfig(k, window, slots, recomputeInterval, forgetAfter);
     }
   }
 }

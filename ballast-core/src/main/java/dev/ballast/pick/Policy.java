@@ -5,8 +5,10 @@ import java.util.List;
 
 /**
  * A picking policy: an immutable description from which a {@link Balancer} builds picker
- * snapshots. Obtain one from the static factories; each takes a validated config record whose
- * defaults are documented on it and in {@code docs/policies.md}.
+ * snapshots. Obtain a built-in one from the static factories; each takes a validated config record
+ * whose defaults are documented on it and in {@code docs/policies.md}. The built-in policies are a
+ * closed set; a policy of one's own extends {@link CustomPolicy}, and a {@link PolicyProvider}
+ * makes it selectable by name.
  */
 public sealed interface Policy
     permits RoundRobinPolicy,
@@ -15,15 +17,23 @@ public sealed interface Policy
         PowerOfTwoChoicesPolicy,
         FairSharePolicy,
         InterleavedWeightedRoundRobinPolicy,
-        PrequalProbingPolicy {
-
-  /** The policy names, as {@link #name()} returns them: those of the {@link PolicyTable}. */
-  List<String> NAMES = PolicyTable.names();
+        PrequalProbingPolicy,
+        CustomPolicy {
 
   /**
-   * The policy's name, as service configs and scenarios write it ({@code round_robin}).
+   * The names of the policies that can be selected by name: the built-in ones, then those of the
+   * {@link PolicyProvider}s found on the class path ({@link PolicyTable#names()}).
    *
-   * @return one of {@link #NAMES}
+   * @return the names, built-in first
+   */
+  static List<String> names() {
+    return PolicyTable.names();
+  }
+
+  /**
+   * The policy's name, as service configs, xDS clusters and scenarios select it.
+   *
+   * @return the name, such as {@code round_robin}
    */
   String name();
 
@@ -39,7 +49,7 @@ public sealed interface Policy
   }
 
   /**
-   * The policy called {@code name} (one of {@link #NAMES}) with its default config; interleaved
+   * The policy called {@code name} (one of {@link #names()}) with its default config; interleaved
    * weighted round robin then weighs every backend 1.
    *
    * @param name the policy's name

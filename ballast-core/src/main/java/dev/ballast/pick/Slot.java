@@ -82,7 +82,7 @@ abstract class Slot implements Pick {
   public final void onFailure(FailureKind kind, long latencyNanos) {
     requireKind(kind);
     long latency = latencyNanos < 0 ? negativeLatency() : latencyNanos;
-    recordFailure(latency);
+    recordFailure(kind, latency);
     backend.release(
         switch (kind) {
           case NETWORK -> RequestOutcome.NETWORK_FAILURE;
@@ -106,6 +106,7 @@ abstract class Slot implements Pick {
 
   @Override
   public final void onCancel() {
+    recordCancel();
     backend.release(RequestOutcome.CANCELLED);
   }
 
@@ -114,6 +115,14 @@ abstract class Slot implements Pick {
 
   /** A failure's statistics, recorded before the request is released. */
   void recordFailure(long latencyNanos) {}
+
+  /** {@link #recordFailure(long)}, for the policies that tell who failed the request apart. */
+  void recordFailure(FailureKind kind, long latencyNanos) {
+    recordFailure(latencyNanos);
+  }
+
+  /** A cancellation, seen before the request is released; the built-in policies ignore it. */
+  void recordCancel() {}
 
   @Override
   public final boolean reportLoad(double cpuUtilization, double applicationUtilization, double rps, double eps) {

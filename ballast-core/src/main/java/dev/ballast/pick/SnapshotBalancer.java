@@ -40,7 +40,7 @@ final class SnapshotBalancer implements Balancer {
   SnapshotBalancer(Policy policy, HealthConfig healthConfig, OutlierConfig outliers, NanoClock clock,
       RandomGenerator random, boolean reproducible, ProbeSender probes, ZoneConfig zoneConfig, String localZone) {
     this.policy = Objects.requireNonNull(policy, "policy");
-    this.factory = (PickerFactory) policy;
+    this.factory = CustomPolicy.factoryOf(policy);
     this.health = SubsetHealth.create(healthConfig, outliers, clock);
     this.context =
         new PolicyContext(

@@ -1,16 +1,19 @@
 package dev.ballast.settings;
 
 import java.util.ArrayList;
-import java.util.Comparator;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The declared settings of one config record, and how each reaches the record's builder: the one
@@ -252,21 +255,49 @@ public final class Settings<C> {
     return at.value(at.key(parts[parts.length - 1]));
   }
 
-  /** A relation's message names the record's field; the user wrote a key. */
+  /**
+   * A relation's message names the record's fields (the one it is about first, others in what it
+   * expected: "no shorter than baseEjectionTime"); the user wrote keys. Every field named is
+   * replaced by its key as written, with the source's path.
+   */
   private String renamed(SettingSource source, String message) {
-    List<String> names = new ArrayList<>();
+    Set<String> names = new HashSet<>();
     for (Bound<Object, C, Object> b : bound) {
       names.add(b.setting().name());
       names.add(b.setting().name().split("\\.")[0]);
     }
-    names.sort(Comparator.comparingInt(String::length).reversed());
-    for (String n : names) {
-      if (message.startsWith(n + ":") || message.startsWith(n + "[")) {
-        return source.path() + keyOf(source, n) + message.substring(n.length());
+    Matcher words = WORD.matcher(message);
+    StringBuilder out = new StringBuilder();
+    int last = 0;
+    boolean leads = false;
+    while (words.find()) {
+      String word = words.group();
+      // The longest declared name the word starts with ("retry.backoff" before "retry").
+      String name = null;
+      for (String candidate = word; candidate != null; ) {
+        if (names.contains(candidate)) {
+          name = candidate;
+          break;
+        }
+        int dot = candidate.lastIndexOf('.');
+        candidate = dot < 0 ? null : candidate.substring(0, dot);
       }
+      boolean first = words.start() == 0;
+      // Past the lead, only a name that cannot be an English word (camel case, or dotted) is a
+      // field's: "expected: ... than the interval" keeps its word.
+      if (name == null || (!first && name.indexOf('.') < 0 && name.equals(name.toLowerCase(Locale.ROOT)))
+          || (!first && Character.isLetterOrDigit(message.charAt(words.start() - 1)))) {
+        continue;
+      }
+      leads |= first;
+      out.append(message, last, words.start()).append(source.path()).append(keyOf(source, name));
+      last = words.start() + name.length();
     }
-    return source.path() + message;
+    out.append(message.substring(last));
+    return leads ? out.toString() : source.path() + out;
   }
+
+  private static final Pattern WORD = Pattern.compile("[A-Za-z][A-Za-z0-9]*(?:\\.[A-Za-z][A-Za-z0-9]*)*");
 
   /** Every key of {@code source} (and of its nested objects) must be a declared setting's, or the front end's own. */
   private void checkKnown(SettingSource source, Set<String> ownKeys) {

@@ -428,7 +428,7 @@ final class BackendStateTransitionsTest {
     long last = 0;
     for (String name : new String[] {
         "key", "gate", "limit", "admitLimit", "flow", "predictedEndNanos", "state",
-        "latencySumNanos", "latencySamples", "ejection"}) {
+        "logLatencySum", "latencySamples", "ejection"}) {
       long offset = fieldOffset(TrackedBackend.class, name);
       assertThat(offset).as(name).isLessThan(72);
       last = Math.max(last, offset);

@@ -183,7 +183,7 @@ final class AdaptiveThrottleTest {
   void aRejectionCountsUntilItsSlotLeavesTheWindow() {
     FakeClock clock = new FakeClock();
     // 60 slots of 100 ms: a rejection at 0 is in the window until 6 s.
-    ThrottleConfig config = new ThrottleConfig(2, Duration.ofSeconds(6), 60, Duration.ofMillis(100));
+    ThrottleConfig config = new ThrottleConfig(2, Duration.ofSeconds(6), 60, Duration.ofMillis(100), ThrottleConfig.DEFAULT_FORGET_AFTER);
     AdaptiveThrottle throttle = AdaptiveThrottle.create(config, clock, new SplittableRandom(1));
     throttle.onRejected(Criticality.CRITICAL);
     for (int i = 0; i < 3; i++) {
@@ -214,5 +214,205 @@ final class AdaptiveThrottleTest {
     clock.advance(Duration.ofMillis(100));
     assertThat(throttle.tryAcquire(Criticality.CRITICAL_PLUS)).isTrue();
     assertThat(throttle.rejectionProbability(Criticality.CRITICAL)).isZero();
+  }
+
+  /** A spike's worth of overload answers, then {@code accepts} accepted requests spread over {@code over}. */
+  private static void overloadThenAccepts(AdaptiveThrottle throttle, FakeClock clock, int accepts, Duration over) {
+    for (int i = 0; i < 1000; i++) {
+      throttle.tryAcquire(Criticality.CRITICAL);
+      throttle.onRejected(Criticality.CRITICAL);
+    }
+    for (int i = 0; i < accepts; i++) {
+      clock.advance(over.dividedBy(accepts));
+      throttle.onAccepted(Criticality.CRITICAL);
+    }
+  }
+
+  @Test
+  void anOverloadIsForgottenOnceTheBackendsHaveAcceptedEverythingForForgetAfter() {
+    FakeClock clock = new FakeClock();
+    AdaptiveThrottle throttle = AdaptiveThrottle.create(ThrottleConfig.defaults(), clock, new SplittableRandom(1));
+    overloadThenAccepts(throttle, clock, 100, Duration.ofMillis(900));
+    throttle.tryAcquire(Criticality.CRITICAL_PLUS);
+    // 0.9 s of accepts only: the 2-minute window still holds the overload.
+    assertThat(throttle.rejectionProbability(Criticality.CRITICAL))
+        .isCloseTo(SlidingWindowThrottle.probability(1100, 100, 2), within(1e-12));
+    clock.advance(Duration.ofMillis(100));
+    throttle.tryAcquire(Criticality.CRITICAL_PLUS);
+    // 1 s since the last overload answer, with 100 accepts: forgotten.
+    assertThat(throttle.rejectionProbability(Criticality.CRITICAL)).isZero();
+  }
+
+  @Test
+  void afterForgettingTheWindowStartsAnewWithTheNextSlot() {
+    FakeClock clock = new FakeClock();
+    AdaptiveThrottle throttle = AdaptiveThrottle.create(ThrottleConfig.defaults(), clock, new SplittableRandom(1));
+    overloadThenAccepts(throttle, clock, 100, Duration.ofSeconds(1));
+    throttle.tryAcquire(Criticality.CRITICAL_PLUS);
+    assertThat(throttle.rejectionProbability(Criticality.CRITICAL)).isZero();
+    // Slots of 2 s: what the rest of the slot of 1 s counts is forgotten with it; from 2 s on
+    // the window counts again.
+    clock.advance(Duration.ofMillis(500));
+    throttle.onRejected(Criticality.CRITICAL);
+    clock.advance(Duration.ofMillis(600));
+    for (int i = 0; i < 10; i++) {
+      throttle.onRejected(Criticality.CRITICAL);
+    }
+    throttle.onAccepted(Criticality.CRITICAL);
+    clock.advance(Duration.ofMillis(100));
+    throttle.tryAcquire(Criticality.CRITICAL_PLUS);
+    assertThat(throttle.rejectionProbability(Criticality.CRITICAL))
+        .isCloseTo(SlidingWindowThrottle.probability(11, 1, 2), within(1e-12));
+  }
+
+  @Test
+  void tooFewAcceptsInARowDoNotForgetAnOverload() {
+    FakeClock clock = new FakeClock();
+    AdaptiveThrottle throttle = AdaptiveThrottle.create(ThrottleConfig.defaults(), clock, new SplittableRandom(1));
+    // 19 accepts over 5 s: a client that sends little cannot tell a fleet that accepts one in two
+    // from one that accepts everything by 19 answers (k = 2 asks for 20).
+    overloadThenAccepts(throttle, clock, 19, Duration.ofSeconds(5));
+    clock.advance(Duration.ofMillis(100));
+    throttle.tryAcquire(Criticality.CRITICAL_PLUS);
+    assertThat(throttle.rejectionProbability(Criticality.CRITICAL))
+        .isCloseTo(SlidingWindowThrottle.probability(1019, 19, 2), within(1e-12));
+    throttle.onAccepted(Criticality.CRITICAL);
+    clock.advance(Duration.ofMillis(100));
+    throttle.tryAcquire(Criticality.CRITICAL_PLUS);
+    assertThat(throttle.rejectionProbability(Criticality.CRITICAL)).isZero();
+  }
+
+  @Test
+  void overloadAnswersThatUseUpTheCreditStartTheStretchAgain() {
+    FakeClock clock = new FakeClock();
+    AdaptiveThrottle throttle = AdaptiveThrottle.create(ThrottleConfig.defaults(), clock, new SplittableRandom(1));
+    overloadThenAccepts(throttle, clock, 100, Duration.ofMillis(900));
+    // The credit stops at 20 + 4 x 10: six overload answers of 10 each bring it to 0.
+    for (int i = 0; i < 6; i++) {
+      throttle.onRejected(Criticality.CRITICAL);
+    }
+    for (int i = 0; i < 10; i++) {
+      clock.advance(Duration.ofMillis(90));
+      throttle.onAccepted(Criticality.CRITICAL);
+    }
+    throttle.tryAcquire(Criticality.CRITICAL_PLUS);
+    // 0.9 s since the credit was last 0: 1116 requests, 110 accepts.
+    assertThat(throttle.rejectionProbability(Criticality.CRITICAL))
+        .isCloseTo(SlidingWindowThrottle.probability(1116, 110, 2), within(1e-12));
+    for (int i = 0; i < 10; i++) {
+      clock.advance(Duration.ofMillis(20));
+      throttle.onAccepted(Criticality.CRITICAL);
+    }
+    throttle.tryAcquire(Criticality.CRITICAL_PLUS);
+    assertThat(throttle.rejectionProbability(Criticality.CRITICAL)).isZero();
+  }
+
+  @Test
+  void aRareOverloadAnswerAmongManyAcceptsDoesNotHoldTheOverloadInMemory() {
+    FakeClock clock = new FakeClock();
+    AdaptiveThrottle throttle = AdaptiveThrottle.create(ThrottleConfig.defaults(), clock, new SplittableRandom(1));
+    overloadThenAccepts(throttle, clock, 0, Duration.ofMillis(1));
+    // One backend still hot: one overload answer in 20 (5%, a tenth of what a throttle at work sees).
+    for (int i = 1; i <= 100; i++) {
+      clock.advance(Duration.ofMillis(10));
+      if (i % 20 == 0) {
+        throttle.onRejected(Criticality.CRITICAL);
+      } else {
+        throttle.onAccepted(Criticality.CRITICAL);
+      }
+    }
+    clock.advance(Duration.ofMillis(100));
+    throttle.tryAcquire(Criticality.CRITICAL_PLUS);
+    assertThat(throttle.rejectionProbability(Criticality.CRITICAL)).isZero();
+  }
+
+  @Test
+  void oneOverloadAnswerInTwoNeverForgets() {
+    FakeClock clock = new FakeClock();
+    AdaptiveThrottle throttle = AdaptiveThrottle.create(ThrottleConfig.defaults(), clock, new SplittableRandom(1));
+    overloadThenAccepts(throttle, clock, 0, Duration.ofMillis(1));
+    for (int i = 0; i < 10_000; i++) {
+      clock.advance(Duration.ofMillis(1));
+      if (i % 2 == 0) {
+        throttle.onRejected(Criticality.CRITICAL);
+      } else {
+        throttle.onAccepted(Criticality.CRITICAL);
+      }
+    }
+    clock.advance(Duration.ofMillis(100));
+    throttle.tryAcquire(Criticality.CRITICAL_PLUS);
+    assertThat(throttle.rejectionProbability(Criticality.CRITICAL))
+        .isCloseTo(SlidingWindowThrottle.probability(11_000, 5_000, 2), within(1e-12));
+  }
+
+  @Test
+  void aSteadyOverloadIsNeverForgottenAndTheFormulaHoldsOverTheWholeWindow() {
+    FakeClock clock = new FakeClock();
+    AdaptiveThrottle throttle = AdaptiveThrottle.create(ThrottleConfig.defaults(), clock, new SplittableRandom(5));
+    // A fleet that accepts one request in three, for 100 s at 1,000 requests a second.
+    long requests = 0;
+    long accepts = 0;
+    for (int i = 0; i < 100_000; i++) {
+      clock.advance(Duration.ofMillis(1));
+      if (throttle.tryAcquire(Criticality.CRITICAL)) {
+        if (i % 3 == 0) {
+          throttle.onAccepted(Criticality.CRITICAL);
+          accepts++;
+        } else {
+          throttle.onRejected(Criticality.CRITICAL);
+        }
+      }
+      requests++;
+    }
+    clock.advance(Duration.ofMillis(100));
+    throttle.tryAcquire(Criticality.CRITICAL_PLUS);
+    // Everything is still in the 2-minute window: the formula over all of it.
+    assertThat(throttle.rejectionProbability(Criticality.CRITICAL))
+        .isCloseTo(SlidingWindowThrottle.probability(requests, accepts, 2), within(1e-12));
+  }
+
+  @Test
+  void onlyTheCriticalityWhoseBackendsRecoveredForgets() {
+    FakeClock clock = new FakeClock();
+    AdaptiveThrottle throttle = AdaptiveThrottle.create(ThrottleConfig.defaults(), clock, new SplittableRandom(1));
+    for (int i = 0; i < 100; i++) {
+      throttle.onRejected(Criticality.SHEDDABLE);
+      throttle.onRejected(Criticality.CRITICAL);
+    }
+    for (int i = 0; i < 50; i++) {
+      clock.advance(Duration.ofMillis(20));
+      throttle.onAccepted(Criticality.CRITICAL);
+      throttle.onRejected(Criticality.SHEDDABLE);
+    }
+    clock.advance(Duration.ofMillis(100));
+    throttle.tryAcquire(Criticality.CRITICAL_PLUS);
+    assertThat(throttle.rejectionProbability(Criticality.CRITICAL)).isZero();
+    assertThat(throttle.rejectionProbability(Criticality.SHEDDABLE)).isCloseTo(150.0 / 151, within(1e-12));
+  }
+
+  @Test
+  void forgetAfterAsLongAsTheWindowIsTheBooksThrottle() {
+    FakeClock clock = new FakeClock();
+    ThrottleConfig config = ThrottleConfig.builder().window(Duration.ofSeconds(10)).forgetAfter(Duration.ofSeconds(10)).build();
+    AdaptiveThrottle throttle = AdaptiveThrottle.create(config, clock, new SplittableRandom(1));
+    overloadThenAccepts(throttle, clock, 300, Duration.ofSeconds(5));
+    clock.advance(Duration.ofMillis(100));
+    throttle.tryAcquire(Criticality.CRITICAL_PLUS);
+    // The default (1 s) would have forgotten by now; this throttle forgets only by age.
+    assertThat(throttle.rejectionProbability(Criticality.CRITICAL))
+        .isCloseTo(SlidingWindowThrottle.probability(1300, 300, 2), within(1e-12));
+    clock.advance(Duration.ofSeconds(5));
+    throttle.tryAcquire(Criticality.CRITICAL_PLUS);
+    assertThat(throttle.rejectionProbability(Criticality.CRITICAL)).isZero();
+  }
+
+  @Test
+  void theCreditThatForgetsFollowsK() {
+    assertThat(SlidingWindowThrottle.cleanAccepts(2)).isEqualTo(20);
+    assertThat(SlidingWindowThrottle.cleanAccepts(1.1)).isEqualTo(145);
+    assertThat(SlidingWindowThrottle.cleanAccepts(10)).isEqualTo(6);
+    assertThat(SlidingWindowThrottle.overloadDebit(2)).isEqualTo(10);
+    assertThat(SlidingWindowThrottle.overloadDebit(1.1)).isEqualTo(100);
+    assertThat(SlidingWindowThrottle.overloadDebit(10)).isEqualTo(2);
   }
 }

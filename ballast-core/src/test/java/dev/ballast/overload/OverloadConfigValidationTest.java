@@ -16,9 +16,9 @@ final class OverloadConfigValidationTest {
     assertThatThrownBy(() -> ThrottleConfig.defaults().withK(Double.NaN)).hasMessage("k: NaN (expected: 1.1..10)");
     assertThatThrownBy(() -> ThrottleConfig.defaults().withWindow(Duration.ofMillis(10)))
         .hasMessage("window: 10ms (expected: 1s..1h)");
-    assertThatThrownBy(() -> new ThrottleConfig(2, Duration.ofSeconds(1), 2000, Duration.ofMillis(100)))
+    assertThatThrownBy(() -> new ThrottleConfig(2, Duration.ofSeconds(1), 2000, Duration.ofMillis(100), ThrottleConfig.DEFAULT_FORGET_AFTER))
         .hasMessage("slots: 2000 (expected: 2..1000)");
-    assertThatCode(() -> new ThrottleConfig(2, Duration.ofSeconds(1), 1000, Duration.ofMillis(100)))
+    assertThatCode(() -> new ThrottleConfig(2, Duration.ofSeconds(1), 1000, Duration.ofMillis(100), ThrottleConfig.DEFAULT_FORGET_AFTER))
         .doesNotThrowAnyException();
   }
 

@@ -22,6 +22,22 @@ final class SlidingCounterTest {
   }
 
   @Test
+  void aSumAfterAPeriodLeavesThatPeriodAndEveryEarlierOneOut() {
+    SlidingCounter counter = new SlidingCounter(10, 100 * MS, 0);
+    counter.add(50 * MS, 3);
+    counter.add(150 * MS, 4);
+    counter.add(250 * MS, 5);
+    assertThat(counter.sumAfter(250 * MS, 0, Long.MIN_VALUE)).isEqualTo(12);
+    assertThat(counter.sumAfter(250 * MS, 0, -1)).isEqualTo(12);
+    assertThat(counter.sumAfter(250 * MS, 0, 0)).isEqualTo(9);
+    assertThat(counter.sumAfter(250 * MS, 0, 1)).isEqualTo(5);
+    assertThat(counter.sumAfter(250 * MS, 0, 2)).isZero();
+    // A period after the current one forgets everything; the window's own edge still applies.
+    assertThat(counter.sumAfter(250 * MS, 0, 7)).isZero();
+    assertThat(counter.sumAfter(1_050 * MS, 0, -1)).isEqualTo(9);
+  }
+
+  @Test
   void lanesCountApartInOneWindow() {
     SlidingCounter counter = new SlidingCounter(4, 3, 10 * MS, 0);
     counter.add(5 * MS, 0, 1);

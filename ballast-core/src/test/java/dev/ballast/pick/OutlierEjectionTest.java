@@ -140,19 +140,19 @@ final class OutlierEjectionTest {
   @MethodSource("policies")
   void aBackendFailingOneRequestInTenAmongHealthyOnesIsEjectedAndProbedBackIn(Policy policy) {
     Fleet fleet = new Fleet(policy, OutlierConfig.defaults(), 20, MS, oneInTenFails(7));
-    fleet.run(Duration.ofSeconds(11));
-    assertThat(fleet.backend(7).isEjected()).as("ejected at the first judgement, 10 s in").isTrue();
+    fleet.run(Duration.ofSeconds(3));
+    assertThat(fleet.backend(7).isEjected()).as("ejected once the window holds 100 of its requests, 2 s in").isTrue();
     assertThat(fleet.backend(7).ejections()).isEqualTo(1);
     assertThat(fleet.balancer.health().ejectedBackends()).isEqualTo(1);
 
     long before = fleet.served[7];
     fleet.run(Duration.ofSeconds(28));
-    assertThat(fleet.served[7]).as("no request while ejected, until 39 s").isEqualTo(before);
+    assertThat(fleet.served[7]).as("no request while ejected, until 31 s").isEqualTo(before);
 
-    // It recovers; its 30 s are over at 40 s, and its probes let it back in.
+    // It recovers; its 30 s are over at 32 s, and its probes let it back in.
     fleet.behaviour = (pick, index, nth) -> pick.onSuccess(MS);
     fleet.run(Duration.ofSeconds(6));
-    assertThat(fleet.backend(7).isEjected()).as("back in rotation at 45 s").isFalse();
+    assertThat(fleet.backend(7).isEjected()).as("back in rotation at 37 s").isFalse();
     assertThat(fleet.served[7] - before).as("requests after its return").isGreaterThan(OutlierConfig.DEFAULT_PROBE_REQUESTS);
     assertThat(fleet.backend(7).ejections()).isEqualTo(1);
     assertThat(fleet.failedPicks).isZero();
@@ -165,10 +165,10 @@ final class OutlierEjectionTest {
   void aBackendOnProbationTakesOnlyItsProbesUntilTheyEnd() {
     OutlierConfig config = OutlierConfig.builder().enabled(true).probeRequests(2).build();
     Fleet fleet = new Fleet(Policy.roundRobin(), config, 10, MS, oneInTenFails(3));
-    fleet.run(Duration.ofSeconds(11));
-    assertThat(fleet.backend(3).isEjected()).isTrue();
+    fleet.run(Duration.ofSeconds(2));
+    assertThat(fleet.backend(3).isEjected()).as("ejected at 1 s").isTrue();
     fleet.run(Duration.ofMillis(29_000));
-    // At 40 s: on probation. Probes that do not end keep it from taking any more.
+    // At 31 s: on probation. Probes that do not end keep it from taking any more.
     assertThat(fleet.backend(3).acceptsNewRequests()).isTrue();
     List<Pick> held = new ArrayList<>();
     for (int i = 0; i < 100; i++) {
@@ -192,8 +192,8 @@ final class OutlierEjectionTest {
   @Test
   void aFailedProbeEjectsTheBackendAgainForTwiceAsLong() {
     Fleet fleet = new Fleet(Policy.roundRobin(), OutlierConfig.defaults(), 10, MS, oneInTenFails(3));
-    fleet.run(Duration.ofSeconds(40));
-    assertThat(fleet.backend(3).acceptsNewRequests()).as("on probation at 40 s").isTrue();
+    fleet.run(Duration.ofSeconds(31));
+    assertThat(fleet.backend(3).acceptsNewRequests()).as("ejected at 1 s, on probation at 31 s").isTrue();
     fleet.behaviour = (pick, index, nth) -> {
       if (index == 3) {
         pick.onFailure(FailureKind.NETWORK, MS);
@@ -205,19 +205,19 @@ final class OutlierEjectionTest {
     assertThat(fleet.backend(3).ejections()).isEqualTo(2);
     assertThat(fleet.backend(3).acceptsNewRequests()).isFalse();
     long before = fleet.served[3];
-    // Ejected again at 41 s for 2 x 30 s: out until 101 s.
+    // Ejected again at 32 s for 2 x 30 s: out until 92 s.
     fleet.run(Duration.ofSeconds(58));
     assertThat(fleet.served[3]).isEqualTo(before);
     assertThat(fleet.backend(3).acceptsNewRequests()).isFalse();
     fleet.run(Duration.ofSeconds(2));
-    assertThat(fleet.served[3]).as("probed again at 101 s").isGreaterThan(before);
+    assertThat(fleet.served[3]).as("probed again at 92 s").isGreaterThan(before);
   }
 
   @Test
   void aFailedProbeStopsTheProbesLeftBeforeTheNextRefresh() {
     Fleet fleet = new Fleet(Policy.roundRobin(), OutlierConfig.defaults(), 10, MS, oneInTenFails(3));
-    fleet.run(Duration.ofSeconds(40));
-    assertThat(fleet.backend(3).acceptsNewRequests()).as("on probation at 40 s").isTrue();
+    fleet.run(Duration.ofSeconds(31));
+    assertThat(fleet.backend(3).acceptsNewRequests()).as("on probation at 31 s").isTrue();
     fleet.behaviour = (pick, index, nth) -> {
       if (index == 3) {
         pick.onFailure(FailureKind.BACKEND, MS);
@@ -259,11 +259,10 @@ final class OutlierEjectionTest {
 
   @Test
   void theMultiplierDecaysWhileTheBackendStaysInRotation() {
-    // The fleet starts at 1 s of virtual time; judgements fall at 11, 21, 31 s...
     Fleet fleet = new Fleet(Policy.roundRobin(), OutlierConfig.defaults(), 10, MS, oneInTenFails(3));
-    fleet.run(Duration.ofSeconds(11));
-    assertThat(fleet.backend(3).ejections()).as("ejected at 11 s").isEqualTo(1);
-    // It heals, is probed back in at 41 s, and spends the interval judged at 51 s in rotation: its
+    fleet.run(Duration.ofSeconds(2));
+    assertThat(fleet.backend(3).ejections()).as("ejected at 1 s").isEqualTo(1);
+    // It heals, is probed back in at 31 s, and spends an interval in rotation (to 41 s): its
     // multiplier goes back to 0, so the next ejection is a first one again.
     fleet.behaviour = (pick, index, nth) -> pick.onSuccess(MS);
     fleet.run(Duration.ofSeconds(50));
@@ -279,9 +278,10 @@ final class OutlierEjectionTest {
         backAt[0] = fleet.seconds();
       }
     });
-    // At 11 s, at 71 s, and at 111 s after its return at 101 s.
+    // The clock started at 1 s: at 2 s, at 54 s (a second after it fails again), and at 85 s
+    // after its return at 84 s.
     assertThat(fleet.backend(3).ejections()).isEqualTo(3);
-    assertThat(outAt[0]).isEqualTo(71);
+    assertThat(outAt[0]).isEqualTo(54);
     assertThat(backAt[0] - outAt[0]).as("one base time, not two").isEqualTo(30);
   }
 
@@ -322,8 +322,8 @@ final class OutlierEjectionTest {
     assertThat(fleet.backend(1).isEjected()).as("ejected at 21 s, after b0").isTrue();
     assertThat(fleet.balancer.health().ejectedBackends()).isEqualTo(2);
 
-    // Ten backends left: a cap of one. b0's ejection ends first, so b0 is the one to return.
-    fleet.balancer.updateSubset(TestBalancers.keys("b", 10));
+    // Five backends left: a cap of one. b0's ejection ends first, so b0 is the one to return.
+    fleet.balancer.updateSubset(TestBalancers.keys("b", 5));
     fleet.clock.advance(Duration.ofSeconds(1));
     fleet.balancer.refresh();
     assertThat(fleet.balancer.health().ejectedBackends()).isEqualTo(1);
@@ -383,22 +383,136 @@ final class OutlierEjectionTest {
   }
 
   @Test
-  void aBackendMuchSlowerThanTheOthersIsEjectedAndOneAlittleSlowerIsNot() {
+  void aBackendThatBecomesMuchSlowerIsEjectedOneSlowByNatureOrAlittleSlowerIsNot() {
+    // b4 and b5 are machines of older generations, four and six times slower from the start.
+    boolean[] faulty = {false};
     Fleet fleet = new Fleet(Policy.roundRobin(), OutlierConfig.defaults(), 20, MS, (pick, index, nth) -> {
-      long latency = index == 2 ? 5 * MS : index == 3 ? 2 * MS : MS;
+      long latency = index == 4 ? 4 * MS : index == 5 ? 6 * MS : MS;
+      if (faulty[0] && index == 2) {
+        latency = 5 * MS;
+      } else if (faulty[0] && index == 3) {
+        latency = 2 * MS;
+      }
       pick.onSuccess(latency);
     });
-    fleet.run(Duration.ofSeconds(11));
-    assertThat(fleet.backend(2).isEjected()).as("5x slower").isTrue();
-    assertThat(fleet.backend(3).isEjected()).as("2x slower").isFalse();
+    fleet.run(Duration.ofSeconds(30));
+    faulty[0] = true;
+    fleet.run(Duration.ofSeconds(4));
+    assertThat(fleet.backend(2).isEjected()).as("became 5x slower").isTrue();
+    assertThat(fleet.backend(3).isEjected()).as("became 2x slower").isFalse();
     fleet.run(Duration.ofSeconds(60));
     assertThat(fleet.backend(3).ejections()).isZero();
+    assertThat(fleet.backend(4).ejections()).as("4x slower by nature").isZero();
+    assertThat(fleet.backend(5).ejections()).as("6x slower by nature").isZero();
+  }
+
+  @ParameterizedTest(name = "onset {0} ms")
+  @org.junit.jupiter.params.provider.ValueSource(longs = {20_000, 20_300, 22_500, 25_700, 29_900, 31_100})
+  void aFailingBackendIsEjectedWithinTwoSecondsWhateverTheFaultsPhase(long onsetMillis) {
+    boolean[] failing = {false};
+    Behaviour oneInTen = oneInTenFails(7);
+    Fleet fleet = new Fleet(Policy.roundRobin(), OutlierConfig.defaults(), 20, MS, (pick, index, nth) -> {
+      if (failing[0]) {
+        oneInTen.end(pick, index, nth);
+      } else {
+        pick.onSuccess(MS);
+      }
+    });
+    fleet.run(Duration.ofMillis(onsetMillis));
+    failing[0] = true;
+    long onset = fleet.clock.nanoTime() / MS;
+    long[] ejectedAt = {-1};
+    fleet.run(Duration.ofSeconds(5), () -> {
+      if (ejectedAt[0] < 0 && fleet.backend(7).isEjected()) {
+        ejectedAt[0] = fleet.clock.nanoTime() / MS;
+      }
+    });
+    // It fails every tenth of its 50 requests a second: two failures (enough among perfect peers)
+    // 0.4 s after the onset, then at most a second to the next refresh.
+    assertThat(ejectedAt[0] - onset).as("ejected after the onset (ms)").isBetween(0L, 2_000L);
+    for (int i = 0; i < 20; i++) {
+      assertThat(fleet.backend(i).ejections()).as("b" + i).isEqualTo(i == 7 ? 1 : 0);
+    }
+  }
+
+  @Test
+  void oneFailureAmongPerfectPeersEjectsNothing() {
+    Fleet fleet = new Fleet(Policy.roundRobin(), OutlierConfig.defaults(), 20, MS, (pick, index, nth) -> {
+      // Each backend fails one request in a thousand, one at a time.
+      if (nth % 1000 == 999) {
+        pick.onFailure(FailureKind.BACKEND, MS);
+      } else {
+        pick.onSuccess(MS);
+      }
+    });
+    fleet.run(Duration.ofSeconds(120), () -> assertThat(fleet.ejected()).as("at %d s", fleet.seconds()).isZero());
+  }
+
+  @Test
+  void twoFailingBackendsOfEightAreBothEjected() {
+    Fleet fleet = new Fleet(Policy.roundRobin(), OutlierConfig.defaults(), 8, MS, (pick, index, nth) -> {
+      if ((index == 1 || index == 5) && nth % 10 == 9) {
+        pick.onFailure(FailureKind.BACKEND, MS);
+      } else {
+        pick.onSuccess(MS);
+      }
+    });
+    fleet.run(Duration.ofSeconds(3));
+    assertThat(fleet.backend(1).isEjected()).isTrue();
+    assertThat(fleet.backend(5).isEjected()).isTrue();
+    assertThat(fleet.ejected()).isEqualTo(2);
+  }
+
+  @Test
+  void aBackendThatStartsSheddingWhileItsPeersServeIsEjectedAFleetSheddingAlikeIsNot() {
+    // Every backend sheds a tenth from the start, b6 half (a slower machine, by nature); from 30 s
+    // b3 sheds nineteen requests in twenty, its successes slow: it became slower than its share.
+    boolean[] faulty = {false};
+    Behaviour behaviour = (pick, index, nth) -> {
+      boolean shed = faulty[0] && index == 3 ? nth % 20 != 0 : index == 6 ? nth % 2 == 0 : nth % 10 == 0;
+      if (shed) {
+        pick.onFailure(FailureKind.OVERLOADED, MS);
+      } else {
+        pick.onSuccess(faulty[0] && index == 3 ? 2 * MS : MS);
+      }
+    };
+    Fleet fleet = new Fleet(Policy.roundRobin(), OutlierConfig.defaults(), 20, MS, behaviour);
+    fleet.run(Duration.ofSeconds(30));
+    assertThat(fleet.ejected()).isZero();
+    faulty[0] = true;
+    fleet.run(Duration.ofSeconds(4));
+    assertThat(fleet.backend(3).isEjected()).as("sheds 95% while its peers shed 10%").isTrue();
+    assertThat(fleet.backend(6).ejections()).as("sheds half, as it always did").isZero();
+
+    Fleet ruleOff = new Fleet(Policy.roundRobin(), OutlierConfig.builder().overloadRule(false).build(), 20, MS, behaviour);
+    faulty[0] = false;
+    ruleOff.run(Duration.ofSeconds(30));
+    faulty[0] = true;
+    ruleOff.run(Duration.ofSeconds(30));
+    assertThat(ruleOff.backend(3).ejections()).as("the rule off").isZero();
+
+    // The whole fleet goes from shedding a tenth to shedding two thirds: overload, not an outlier.
+    boolean[] overloaded = {false};
+    Fleet alike = new Fleet(Policy.roundRobin(), OutlierConfig.defaults(), 20, MS, (pick, index, nth) -> {
+      if (overloaded[0] ? nth % 3 != 0 : nth % 10 == 0) {
+        pick.onFailure(FailureKind.OVERLOADED, MS);
+      } else {
+        pick.onSuccess(overloaded[0] ? 20 * MS : MS);
+      }
+    });
+    alike.run(Duration.ofSeconds(30));
+    overloaded[0] = true;
+    alike.run(Duration.ofSeconds(60), () -> assertThat(alike.ejected()).isZero());
   }
 
   @Test
   void eachRuleCanBeTurnedOff() {
     OutlierConfig noSlowRule = OutlierConfig.builder().enabled(true).slowRule(false).build();
-    Fleet slow = new Fleet(Policy.roundRobin(), noSlowRule, 20, MS, (pick, index, nth) -> pick.onSuccess(index == 2 ? 5 * MS : MS));
+    boolean[] slowed = {false};
+    Fleet slow = new Fleet(Policy.roundRobin(), noSlowRule, 20, MS,
+        (pick, index, nth) -> pick.onSuccess(slowed[0] && index == 2 ? 5 * MS : MS));
+    slow.run(Duration.ofSeconds(30));
+    slowed[0] = true;
     slow.run(Duration.ofSeconds(30));
     assertThat(slow.backend(2).ejections()).isZero();
 
@@ -524,14 +638,18 @@ final class OutlierEjectionTest {
   }
 
   @Test
-  void theCapIsTheShareRoundedDownButOneWhenTheShareIsAboveZero() {
+  void theCapIsTheShareRoundedDownButOneWhenTheShareIsAboveZeroAndTwoFromEightBackends() {
     OutlierConfig config = OutlierConfig.defaults();
     assertThat(config.maxEjected(0)).isZero();
     assertThat(config.maxEjected(3)).isEqualTo(1);
-    assertThat(config.maxEjected(19)).isEqualTo(1);
+    assertThat(config.maxEjected(7)).isEqualTo(1);
+    assertThat(config.maxEjected(8)).isEqualTo(2);
+    assertThat(config.maxEjected(19)).isEqualTo(2);
     assertThat(config.maxEjected(20)).isEqualTo(2);
+    assertThat(config.maxEjected(29)).isEqualTo(2);
     assertThat(config.maxEjected(30)).isEqualTo(3);
     assertThat(config.maxEjected(100)).isEqualTo(10);
+    assertThat(OutlierConfig.builder().maxEjectedShare(0.05).build().maxEjected(8)).isEqualTo(2);
     assertThat(OutlierConfig.builder().maxEjectedShare(0).build().maxEjected(100)).isZero();
     assertThat(OutlierConfig.builder().maxEjectedShare(1).build().maxEjected(7)).isEqualTo(7);
   }

@@ -9,9 +9,16 @@ final class PolicyTest {
 
   @Test
   void everyNameGivesThePolicyOfThatName() {
-    for (String name : Policy.NAMES) {
+    for (String name : Policy.names()) {
       assertThat(Policy.byName(name).name()).isEqualTo(name);
     }
+  }
+
+  @Test
+  void theNamesAreTheBuiltInOnesThenTheProvidersFoundOnTheClassPath() {
+    assertThat(Policy.names()).containsExactly("round_robin", "least_loaded_round_robin", "weighted_round_robin",
+        "power_of_two_choices", "fair_share", "interleaved_weighted_round_robin", "prequal_probing",
+        "test_fewest_in_flight");
   }
 
   @Test
@@ -20,7 +27,8 @@ final class PolicyTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage(
             "policy: 'random' (expected: one of round_robin, least_loaded_round_robin, weighted_round_robin,"
-                + " power_of_two_choices, fair_share, interleaved_weighted_round_robin, prequal_probing)");
+                + " power_of_two_choices, fair_share, interleaved_weighted_round_robin, prequal_probing,"
+                + " test_fewest_in_flight)");
   }
 
   @Test

@@ -45,6 +45,17 @@ final class TestBalancers {
     return picked;
   }
 
+  /** A custom policy's pick of the first backend of {@code snapshot} that takes the request. */
+  static Pick firstAvailable(CustomPolicy.Snapshot<?> snapshot) {
+    for (int i = 0; i < snapshot.size(); i++) {
+      Pick pick = snapshot.acquire(i);
+      if (pick != null) {
+        return pick;
+      }
+    }
+    return snapshot.failed();
+  }
+
   static int[] activeCounts(Balancer balancer) {
     List<Backend> backends = balancer.health().backends();
     int[] counts = new int[backends.size()];

@@ -91,9 +91,9 @@ final class SettingTablesTest {
 
   @Test
   void everySettingIsDeclaredWithAMeaningAndOnceInItsConfig() {
-    assertThat(PolicyTable.names()).isEqualTo(Policy.NAMES);
+    assertThat(PolicyTable.names()).isEqualTo(Policy.names());
     assertThat(OverloadTable.names())
-        .containsExactly("throttle", "limiter", "retry", "backoff", "retryBudget", "tokenBucket");
+        .containsExactly("throttle", "limiter", "retry", "backoff", "retryBudget", "tokenBucket", "hedging");
     for (Settings<?> config : everyConfig()) {
       Set<String> names = new HashSet<>();
       for (Setting<?> setting : config.settings()) {
@@ -214,6 +214,13 @@ final class SettingTablesTest {
     assertThatThrownBy(() -> Backoff.SETTINGS.read(hoconLike))
         .isInstanceOf(Settings.RelationException.class)
         .hasMessage("overload.retry.backoff.cap: 1s (expected: 2s..10m)");
+
+    // Every field the message names, not only the first, is named by its key.
+    SettingSource outliers = SettingSource.of(Map.of("base-ejection-time", "10m"), "outlier-ejection.", Setting::kebab);
+    assertThatThrownBy(() -> dev.ballast.health.OutlierConfig.SETTINGS.read(outliers))
+        .isInstanceOf(Settings.RelationException.class)
+        .hasMessage("outlier-ejection.max-ejection-time: 5m (expected: 10m..1d, no shorter than "
+            + "outlier-ejection.base-ejection-time)");
   }
 
   @Test

@@ -39,6 +39,21 @@ public final class BallastCalls {
   /** The attempts of one call so far, for the picker of its retries. */
   static final CallOptions.Key<Attempts> ATTEMPTS = CallOptions.Key.create("ballast-attempts");
 
+  /**
+   * {@code true}: hedge this call, as the service config's {@code hedging} settings say (their
+   * defaults when it sets none), whether or not its {@code hedging.methods} name the method. Only a
+   * unary method whose descriptor says it is idempotent or safe (the proto option {@code
+   * idempotency_level}) may be hedged: on any other, {@link #interceptor()} refuses the call with an
+   * {@link IllegalArgumentException}.
+   */
+  public static final CallOptions.Key<Boolean> HEDGING = CallOptions.Key.create("ballast-hedging");
+
+  /** The hedged call an attempt belongs to, for the picker and the attempt's tracer. */
+  static final CallOptions.Key<HedgedCall<?, ?>> HEDGED = CallOptions.Key.create("ballast-hedged");
+
+  /** Marks an attempt that is a hedge (not the call's first). */
+  static final CallOptions.Key<Boolean> HEDGE = CallOptions.Key.create("ballast-hedge");
+
   private static final ClientInterceptor INTERCEPTOR = new CriticalityInterceptor();
 
   /**
@@ -82,8 +97,10 @@ public final class BallastCalls {
 
   /**
    * Sets each call's criticality (its own option, else the current server call's) as a call option
-   * for the {@code ballast} policy and as a header for the backend, and gives it a record of its
-   * attempts so that a retry goes to another backend than the one that failed.
+   * for the {@code ballast} policy and as a header for the backend, gives it a record of its
+   * attempts so that a retry goes to another backend than the one that failed, and lets the policy
+   * hedge a unary call of an idempotent or safe method (its {@link #HEDGING} option, or the service
+   * config's {@code hedging.methods}).
    *
    * @return the interceptor, one shared instance; add it to a channel or a stub
    */
@@ -105,7 +122,15 @@ public final class BallastCalls {
       Criticality c = own != null ? own : CRITICALITY_CONTEXT.get();
       CallOptions withAttempts = options.withOption(ATTEMPTS, new Attempts());
       CallOptions effective = c == null || own != null ? withAttempts : withAttempts.withOption(CRITICALITY, c);
-      return new SimpleForwardingClientCall<>(next.newCall(method, effective)) {
+      boolean optedIn = Boolean.TRUE.equals(options.getOption(HEDGING));
+      boolean hedgeable = method.getType() == MethodDescriptor.MethodType.UNARY && (method.isIdempotent() || method.isSafe());
+      if (optedIn && !hedgeable) {
+        throw new IllegalArgumentException("hedging: " + method.getFullMethodName()
+            + " (expected: a unary method marked idempotent or safe, e.g. option idempotency_level = IDEMPOTENT)");
+      }
+      ClientCall<ReqT, RespT> call =
+          hedgeable ? new HedgedCall<>(next, method, effective, optedIn) : next.newCall(method, effective);
+      return new SimpleForwardingClientCall<>(call) {
         @Override
         public void start(Listener<RespT> listener, Metadata headers) {
           if (c != null) {

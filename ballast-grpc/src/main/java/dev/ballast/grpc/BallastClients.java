@@ -1,9 +1,13 @@
 package dev.ballast.grpc;
 
+import dev.ballast.annotation.Experimental;
 import dev.ballast.overload.AdaptiveThrottle;
 import dev.ballast.overload.RetryBudget;
 import dev.ballast.overload.TokenBucket;
 import dev.ballast.pick.Balancer;
+import io.grpc.LoadBalancer;
+import io.grpc.ManagedChannelBuilder;
+import io.grpc.NameResolver;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -15,23 +19,75 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.IntSupplier;
 
 /**
- * The {@code ballast} policy's balancers as they open and close, one per channel and target, for
- * metrics and diagnostics ({@code ballast-micrometer} binds each to a meter registry). gRPC
- * creates load balancers itself through its registry, so this is the one place where the
- * application can see them: register an {@link Observer} and it is told of every balancer open now
- * and of every one that opens or closes later.
+ * The {@code ballast} policy's balancers of the channels an application follows, as they open and
+ * close, for metrics and diagnostics ({@code ballast-micrometer}'s {@code
+ * BallastGrpcMeters.bindClients} binds each to a meter registry). gRPC creates load balancers
+ * itself, so the application says which channels it wants to see: it creates a {@code
+ * BallastClients}, passes it to each channel's builder with {@link #track}, and registers an {@link
+ * Observer}, which is told of every balancer open now and of every one that opens or closes later.
  *
- * <p>A channel's balancer is replaced when its service config changes the policy or the health
- * settings (the per-backend statistics start over): the observer sees the old one close and the
- * new one open. The open balancers are held weakly: a channel dropped without shutdown does not
- * stay reachable from here.
+ * <pre>{@code
+ * BallastClients clients = BallastClients.create();
+ * MeterBinding meters = BallastGrpcMeters.bindClients(clients, registry, Tags.empty());
+ * ManagedChannel channel = clients.track(Grpc.newChannelBuilder(target, credentials)).build();
+ * }</pre>
+ *
+ * <p>Nothing here is global: a channel built without {@link #track} is seen by no one, and two
+ * {@code BallastClients} (two libraries in one process, each with its own registry) never see
+ * each other's channels. A channel's balancer is replaced when its service config changes the
+ * policy or the health settings (the per-backend statistics start over): the observer sees the
+ * old one close and the new one open. The open balancers are held weakly: a channel dropped
+ * without shutdown does not stay reachable from here.
+ *
+ * <p>The balancer finds this object among the channel's name resolver arguments ({@code
+ * ManagedChannelBuilder.setNameResolverArg}, gRPC 1.70 or later); under xDS, the cluster's
+ * balancer sees the same arguments.
  */
+@Experimental("it reaches a channel's balancers through gRPC's name resolver arguments, themselves experimental in gRPC")
 public final class BallastClients {
-  private static final AtomicLong CHANNELS = new AtomicLong();
-  private static final List<Observer> observers = new CopyOnWriteArrayList<>();
-  private static final Set<Client> open = Collections.newSetFromMap(new WeakHashMap<>());
+  /** Where a channel builder carries the object to the channel's balancers. */
+  static final NameResolver.Args.Key<BallastClients> ARG = NameResolver.Args.Key.create("dev.ballast.grpc.clients");
+
+  private final AtomicLong channels = new AtomicLong();
+  private final List<Observer> observers = new CopyOnWriteArrayList<>();
+  private final Set<Client> open = Collections.newSetFromMap(new WeakHashMap<>());
 
   private BallastClients() {}
+
+  /**
+   * A new, empty set of followed channels.
+   *
+   * @return the object to pass to {@link #track} and to observe
+   */
+  public static BallastClients create() {
+    return new BallastClients();
+  }
+
+  /**
+   * Makes the channels {@code builder} builds report their {@code ballast} balancers here.
+   *
+   * @param builder the channel's builder
+   * @param <T> the builder's type
+   * @return {@code builder}, for chaining
+   */
+  public <T extends ManagedChannelBuilder<?>> T track(T builder) {
+    Objects.requireNonNull(builder, "builder").setNameResolverArg(ARG, this);
+    return builder;
+  }
+
+  /**
+   * The object a channel's balancer reports to, from the channel's name resolver arguments; null
+   * when the channel was built without {@link #track} (or by a gRPC too old to carry them).
+   */
+  static BallastClients of(LoadBalancer.Helper helper) {
+    try {
+      NameResolver.Args args = helper.getNameResolverArgs();
+      return args == null ? null : args.getArg(ARG);
+    } catch (UnsupportedOperationException | LinkageError e) {
+      // A helper that does not forward the arguments, or a gRPC without them: nobody is watching.
+      return null;
+    }
+  }
 
   /** Sees balancers open and close; called on the channel's synchronization context. */
   public interface Observer {
@@ -75,26 +131,26 @@ public final class BallastClients {
     }
 
     /**
-     * The channel's authority, e.g. {@code greeter.prod:443}.
+     * The channel's authority.
      *
-     * @return the target
+     * @return the authority, such as {@code greeter.prod:443}
      */
     public String target() {
       return target;
     }
 
     /**
-     * A number that tells this process's channels apart (two channels to one target have two),
-     * kept by the channel across balancer replacements.
+     * A number that tells the followed channels apart (two channels to one target have two), kept
+     * by the channel across balancer replacements.
      *
-     * @return the channel's number
+     * @return 1 for the first channel tracked, 2 for the second, ...
      */
     public long channel() {
       return channel;
     }
 
     /**
-     * The channel's balancer: its subset, health and policy.
+     * The channel's core balancer: its subset, the backends' states and the policy.
      *
      * @return the balancer
      */
@@ -148,10 +204,10 @@ public final class BallastClients {
   /**
    * Adds {@code observer} and tells it at once of every balancer open now.
    *
-   * @param observer told of every balancer that opens and closes
+   * @param observer what to tell
    * @return removes the observer (closing no balancer)
    */
-  public static Runnable observe(Observer observer) {
+  public Runnable observe(Observer observer) {
     Objects.requireNonNull(observer, "observer");
     // Under the lock, so that a balancer opening meanwhile is seen exactly once.
     synchronized (open) {
@@ -163,11 +219,22 @@ public final class BallastClients {
     return () -> observers.remove(observer);
   }
 
-  static long nextChannel() {
-    return CHANNELS.incrementAndGet();
+  /**
+   * The balancers open now in the channels followed.
+   *
+   * @return a copy, in no particular order
+   */
+  public List<Client> open() {
+    synchronized (open) {
+      return List.copyOf(open);
+    }
   }
 
-  static void opened(Client client) {
+  long nextChannel() {
+    return channels.incrementAndGet();
+  }
+
+  void opened(Client client) {
     synchronized (open) {
       open.add(client);
       for (Observer observer : observers) {
@@ -176,7 +243,7 @@ public final class BallastClients {
     }
   }
 
-  static void closed(Client client) {
+  void closed(Client client) {
     synchronized (open) {
       open.remove(client);
       for (Observer observer : observers) {

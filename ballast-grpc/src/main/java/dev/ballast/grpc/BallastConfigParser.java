@@ -4,6 +4,7 @@ import dev.ballast.health.HealthConfig;
 import dev.ballast.health.OutlierConfig;
 import dev.ballast.internal.Ranges;
 import dev.ballast.overload.Criticality;
+import dev.ballast.overload.HedgingConfig;
 import dev.ballast.overload.RetryBudgetConfig;
 import dev.ballast.overload.RetryPolicy;
 import dev.ballast.overload.ThrottleConfig;
@@ -26,8 +27,9 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.function.Consumer;
+import java.util.function.BiConsumer;
 import java.util.function.Function;
+import java.util.logging.Level;
 
 /**
  * Turns the JSON object under {@code "ballast"} in a service config into a {@link BallastConfig}.
@@ -43,8 +45,13 @@ final class BallastConfigParser {
   static final String ZONE_PROPERTY = "ballast.zone";
   static final String ZONE_ENV = "BALLAST_ZONE";
 
+  /** The algorithm when the config names none and the client has an index; without one, rendezvous. */
   static final String DEFAULT_ALGORITHM = "orthogonal_lots";
   static final String IDENTITY_FREE_ALGORITHM = "rendezvous";
+  private static final String HOW_TO_SET_AN_INDEX =
+      "set clientIndex and clientCount in the service config, the system properties " + INDEX_PROPERTY + " and "
+          + COUNT_PROPERTY + ", the environment variables " + INDEX_ENV + " and " + COUNT_ENV + ", or the keys "
+          + INDEX_ENV + " and " + COUNT_ENV + " of the xDS bootstrap's node.metadata (docs/grpc.md, \"Client identity\")";
   // Subsetting's names, defaults and ranges are SubsetConfig's declarations; this parser keeps its
   // own messages ("an integer in"), which the service config's users and tests already read.
   static final int DEFAULT_SUBSET_SIZE = SubsetConfig.SUBSET_SIZE.defaultValue();
@@ -76,6 +83,7 @@ final class BallastConfigParser {
           "retryBudget",
           RetryPolicy.OVERLOAD_RETRY_FLOOR.name(),
           "rateLimit",
+          HedgingConfig.SETTINGS.name(),
           OutlierConfig.SETTINGS.name(),
           "zone",
           "zones",
@@ -92,20 +100,22 @@ final class BallastConfigParser {
   private final Function<String, String> environment;
   private final Function<String, String> bootstrapNodeMetadata;
   private final long anonymousSeed;
-  private final Consumer<String> warning;
+  private final BiConsumer<Level, String> notice;
 
   /**
    * @param systemProperties and {@code environment} are where a missing client identity is looked
    *     up (injected so that tests need not change the JVM's)
    * @param anonymousSeed this process's seed when it has no index
-   * @param warning receives the message when the client runs without an identity
+   * @param notice receives what the client should be told about its subsetting, and how loudly:
+   *     INFO when the default algorithm runs without an index, WARNING when a config asked for an
+   *     algorithm that needs one and there is none
    */
   BallastConfigParser(
       Function<String, String> systemProperties,
       Function<String, String> environment,
       long anonymousSeed,
-      Consumer<String> warning) {
-    this(systemProperties, environment, key -> null, anonymousSeed, warning);
+      BiConsumer<Level, String> notice) {
+    this(systemProperties, environment, key -> null, anonymousSeed, notice);
   }
 
   /**
@@ -117,12 +127,12 @@ final class BallastConfigParser {
       Function<String, String> environment,
       Function<String, String> bootstrapNodeMetadata,
       long anonymousSeed,
-      Consumer<String> warning) {
+      BiConsumer<Level, String> notice) {
     this.systemProperties = systemProperties;
     this.environment = environment;
     this.bootstrapNodeMetadata = bootstrapNodeMetadata;
     this.anonymousSeed = anonymousSeed;
-    this.warning = warning;
+    this.notice = notice;
   }
 
   BallastConfig parse(Map<String, ?> json) {
@@ -132,6 +142,7 @@ final class BallastConfigParser {
     rejectNulls("", json);
     checkKnown("", json, FIELDS);
 
+    boolean defaultAlgorithm = !json.containsKey(ALGORITHM);
     String algorithm = string(json, ALGORITHM, DEFAULT_ALGORITHM);
     if (!Subsetter.NAMES.contains(algorithm)) {
       throw new IllegalArgumentException(
@@ -156,13 +167,19 @@ final class BallastConfigParser {
     if (identity.hasIndex() || !needsIndex) {
       subsetter =
           lotSize != null ? Subsetter.orthogonalLots(salt, lotSize) : Subsetter.byName(algorithm, salt);
+    } else if (defaultAlgorithm) {
+      // The default is the best algorithm for what the client knows: orthogonal lots with an
+      // index, rendezvous (stable, identity-free) without one. Nothing was asked and not done.
+      notice.accept(Level.INFO,
+          "ballast: no client index, so subsetting uses " + IDENTITY_FREE_ALGORITHM + " with an anonymous seed"
+              + " (backends get about, not exactly, equal numbers of clients); for equal numbers with " + algorithm + ", "
+              + HOW_TO_SET_AN_INDEX);
+      subsetter = Subsetter.byName(IDENTITY_FREE_ALGORITHM, salt);
     } else {
-      warning.accept(
-          "ballast: no client index (set clientIndex and clientCount in the service config, the system properties "
-              + INDEX_PROPERTY + " and " + COUNT_PROPERTY + ", the environment variables " + INDEX_ENV + " and "
-              + COUNT_ENV + ", or the keys " + INDEX_ENV + " and " + COUNT_ENV + " of the xDS bootstrap's node.metadata)"
-              + "; subsetting with " + IDENTITY_FREE_ALGORITHM + " and an anonymous seed instead of "
-              + algorithm + ", so backends get unequal numbers of clients");
+      notice.accept(Level.WARNING,
+          "ballast: subsetAlgorithm " + algorithm + " needs a client index and there is none; subsetting with "
+              + IDENTITY_FREE_ALGORITHM + " and an anonymous seed instead, so backends get unequal numbers of clients; "
+              + HOW_TO_SET_AN_INDEX);
       subsetter = Subsetter.byName(IDENTITY_FREE_ALGORITHM, salt);
     }
 
@@ -225,7 +242,35 @@ final class BallastConfigParser {
     ThrottleConfig throttle = part(json, "throttle", ThrottleConfig.SETTINGS);
     RetryBudgetConfig budget = part(json, "retryBudget", RetryBudgetConfig.SETTINGS);
     Criticality floor = RetryPolicy.OVERLOAD_RETRY_FLOOR.read(SettingSource.of(json, ""));
-    return new ClientOverload.Settings(throttle, budget, floor, rateLimit(json));
+    Map<String, ?> hedgingObject = object(json, HedgingConfig.SETTINGS.name());
+    HedgingConfig hedging = hedgingObject == null
+        ? HedgingConfig.defaults()
+        : HedgingConfig.SETTINGS.read(SettingSource.of(hedgingObject, "hedging."), Set.of(HEDGED_METHODS));
+    return new ClientOverload.Settings(throttle, budget, floor, rateLimit(json), hedging, hedgedMethods(hedgingObject));
+  }
+
+  /** The key of {@code hedging} that lists the methods it hedges: this front end's, not a setting. */
+  private static final String HEDGED_METHODS = "methods";
+
+  /** {@code hedging.methods}: full method names ({@code pkg.Service/Method}) or whole services ({@code pkg.Service/*}). */
+  private static Set<String> hedgedMethods(Map<String, ?> hedging) {
+    if (hedging == null || !hedging.containsKey(HEDGED_METHODS)) {
+      return Set.of();
+    }
+    Object value = hedging.get(HEDGED_METHODS);
+    if (!(value instanceof List<?> list)) {
+      throw new IllegalArgumentException("hedging.methods: " + format(value)
+          + " (expected: a list of method names, \"pkg.Service/Method\" or \"pkg.Service/*\")");
+    }
+    Set<String> methods = new HashSet<>();
+    for (Object item : list) {
+      if (!(item instanceof String name) || name.indexOf('/') <= 0 || name.endsWith("/")) {
+        throw new IllegalArgumentException("hedging.methods: " + format(item)
+            + " (expected: a method name, \"pkg.Service/Method\" or \"pkg.Service/*\")");
+      }
+      methods.add(name);
+    }
+    return methods;
   }
 
   /**

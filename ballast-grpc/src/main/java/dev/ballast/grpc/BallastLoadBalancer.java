@@ -78,7 +78,9 @@ final class BallastLoadBalancer extends LoadBalancer {
   private final Map<String, Endpoint> endpoints = new LinkedHashMap<>();
   private ScheduledHandle refreshTimer;
   private boolean shutdown;
-  private final long channel = BallastClients.nextChannel();
+  /** Who follows this channel's balancers ({@link BallastClients#track}); null when no one does. */
+  private final BallastClients clients;
+  private final long channel;
   /** The balancer as observers see it; null before the first resolution. */
   private BallastClients.Client client;
   private volatile int replacementsInUse;
@@ -101,6 +103,8 @@ final class BallastLoadBalancer extends LoadBalancer {
     this.balancerClock = balancerClock;
     this.random = random;
     this.defaultConfig = defaultConfig;
+    this.clients = BallastClients.of(helper);
+    this.channel = clients == null ? 0 : clients.nextChannel();
   }
 
   @Override
@@ -271,13 +275,15 @@ final class BallastLoadBalancer extends LoadBalancer {
     balancerZones = Map.of();
     // Throttle and budget belong to the target: they start over with its balancer.
     overload = new ClientOverload(next.overload(), balancerClock);
-    if (client != null) {
-      BallastClients.closed(client);
+    if (clients != null) {
+      if (client != null) {
+        clients.closed(client);
+      }
+      client = new BallastClients.Client(
+          String.valueOf(helper.getAuthority()), channel, balancer, overload.throttle, overload.budget, overload.rateLimit,
+          () -> replacementsInUse);
+      clients.opened(client);
     }
-    client = new BallastClients.Client(
-        String.valueOf(helper.getAuthority()), channel, balancer, overload.throttle, overload.budget, overload.rateLimit,
-        () -> replacementsInUse);
-    BallastClients.opened(client);
     scheduleRefresh();
   }
 
@@ -466,7 +472,7 @@ final class BallastLoadBalancer extends LoadBalancer {
   public void shutdown() {
     shutdown = true;
     if (client != null) {
-      BallastClients.closed(client);
+      clients.closed(client);
       client = null;
     }
     if (refreshTimer != null) {

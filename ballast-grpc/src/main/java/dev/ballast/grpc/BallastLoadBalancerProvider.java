@@ -48,7 +48,8 @@ public final class BallastLoadBalancerProvider extends LoadBalancerProvider {
   public static final Attributes.Key<String> ZONE = Attributes.Key.create("dev.ballast.grpc.zone");
 
   private static final Logger logger = Logger.getLogger(BallastLoadBalancerProvider.class.getName());
-  // One warning per process: every channel and every resolution re-parses the config.
+  // One notice of each level per process: every channel and every resolution re-parses the config.
+  private static final AtomicBoolean toldAboutIdentity = new AtomicBoolean();
   private static final AtomicBoolean warnedAboutIdentity = new AtomicBoolean();
   // Drawn once per process so that anonymous clients spread over different subsets.
   private static final long ANONYMOUS_SEED = new SecureRandom().nextLong();
@@ -71,10 +72,11 @@ public final class BallastLoadBalancerProvider extends LoadBalancerProvider {
             System::getenv,
             key -> BootstrapHolder.METADATA.value(key),
             anonymousSeed,
-            message -> {
-              if (warnedAboutIdentity.compareAndSet(false, true)) {
+            (level, message) -> {
+              AtomicBoolean once = level == Level.WARNING ? warnedAboutIdentity : toldAboutIdentity;
+              if (once.compareAndSet(false, true)) {
                 String problem = BootstrapHolder.METADATA.problem();
-                logger.log(Level.WARNING, problem == null ? message : message + "; the xDS bootstrap: " + problem);
+                logger.log(level, problem == null ? message : message + "; the xDS bootstrap: " + problem);
               }
             });
   }

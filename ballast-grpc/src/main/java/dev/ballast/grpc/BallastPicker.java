@@ -1,6 +1,7 @@
 package dev.ballast.grpc;
 
 import dev.ballast.overload.Criticality;
+import dev.ballast.overload.Hedging;
 import dev.ballast.overload.RetryPolicy;
 import dev.ballast.health.Backend;
 import dev.ballast.pick.Balancer;
@@ -48,6 +49,42 @@ final class BallastPicker extends SubchannelPicker {
   @Override
   public PickResult pickSubchannel(PickSubchannelArgs args) {
     Criticality criticality = BallastCalls.of(args.getCallOptions(), args.getHeaders());
+    HedgedCall<?, ?> hedged = args.getCallOptions().getOption(BallastCalls.HEDGED);
+    if (hedged != null && Boolean.TRUE.equals(args.getCallOptions().getOption(BallastCalls.HEDGE))) {
+      return pickHedge(hedged, criticality);
+    }
+    PickResult result = pickAttempt(args, criticality);
+    if (hedged != null && result.getSubchannel() != null && (hedged.optedIn || overload.hedges(hedged.methodName()))) {
+      hedged.arm(overload.hedging);
+    }
+    return result;
+  }
+
+  /**
+   * A hedge of a call whose first attempt is out: none after an overload answer, while the throttle
+   * rejects its criticality, or when the retry budget is spent (a hedge takes one retry from it);
+   * and only to a backend that carries no attempt of the call.
+   */
+  private PickResult pickHedge(HedgedCall<?, ?> hedged, Criticality criticality) {
+    if (!overload.hedging.tryHedge(criticality, hedged.overloaded())) {
+      return overload.hedgeRefused;
+    }
+    String[] inFlight = new String[8];
+    int count = hedged.inFlight(inFlight);
+    Pick pick = Hedging.pickAvoiding(balancer, inFlight, count);
+    if (!Hedging.avoids(pick, inFlight, count)) {
+      pick.onCancel();
+      return overload.hedgeRefused;
+    }
+    Endpoint endpoint = endpoints.get(pick.backend());
+    if (endpoint == null) {
+      pick.onCancel();
+      return overload.hedgeRefused;
+    }
+    return endpoint.picked(pick);
+  }
+
+  private PickResult pickAttempt(PickSubchannelArgs args, Criticality criticality) {
     boolean retry = args.getHeaders().containsKey(OverloadSignal.PREVIOUS_ATTEMPTS);
     BallastCalls.Attempts attempts = retry ? args.getCallOptions().getOption(BallastCalls.ATTEMPTS) : null;
     Pick pick;

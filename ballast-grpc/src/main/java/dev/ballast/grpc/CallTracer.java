@@ -48,6 +48,9 @@ final class CallTracer extends ClientStreamTracer {
   private final Criticality criticality;
   private final ClientOverload protection;
   private final BallastCalls.Attempts attempts;
+  /** The hedged call this attempt belongs to, or null. */
+  private final HedgedCall<?, ?> hedged;
+  private final boolean firstOfHedged;
 
   CallTracer(
       Endpoint endpoint, Pick pick, int generation, NanoClock clock, CallOptions options, Metadata headers,
@@ -61,6 +64,11 @@ final class CallTracer extends ClientStreamTracer {
     this.attempts = options.getOption(BallastCalls.ATTEMPTS);
     if (attempts != null) {
       attempts.lastBackend = endpoint.key;
+    }
+    this.hedged = options.getOption(BallastCalls.HEDGED);
+    this.firstOfHedged = hedged != null && !Boolean.TRUE.equals(options.getOption(BallastCalls.HEDGE));
+    if (hedged != null) {
+      hedged.attemptStarted(endpoint.key);
     }
     this.startNanos = clock.nanoTime();
     this.end = new End(endpoint, pick);
@@ -91,8 +99,17 @@ final class CallTracer extends ClientStreamTracer {
     if (attempts != null) {
       attempts.lastOverloaded = kind == AnswerKind.OVERLOADED;
     }
-    if (protection.throttle != null) {
-      // Only an overload rejection is a non-accept: the backend took every other request.
+    if (hedged != null) {
+      hedged.attemptEnded(endpoint.key, kind == AnswerKind.OVERLOADED || kind == AnswerKind.OVERLOADED_DONT_RETRY);
+      var hedging = hedged.hedging();
+      // The first attempt's latency: to its answer, or, cancelled because a hedge won, the time it was out.
+      if (hedging != null && firstOfHedged && (code == Status.Code.OK || code == Status.Code.CANCELLED)) {
+        hedging.onLatency(latency);
+      }
+    }
+    if (protection.throttle != null && !(hedged != null && code == Status.Code.CANCELLED)) {
+      // Only an overload rejection is a non-accept: the backend took every other request. A
+      // cancelled attempt of a hedged call was no answer at all.
       if (kind.isAccept()) {
         protection.throttle.onAccepted(criticality);
       } else {

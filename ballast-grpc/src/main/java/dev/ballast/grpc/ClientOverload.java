@@ -2,6 +2,8 @@ package dev.ballast.grpc;
 
 import dev.ballast.overload.AdaptiveThrottle;
 import dev.ballast.overload.Criticality;
+import dev.ballast.overload.Hedging;
+import dev.ballast.overload.HedgingConfig;
 import dev.ballast.overload.RetryBudget;
 import dev.ballast.overload.RetryBudgetConfig;
 import dev.ballast.overload.RetryPolicy;
@@ -11,6 +13,7 @@ import dev.ballast.overload.TokenBucketConfig;
 import dev.ballast.time.NanoClock;
 import io.grpc.LoadBalancer.PickResult;
 import io.grpc.Status;
+import java.util.Set;
 
 /**
  * One channel target's client-side overload protection, as the {@code ballast} policy runs it: the
@@ -30,9 +33,15 @@ final class ClientOverload {
    * throttle, budget or rate limit is off.
    */
   record Settings(
-      ThrottleConfig throttle, RetryBudgetConfig budget, Criticality overloadRetryFloor, TokenBucketConfig rateLimit) {
+      ThrottleConfig throttle, RetryBudgetConfig budget, Criticality overloadRetryFloor, TokenBucketConfig rateLimit,
+      HedgingConfig hedging, Set<String> hedgedMethods) {
+    Settings {
+      hedgedMethods = Set.copyOf(hedgedMethods);
+    }
+
     static Settings defaults() {
-      return new Settings(ThrottleConfig.defaults(), RetryBudgetConfig.defaults(), RetryPolicy.DEFAULT_OVERLOAD_RETRY_FLOOR, null);
+      return new Settings(ThrottleConfig.defaults(), RetryBudgetConfig.defaults(), RetryPolicy.DEFAULT_OVERLOAD_RETRY_FLOOR, null,
+          HedgingConfig.defaults(), Set.of());
     }
   }
 
@@ -45,6 +54,11 @@ final class ClientOverload {
   private final PickResult[] throttled = new PickResult[CRITICALITIES.length];
   final PickResult budgetSpent;
   final PickResult overloadNotRetried;
+  /** Hedges of calls that opt in ({@link BallastCalls#HEDGING}, or the service config's methods). */
+  final Hedging hedging;
+  /** Full method names ({@code pkg.Service/Method}) and whole services ({@code pkg.Service/*}) hedged by the service config. */
+  private final Set<String> hedgedMethods;
+  final PickResult hedgeRefused;
 
   ClientOverload(Settings settings, NanoClock clock) {
     // Production randomness: each picking thread draws from its own source.
@@ -63,6 +77,10 @@ final class ClientOverload {
     }
     budgetSpent = PickResult.withDrop(Status.RESOURCE_EXHAUSTED.withDescription(
         "ballast: retry not sent, the retry budget is spent (at most " + ratio(settings) + " of recent requests may be retries)"));
+    hedging = Hedging.create(settings.hedging(), budget, throttle, clock);
+    hedgedMethods = settings.hedgedMethods();
+    hedgeRefused = PickResult.withDrop(Status.RESOURCE_EXHAUSTED.withDescription(HedgedCall.REFUSED
+        + " (an overload answer, the throttle, the retry budget, or no other backend to send it to)"));
     overloadNotRetried = PickResult.withDrop(Status.RESOURCE_EXHAUSTED.withDescription(
         "ballast: overloaded, and requests below " + BallastCalls.header(settings.overloadRetryFloor())
             + " criticality are not retried after an overload answer"));
@@ -70,6 +88,18 @@ final class ClientOverload {
 
   private static String ratio(Settings settings) {
     return settings.budget() == null ? "all" : Math.round(settings.budget().ratio() * 100) + "%";
+  }
+
+  /** Whether the service config hedges the method {@code fullName}. */
+  boolean hedges(String fullName) {
+    if (hedgedMethods.isEmpty()) {
+      return false;
+    }
+    if (hedgedMethods.contains(fullName)) {
+      return true;
+    }
+    int slash = fullName.lastIndexOf('/');
+    return slash > 0 && hedgedMethods.contains(fullName.substring(0, slash) + "/*");
   }
 
   PickResult throttled(Criticality c) {

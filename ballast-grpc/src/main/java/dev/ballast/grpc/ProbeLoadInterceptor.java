@@ -12,16 +12,19 @@ import io.grpc.ServerCallHandler;
  * teaches the responder how long a call takes at the load it arrived to. A call the client
  * cancelled only ends: its time says when the client gave up, not how long serving it took.
  *
- * <p>{@link BallastServer} installs it inside the overload interceptor, so that a shed call, which
- * never runs, is neither in flight nor a latency.
+ * <p>{@link BallastServerSupport} runs it inside the overload interceptor, so that a shed call,
+ * which never runs, is neither in flight nor a latency.
  */
 final class ProbeLoadInterceptor extends ApplicationCallInterceptor {
   private final ProbeResponder responder;
   private final NanoClock clock;
+  /** Told after each call's end is counted (the lame duck's drain waits for the last one). */
+  private final Runnable ended;
 
-  ProbeLoadInterceptor(ProbeResponder responder, NanoClock clock) {
+  ProbeLoadInterceptor(ProbeResponder responder, NanoClock clock, Runnable ended) {
     this.responder = responder;
     this.clock = clock;
+    this.ended = ended;
   }
 
   @Override
@@ -41,6 +44,7 @@ final class ProbeLoadInterceptor extends ApplicationCallInterceptor {
     @Override
     void onEnd(boolean answered) {
       responder.onEnd(inFlightAtStart, answered ? clock.nanoTime() - startNanos : -1);
+      ended.run();
     }
   }
 }

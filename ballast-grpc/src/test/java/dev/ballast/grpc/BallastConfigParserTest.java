@@ -22,7 +22,7 @@ final class BallastConfigParserTest {
   private final List<String> warnings = new ArrayList<>();
 
   private BallastConfigParser parser(Map<String, String> properties, Map<String, String> environment) {
-    return new BallastConfigParser(properties::get, environment::get, 42, warnings::add);
+    return new BallastConfigParser(properties::get, environment::get, 42, (level, message) -> warnings.add(level + " " + message));
   }
 
   private BallastConfig parse(Map<String, ?> json) {
@@ -159,16 +159,17 @@ final class BallastConfigParserTest {
     XdsBootstrapMetadata bootstrap = XdsBootstrapMetadata.parse("test", "{\"node\": {\"id\": \"client\"}}");
 
     assertThat(bootstrapParser(Map.of(), bootstrap).parse(json()).identity()).isEqualTo(ClientIdentity.anonymous(42));
-    assertThat(warnings).singleElement().asString().contains("BALLAST_CLIENT_INDEX", "xDS bootstrap's node.metadata");
+    assertThat(warnings).singleElement().asString()
+        .startsWith("INFO ").contains("BALLAST_CLIENT_INDEX", "xDS bootstrap's node.metadata");
   }
 
   private BallastConfigParser bootstrapParser(Map<String, String> environment, XdsBootstrapMetadata bootstrap) {
-    return new BallastConfigParser(k -> null, environment::get, bootstrap::value, 42, warnings::add);
+    return new BallastConfigParser(k -> null, environment::get, bootstrap::value, 42, (level, message) -> warnings.add(level + " " + message));
   }
 
   @Test
   void everyCorePolicyCanBeSelectedWithItsSettings() {
-    for (String policy : dev.ballast.pick.Policy.NAMES) {
+    for (String policy : dev.ballast.pick.Policy.names()) {
       assertThat(parse(json("policy", policy)).policy().name()).isEqualTo(policy);
     }
     assertThat(
@@ -208,13 +209,35 @@ final class BallastConfigParserTest {
   }
 
   @Test
-  void withoutAnIdentityTheClientFallsBackToRendezvousWithAnAnonymousSeedAndWarns() {
+  void withoutAnIdentityAnAlgorithmThatNeedsOneFallsBackToRendezvousWithAnAnonymousSeedAndWarns() {
     BallastConfig config = parse(json("subsetAlgorithm", "deterministic"));
 
     assertThat(config.subsetter().name()).isEqualTo("rendezvous");
     assertThat(config.identity()).isEqualTo(ClientIdentity.anonymous(42));
     assertThat(warnings).singleElement().asString()
-        .contains("no client index", "clientIndex", "ballast.client.index", "BALLAST_CLIENT_INDEX", "rendezvous");
+        .startsWith("WARNING ballast: subsetAlgorithm deterministic needs a client index and there is none")
+        .contains("clientIndex", "ballast.client.index", "BALLAST_CLIENT_INDEX", "rendezvous");
+  }
+
+  /**
+   * The default config asks for nothing it cannot have: without an index its algorithm is
+   * rendezvous, said at INFO with how to set an index for orthogonal lots; with one, orthogonal
+   * lots, silently.
+   */
+  @Test
+  void theDefaultAlgorithmIsOrthogonalLotsWithAnIndexAndRendezvousWithoutOneSaidAtInfo() {
+    BallastConfig anonymous = parse(json());
+
+    assertThat(anonymous.subsetter().name()).isEqualTo("rendezvous");
+    assertThat(warnings).singleElement().asString()
+        .startsWith("INFO ballast: no client index, so subsetting uses rendezvous with an anonymous seed")
+        .contains("for equal numbers with orthogonal_lots, set clientIndex and clientCount", "BALLAST_CLIENT_INDEX");
+    warnings.clear();
+
+    assertThat(parse(json("clientIndex", 3, "clientCount", 10)).subsetter().name()).isEqualTo("orthogonal_lots");
+    assertThat(parser(Map.of(), Map.of("BALLAST_CLIENT_INDEX", "3")).parse(json()).subsetter().name())
+        .isEqualTo("orthogonal_lots");
+    assertThat(warnings).isEmpty();
   }
 
   @Test
@@ -235,7 +258,7 @@ final class BallastConfigParserTest {
           {"clientIndex": 10, "clientCount": 10}   | clientIndex: 10 (expected: 0..9 for clientCount 10)
           {"clientCount": 10}                      | clientCount: 10 (expected: only together with clientIndex)
           {"lotSize": 3, "subsetAlgorithm": "deterministic"} | lotSize: 3 (expected: only with subsetAlgorithm orthogonal_lots, not deterministic)
-          {"policy": "fastest"}                    | policy: 'fastest' (expected: one of round_robin, least_loaded_round_robin, weighted_round_robin, power_of_two_choices, fair_share, interleaved_weighted_round_robin, prequal_probing)
+          {"policy": "fastest"}                    | policy: 'fastest' (expected: one of round_robin, least_loaded_round_robin, weighted_round_robin, power_of_two_choices, fair_share, interleaved_weighted_round_robin, prequal_probing, test_fewest_in_flight)
           {"policy": {"prequal_probing": {"poolSize": 0}}} | policy.prequal_probing.poolSize: 0 (expected: a whole number in 1..64)
           {"policy": {"prequal_probing": {"poolSize": 2.5}}} | policy.prequal_probing.poolSize: 2.5 (expected: a whole number in 1..64)
           {"policy": {"prequal_probing": {"reuseBudget": 1001}}} | policy.prequal_probing.reuseBudget: 1001 (expected: a whole number in 1..1000)

@@ -35,7 +35,7 @@ final class BallastLoadBalancerTest {
       new BallastLoadBalancer(helper, helper.time.clock(), helper.time.clock(), () -> parse(json()));
 
   private static BallastConfig parse(Map<String, ?> json) {
-    return new BallastConfigParser(name -> null, name -> null, 1, warning -> {}).parse(json);
+    return new BallastConfigParser(name -> null, name -> null, 1, (level, message) -> {}).parse(json);
   }
 
   private void resolve(Map<String, ?> config, int... ports) {
@@ -132,7 +132,9 @@ final class BallastLoadBalancerTest {
     ClientStreamTracer first = startStream(pick());
 
     PickResult waiting = pick();
-    assertThat(waiting.hasResult()).isFalse();
+    // No result: neither a subchannel nor an error nor a drop (PickResult.withNoResult()).
+    assertThat(waiting.getSubchannel()).isNull();
+    assertThat(waiting.isDrop()).isFalse();
     assertThat(waiting.getStatus().isOk()).isTrue();
     int published = helper.pickersPublished;
 

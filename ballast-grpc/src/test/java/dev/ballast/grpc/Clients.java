@@ -25,6 +25,14 @@ final class Clients {
     return channel(target, BallastLoadBalancerProvider.POLICY_NAME, config);
   }
 
+  /** {@link #ballast(String, Map)}, a channel whose balancers {@code clients} follows. */
+  static ManagedChannel ballast(BallastClients clients, String target, Map<String, ?> config) {
+    return clients.track(NettyChannelBuilder.forTarget(target))
+        .usePlaintext()
+        .defaultServiceConfig(Map.of("loadBalancingConfig", List.of(Map.of(BallastLoadBalancerProvider.POLICY_NAME, config))))
+        .build();
+  }
+
   /**
    * A JSON object as gRPC hands it over: {@code json("subsetSize", 3)} gives {@code {"subsetSize":
    * 3.0}}, since service-config numbers are doubles.

@@ -17,8 +17,9 @@ import org.junit.jupiter.api.Test;
  * Ballast servers on the in-process transport, one of which fails one call in ten with {@code
  * INTERNAL}, and one channel sending a call every 5 ms, all in virtual time ({@link VirtualFleet}),
  * so that every count asserted here is the same on every machine. The failing server is taken out
- * at the end of the first 10 s interval, gets no call while ejected, and, once it serves well
- * again, is let back in through its probe calls after the 30 s ejection and gets its share again.
+ * as soon as its window holds enough calls to judge (100, about 2.5 s of its share), gets no call
+ * while ejected, and, once it serves well again, is let back in through its probe calls after the
+ * 30 s ejection and gets its share again.
  */
 final class OutlierEjectionGrpcTest {
   private static final int BACKENDS = 5;
@@ -83,17 +84,21 @@ final class OutlierEjectionGrpcTest {
     long start = fleet.time.clock().nanoTime();
     fleet.time.advance(Duration.ofMillis(10));
     OutlierConfig defaults = OutlierConfig.defaults();
-    long interval = defaults.interval().toNanos();
     long refresh = fleet.balancer().refreshIntervalNanos();
 
-    // The first interval ends 10 s after the balancer started; the refresh after it judges it.
-    fleet.time.advanceTo(start + interval + 2 * refresh);
+    // Every refresh judges the window: the failing server is out at the first refresh after it
+    // has ended 100 calls (40 a second are its share), well within the 10 s interval.
     Backend badBackend = fleet.balancer().backend(bad.key);
-    assertThat(badBackend.ejections()).as("ejections of the failing server after the first interval").isEqualTo(1);
+    while (badBackend.ejections() == 0 && fleet.time.clock().nanoTime() - start < defaults.interval().toNanos()) {
+      fleet.time.advance(Duration.ofNanos(refresh));
+    }
+    assertThat(fleet.time.clock().nanoTime() - start).as("ejected after (ns)")
+        .isLessThanOrEqualTo(Duration.ofMillis(2_500).toNanos() + 2 * refresh);
+    assertThat(badBackend.ejections()).as("ejections of the failing server").isEqualTo(1);
     assertThat(badBackend.isEjected()).isTrue();
     assertThat(fleet.balancer().health().ejectedBackends()).isEqualTo(1);
     int failedBeforeEjection = load.calls.failed;
-    assertThat(failedBeforeEjection).as("calls failed in the first interval").isPositive();
+    assertThat(failedBeforeEjection).as("calls failed before its ejection").isPositive();
 
     // Ejected: no call reaches it, none fails, and the others serve everything.
     long servedWhenEjected = bad.requests();

@@ -296,7 +296,7 @@ final class OverloadGrpcTest {
 
   @Test
   void rateLimitSettingsAreValidatedWithTheirPath() {
-    BallastConfigParser parser = new BallastConfigParser(k -> null, k -> null, 1, w -> {});
+    BallastConfigParser parser = new BallastConfigParser(k -> null, k -> null, 1, (level, message) -> {});
     assertThatThrownBy(() -> parser.parse(json("rateLimit", json("rate", -1))))
         .hasMessage("rateLimit.rate: -1 (expected: a number in 0..1000000000)");
     assertThatThrownBy(() -> parser.parse(json("rateLimit", json("rate", 10, "burst", 0))))
@@ -326,7 +326,7 @@ final class OverloadGrpcTest {
 
   @Test
   void throttleAndBudgetSettingsAreValidatedWithTheirPath() {
-    BallastConfigParser parser = new BallastConfigParser(k -> null, k -> null, 1, w -> {});
+    BallastConfigParser parser = new BallastConfigParser(k -> null, k -> null, 1, (level, message) -> {});
     assertThatThrownBy(() -> parser.parse(json("throttle", json("k", 1))))
         .hasMessage("throttle.k: 1 (expected: a number in 1.1..10)");
     assertThatThrownBy(() -> parser.parse(json("throttle", json("window", "0.5s"))))

@@ -1,10 +1,12 @@
 package dev.ballast.grpc;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ballast.health.HealthConfig;
 import dev.ballast.health.OutlierConfig;
 import dev.ballast.internal.Ranges;
+import dev.ballast.overload.HedgingConfig;
 import dev.ballast.overload.RetryBudgetConfig;
 import dev.ballast.overload.RetryPolicy;
 import dev.ballast.overload.ThrottleConfig;
@@ -28,7 +30,7 @@ import org.junit.jupiter.api.Test;
  * the parser cannot set fails here.
  */
 final class ServiceConfigSettingsTest {
-  private final BallastConfigParser parser = new BallastConfigParser(k -> null, k -> null, 1, w -> {});
+  private final BallastConfigParser parser = new BallastConfigParser(k -> null, k -> null, 1, (level, message) -> {});
 
   /** A value as JSON text: durations as strings with their unit, choices by name, weights as an object. */
   static String json(Object value) {
@@ -71,6 +73,15 @@ final class ServiceConfigSettingsTest {
   void everyThrottleAndRetryBudgetSettingCanBeSetInTheServiceConfig() {
     assertEverySetting("throttle", ThrottleConfig.SETTINGS, o -> o.throttle());
     assertEverySetting("retryBudget", RetryBudgetConfig.SETTINGS, o -> o.budget());
+  }
+
+  @Test
+  void everyHedgingSettingCanBeSetInTheServiceConfig() {
+    assertEverySetting("hedging", HedgingConfig.SETTINGS, o -> o.hedging());
+    assertThat(parser.parse(JsonTestParser.parse("{\"hedging\": {\"methods\": [\"a.B/C\", \"a.B/*\"]}}"))
+        .overload().hedgedMethods()).containsExactlyInAnyOrder("a.B/C", "a.B/*");
+    assertThatThrownBy(() -> parser.parse(JsonTestParser.parse("{\"hedging\": {\"methods\": [\"Call\"]}}")))
+        .hasMessage("hedging.methods: \"Call\" (expected: a method name, \"pkg.Service/Method\" or \"pkg.Service/*\")");
   }
 
   @Test

@@ -2,7 +2,9 @@ package dev.ballast.micrometer;
 
 import dev.ballast.grpc.BallastClients;
 import dev.ballast.grpc.BallastServer;
+import dev.ballast.grpc.BallastServerSupport;
 import dev.ballast.grpc.LoadReportingInterceptor;
+import dev.ballast.grpc.ServerLameDuck;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Tags;
@@ -12,31 +14,36 @@ import java.util.WeakHashMap;
 
 /**
  * Meters for ballast-grpc (which this module depends on optionally: only applications that use it
- * load this class). {@link #bindClients} follows every {@code ballast} policy balancer of the
- * process, per channel and target; {@link #bind(BallastServer, MeterRegistry, Iterable)} covers a
- * server's load reports, lame duck drain and overload protection.
+ * load this class). {@link #bindClients} follows the {@code ballast} policy balancers of the
+ * channels a {@link BallastClients} tracks, per channel and target; {@link
+ * #bind(BallastServerSupport, MeterRegistry, Iterable)} covers a server's load reports, lame duck
+ * drain and overload protection, on a server a framework builds or one {@link BallastServer}
+ * builds.
  */
 public final class BallastGrpcMeters {
   private BallastGrpcMeters() {}
 
   /**
-   * Binds every {@code ballast} policy balancer open now or later, with its throttle and retry
-   * budget, tagged {@code target} (the channel's authority) and {@code channel} (which of the
-   * process's channels), plus {@code tags}. A channel's meters leave the registry when its
-   * balancer closes (channel shutdown, or a new policy in its service config, whose new balancer
-   * is bound in its place); all of them when the returned binding is closed.
+   * Binds the {@code ballast} policy balancer of every channel {@code clients} tracks, open now or
+   * later, with its throttle and retry budget, tagged {@code target} (the channel's authority) and
+   * {@code channel} (which of the tracked channels), plus {@code tags}. A channel's meters leave
+   * the registry when its balancer closes (channel shutdown, or a new policy in its service config,
+   * whose new balancer is bound in its place); all of them when the returned binding is closed.
+   * Channels built without {@link BallastClients#track} are not seen.
    *
-   * @param registry the registry the meters go to
-   * @param tags tags every meter carries
-   * @return the binding; closing it removes the meters from the registry
+   * @param clients the channels to follow
+   * @param registry where the meters go
+   * @param tags tags for every meter
+   * @return the binding, which removes the meters when closed
    */
-  public static MeterBinding bindClients(MeterRegistry registry, Iterable<Tag> tags) {
+  public static MeterBinding bindClients(BallastClients clients, MeterRegistry registry, Iterable<Tag> tags) {
+    Objects.requireNonNull(clients, "clients");
     Objects.requireNonNull(registry, "registry");
     Tags common = Tags.of(tags);
     ClientObserver observer = new ClientObserver(registry, common);
     MeterBinding binding = new MeterBinding(registry, observer);
     observer.parent = binding;
-    Runnable stop = BallastClients.observe(observer);
+    Runnable stop = clients.observe(observer);
     binding.onClose(stop);
     return binding;
   }
@@ -83,17 +90,31 @@ public final class BallastGrpcMeters {
   }
 
   /**
-   * A {@link BallastServer}'s meters: the load it reports (utilization, queries and errors per
-   * second), lame duck and drain (calls still in flight), and its overload protection (sheds,
-   * deadline refusals, don't-retry answers, bad headers, and the limiter's own meters when it has
-   * one), all with {@code tags}.
+   * A {@link BallastServer}'s meters: those of {@link #bind(BallastServerSupport, MeterRegistry,
+   * Iterable)} for the pieces it runs.
    *
-   * @param server the server, read when the registry reads a meter
-   * @param registry the registry the meters go to
-   * @param tags tags every meter carries
-   * @return the binding; closing it removes the meters from the registry
+   * @param server the server
+   * @param registry where the meters go
+   * @param tags tags for every meter
+   * @return the binding, which removes the meters when closed
    */
   public static MeterBinding bind(BallastServer server, MeterRegistry registry, Iterable<Tag> tags) {
+    Objects.requireNonNull(server, "server");
+    return bind(server.support(), registry, tags);
+  }
+
+  /**
+   * The meters of Ballast's server side on any server, one a framework builds included: the load
+   * it reports (utilization, queries and errors per second), lame duck and drain (calls still in
+   * flight), and its overload protection (sheds, deadline refusals, don't-retry answers, bad
+   * headers, and the limiter's own meters when it has one), all with {@code tags}.
+   *
+   * @param server the server side
+   * @param registry where the meters go
+   * @param tags tags for every meter
+   * @return the binding, which removes the meters when closed
+   */
+  public static MeterBinding bind(BallastServerSupport server, MeterRegistry registry, Iterable<Tag> tags) {
     Objects.requireNonNull(server, "server");
     MeterBinding binding = new MeterBinding(registry, server);
     Tags common = Tags.of(tags);
@@ -109,27 +130,28 @@ public final class BallastGrpcMeters {
         "Calls per second that ended in a backend failure, as reported (eps)", common);
     binding.counter("server.utilization.readings.invalid", reports, LoadReportingInterceptor::badUtilizationReadings,
         "Utilization readings that failed or were not a finite non-negative number", common);
-    binding.gauge("server.lame.duck", server, s -> s.isLameDuck() ? 1 : 0,
+    ServerLameDuck lameDuck = server.lameDuck();
+    binding.gauge("server.lame.duck", lameDuck, l -> l.isLameDuck() ? 1 : 0,
         "1 while the server tells clients it is in lame duck", common);
-    binding.gauge("server.draining", server, s -> s.isDraining() ? 1 : 0,
+    binding.gauge("server.draining", lameDuck, l -> l.isDraining() ? 1 : 0,
         "1 once the server drains towards shutdown", common);
-    binding.gauge("server.calls.in.flight", server, BallastServer::callsInFlight,
+    binding.gauge("server.calls.in.flight", server, BallastServerSupport::callsInFlight,
         "Calls admitted and not yet ended (during a drain: what is left)", common);
-    binding.counter("server.calls.shed", server, BallastServer::shedCalls,
+    binding.counter("server.calls.shed", server, BallastServerSupport::shedCalls,
         "Calls shed by the admission limiter without running", common);
     String refused = "Calls refused unstarted, by reason";
-    binding.counter("server.calls.refused", server, BallastServer::callsRefusedForDeadline, refused,
+    binding.counter("server.calls.refused", server, BallastServerSupport::callsRefusedForDeadline, refused,
         common.and("reason", "deadline"));
-    binding.counter("server.calls.refused", server, BallastServer::callsOverCallerRate, refused,
+    binding.counter("server.calls.refused", server, BallastServerSupport::callsOverCallerRate, refused,
         common.and("reason", "caller_rate"));
-    binding.counter("server.calls.dont.retry", server, BallastServer::callsMarkedDontRetry,
+    binding.counter("server.calls.dont.retry", server, BallastServerSupport::callsMarkedDontRetry,
         "Calls answered overloaded, don't retry", common);
-    binding.counter("server.criticality.headers.invalid", server, BallastServer::badCriticalityHeaders,
+    binding.counter("server.criticality.headers.invalid", server, BallastServerSupport::badCriticalityHeaders,
         "Calls whose criticality header was not a criticality (taken as the default)", common);
-    binding.counter("server.criticality.downgraded", server, BallastServer::criticalityDowngrades,
+    binding.counter("server.criticality.downgraded", server, BallastServerSupport::criticalityDowngrades,
         "Calls whose criticality header claimed more than the trust policy lets their caller claim (served at the cap)",
         common);
-    binding.counter("server.probes.answered", server, BallastServer::probesAnswered,
+    binding.counter("server.probes.answered", server, BallastServerSupport::probesAnswered,
         "Probes answered for prequal_probing clients", common);
     binding.gauge("server.probe.latency", "seconds", server, s -> s.probeResponder().latencyEstimateNanos() / 1e9,
         "The latency estimate a probe answers now, at the calls in flight now", common);

@@ -4,6 +4,7 @@ import static dev.ballast.micrometer.Readings.until;
 import static dev.ballast.micrometer.Readings.with;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ballast.grpc.BallastClients;
 import dev.ballast.grpc.BallastServer;
 import dev.ballast.grpc.CriticalityTrust;
 import dev.ballast.grpc.testing.ByteMarshaller;
@@ -63,7 +64,8 @@ final class GrpcMetersTest {
 
   @Test
   void clientAndServerMetersFollowCallsLameDuckAndShutdown() throws Exception {
-    clients = BallastGrpcMeters.bindClients(registry, Tags.of("app", "test"));
+    BallastClients tracked = BallastClients.create();
+    clients = BallastGrpcMeters.bindClients(tracked, registry, Tags.of("app", "test"));
     NettyServerBuilder builder = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0));
     builder.addService(ServerServiceDefinition.builder("ballast.test.Meters")
         .addMethod(CALL, ServerCalls.asyncUnaryCall((request, response) -> {
@@ -78,7 +80,7 @@ final class GrpcMetersTest {
     MeterBinding serverMeters = BallastGrpcMeters.bind(server, registry, Tags.of("app", "test"));
     int port = ((InetSocketAddress) server.server().getListenSockets().get(0)).getPort();
     String target = "127.0.0.1:" + port;
-    channel = NettyChannelBuilder.forTarget(target)
+    channel = tracked.track(NettyChannelBuilder.forTarget(target))
         .usePlaintext()
         .defaultServiceConfig(Map.of("loadBalancingConfig",
             List.of(Map.of("ballast", Map.of("policy", Map.of("power_of_two_choices", Map.of())))))).build();

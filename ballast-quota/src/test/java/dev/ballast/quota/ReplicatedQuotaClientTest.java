@@ -3,6 +3,7 @@ package dev.ballast.quota;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ballast.quota.ResourceQuota.Source;
+import dev.ballast.quota.fleet.VirtualTimeReplicas;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;

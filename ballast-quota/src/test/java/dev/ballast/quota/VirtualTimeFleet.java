@@ -1,12 +1,12 @@
 package dev.ballast.quota;
 
 import dev.ballast.quota.fleet.QuotaFleet;
+import dev.ballast.quota.fleet.VirtualTimeReplicas;
 import dev.ballast.testing.FakeClock;
 import dev.ballast.testing.FakeScheduler;
 import dev.ballast.time.NanoClock;
 import io.grpc.Channel;
 import io.grpc.ManagedChannel;
-import io.grpc.inprocess.InProcessChannelBuilder;
 import io.grpc.inprocess.InProcessServerBuilder;
 import java.io.IOException;
 import java.time.Duration;
@@ -37,22 +37,9 @@ final class VirtualTimeFleet implements QuotaFleet.Environment, AutoCloseable {
 
   @Override
   public Channel quotaChannel(int client) {
-    ManagedChannel channel = channel(serverName, scheduler);
+    ManagedChannel channel = VirtualTimeReplicas.channel(serverName, scheduler);
     channels.add(channel);
     return channel;
-  }
-
-  /** A channel to the in-process server {@code name}, on the scheduler's virtual time. */
-  static ManagedChannel channel(String name, FakeScheduler scheduler) {
-    return InProcessChannelBuilder.forName(name).directExecutor().scheduledExecutorService(scheduler).build();
-  }
-
-  /** A builder of the in-process server {@code name}, on the scheduler's clock and virtual time. */
-  static InProcessServerBuilder serverBuilder(String name, FakeScheduler scheduler) {
-    return InProcessServerBuilder.forName(name)
-        .directExecutor()
-        .scheduledExecutorService(scheduler)
-        .deadlineTicker(GrpcQuotaTransport.deadlineTicker(scheduler.clock()));
   }
 
   @Override
@@ -62,7 +49,7 @@ final class VirtualTimeFleet implements QuotaFleet.Environment, AutoCloseable {
 
   /** A builder of a server that the channels reach, on the fleet's clock and scheduler. */
   InProcessServerBuilder serverBuilder() {
-    return serverBuilder(serverName, scheduler);
+    return VirtualTimeReplicas.serverBuilder(serverName, scheduler);
   }
 
   /** Moves the fleet's time forward, running everything due on the way. */

@@ -19,9 +19,12 @@ import java.util.List;
  *     other scenarios are not captioned with them
  * @param goodputCurve the name of a goodput-against-offered-load chart this scenario is a point
  *     of; empty: none
+ * @param situation the situation whose recommendation the claim supports (see {@link
+ *     Recommendation#SITUATIONS}); empty: none
  */
 @Experimental
-public record Claim(Source source, String text, List<Check> checks, Metric bestBy, Check bestAmong, List<String> figures, String goodputCurve) {
+public record Claim(Source source, String text, List<Check> checks, Metric bestBy, Check bestAmong, List<String> figures,
+    String goodputCurve, String situation) {
   /**
    * Copies the lists.
    *
@@ -32,6 +35,7 @@ public record Claim(Source source, String text, List<Check> checks, Metric bestB
    * @param bestAmong the check a run must pass to be ranked, or null
    * @param figures the chapter's figures the scenario reproduces
    * @param goodputCurve the goodput chart this scenario is a point of, or empty
+   * @param situation the situation whose recommendation the claim supports, or empty
    */
   public Claim {
     checks = List.copyOf(checks);
@@ -46,8 +50,8 @@ public record Claim(Source source, String text, List<Check> checks, Metric bestB
     CHAPTER("chapter", "SRE book, \"Load Balancing in the Datacenter\""),
     /** The SRE book's chapter "Handling Overload". */
     SRE_BOOK("sre-book", "SRE book, \"Handling Overload\""),
-    /** The talk on overload protection. */
-    TALK("talk", "talk on overload protection"),
+    /** The talk on high availability for microservices, Ballast's source document 004 (docs/overload.md). */
+    TALK("talk", "talk on high availability for microservices (source 004)"),
     /** Prequal, NSDI 2024. */
     PREQUAL("prequal", "Prequal (NSDI 2024)"),
     /** A claim of Ballast's own design. */

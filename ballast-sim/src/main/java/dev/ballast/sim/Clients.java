@@ -6,6 +6,7 @@ import dev.ballast.health.HealthConfig;
 import dev.ballast.overload.AdaptiveThrottle;
 import dev.ballast.overload.AnswerKind;
 import dev.ballast.overload.Criticality;
+import dev.ballast.overload.Hedging;
 import dev.ballast.overload.RetryBudget;
 import dev.ballast.overload.RetryPolicy;
 import dev.ballast.pick.Balancer;
@@ -14,6 +15,7 @@ import dev.ballast.pick.Pick;
 import dev.ballast.subset.BackendSet;
 import dev.ballast.subset.Subsetter;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -46,6 +48,13 @@ final class Clients {
   private final int[] backendZone;
   private final Map<String, String> zoneOfKey;
   private final List<List<String>> subsetKeys = new ArrayList<>();
+  /** Failing and slow faults' backends, their onsets, and when each of their clients first ejected them (-1: not yet). */
+  private final int[] watched;
+  private final long[] watchedOnset;
+  private final boolean[] watchedFailing;
+  /** Clients whose subset holds a failing or slow fault's backend: their latencies are also recorded apart. */
+  private final boolean[] faultClient;
+  private final long[][] detectedAt;
   final int[][] subscribers;
   final int[] connections;
   private final HealthConfig health;
@@ -53,6 +62,12 @@ final class Clients {
   private final AdaptiveThrottle[] throttles;
   private final RetryBudget[] budgets;
   private final RetryPolicy retry;
+  /** Each client's hedging, or null when the scenario hedges nothing. */
+  private final Hedging[] hedgings;
+  /** Hedging as gRPC's hedgingPolicy does it: a fixed delay, no budget, no stop on overload, no avoidance. */
+  private final boolean grpcStyleHedging;
+  private final int hedgeAttempts;
+  private final long halfRtt;
   private final double[] criticalityCumulative;
   private final boolean mixedCriticality;
 
@@ -152,6 +167,48 @@ final class Clients {
       }
     }
     retry = overload.retry();
+    grpcStyleHedging = overload.hedgingGrpcStyle();
+    hedgeAttempts = overload.hedging().maxAttempts();
+    halfRtt = scenario.rttNanos() / 2;
+    if (overload.hedgingEnabled()) {
+      hedgings = new Hedging[count];
+      for (int c = 0; c < count; c++) {
+        hedgings[c] = grpcStyleHedging
+            ? Hedging.create(overload.hedging(), null, null, clock)
+            : Hedging.create(overload.hedging(), budgets == null ? null : budgets[c], throttles == null ? null : throttles[c], clock);
+      }
+    } else {
+      hedgings = null;
+    }
+    List<Integer> faulty = new ArrayList<>();
+    List<Long> onsets = new ArrayList<>();
+    List<Boolean> failingFaults = new ArrayList<>();
+    for (Scenario.Fault fault : scenario.faults()) {
+      if (fault.type() == Scenario.FaultType.FAILING || fault.type() == Scenario.FaultType.SLOW) {
+        for (int b = fault.first(); b < Math.min(fleet.count, fault.first() + fault.count()); b++) {
+          faulty.add(b);
+          onsets.add(fault.atNanos());
+          failingFaults.add(fault.type() == Scenario.FaultType.FAILING);
+        }
+      }
+    }
+    watched = faulty.stream().mapToInt(Integer::intValue).toArray();
+    watchedOnset = onsets.stream().mapToLong(Long::longValue).toArray();
+    watchedFailing = new boolean[watched.length];
+    for (int w = 0; w < watched.length; w++) {
+      watchedFailing[w] = failingFaults.get(w);
+    }
+    faultClient = new boolean[count];
+    for (int b : watched) {
+      for (int c : subscribers[b]) {
+        faultClient[c] = true;
+      }
+    }
+    detectedAt = new long[watched.length][];
+    for (int w = 0; w < watched.length; w++) {
+      detectedAt[w] = new long[subscribers[watched[w]].length];
+      Arrays.fill(detectedAt[w], -1);
+    }
     double[] shares = scenario.load().criticalityShares();
     criticalityCumulative = new double[shares.length];
     double sum = 0;
@@ -483,6 +540,101 @@ final class Clients {
     q.deadline = now + deadline;
     q.cost = cost.sample(random);
     send(r, pick, now);
+    if (hedgings != null) {
+      int k = requests.allocateCall();
+      Requests.Call call = requests.call(k);
+      q.call = k;
+      call.first = r;
+      call.sent = 1;
+      call.add(r, fleet.keys[q.backend]);
+      scheduleHedge(k, c, q.deadline, now);
+    }
+  }
+
+  // ---- Hedges ----
+
+  /** The call's next hedge, a delay from now, if there is a delay yet and it falls before the deadline. */
+  private void scheduleHedge(int k, int c, long deadline, long now) {
+    long delay = hedgings[c].delayNanos();
+    if (delay == Long.MAX_VALUE || now + delay >= deadline) {
+      return;
+    }
+    requests.call(k).refs++;
+    events.schedule(now + delay, Simulation.HEDGE, k);
+  }
+
+  /**
+   * A hedge's delay is up: if the request is still unanswered, send another attempt to a backend
+   * that carries none of it (gRPC-style: wherever the balancer picks), within the budget, unless
+   * an attempt was answered "overloaded" or the throttle rejects its criticality.
+   */
+  void sendHedge(int k, long now) {
+    Requests.Call call = requests.call(k);
+    call.refs--;
+    if (call.decided || call.liveCount == 0 || call.sent >= hedgeAttempts) {
+      requests.releaseCall(k);
+      return;
+    }
+    Requests.Attempt model = requests.at(call.live[0]);
+    int c = model.client;
+    Pick pick;
+    if (grpcStyleHedging) {
+      pick = balancers[c].pick();
+    } else {
+      if (!hedgings[c].tryHedge(CRITICALITIES[model.criticality], call.overloaded)) {
+        return;
+      }
+      pick = Hedging.pickAvoiding(balancers[c], call.keys, call.liveCount);
+      if (pick.isPicked() && !Hedging.avoids(pick, call.keys, call.liveCount)) {
+        // Every backend it could go to carries the request already: no hedge.
+        pick.onCancel();
+        return;
+      }
+    }
+    if (!pick.isPicked()) {
+      return;
+    }
+    int r = requests.allocate();
+    Requests.Attempt q = requests.at(r);
+    q.client = c;
+    q.criticality = model.criticality;
+    q.attempt = (byte) (call.sent + 1);
+    q.firstStart = model.firstStart;
+    q.deadline = model.deadline;
+    q.cost = model.cost;
+    q.call = k;
+    call.sent++;
+    result.hedge(q.firstStart);
+    send(r, pick, now);
+    call.add(r, fleet.keys[q.backend]);
+    if (call.sent < hedgeAttempts) {
+      scheduleHedge(k, c, q.deadline, now);
+    }
+  }
+
+  /** Attempt {@code r} of a hedged request lost: its pick ends as cancelled, and the cancel travels to its backend. */
+  private void cancel(int r, long now) {
+    Requests.Attempt q = requests.at(r);
+    Requests.Call call = requests.call(q.call);
+    if (r == call.first) {
+      // Superseded: the time it had been out, a lower bound of its latency.
+      hedgings[q.client].onLatency(now - q.start);
+      call.first = -1;
+    }
+    q.pick.onCancel();
+    q.pick = null;
+    q.answered = true;
+    q.cancelAt = now + halfRtt;
+  }
+
+  /** The request of call {@code k} has its outcome: the attempts still out are cancelled. */
+  private void decide(int k, long now) {
+    Requests.Call call = requests.call(k);
+    call.decided = true;
+    for (int i = 0; i < call.liveCount; i++) {
+      cancel(call.live[i], now);
+    }
+    call.liveCount = 0;
   }
 
   private void send(int r, Pick pick, long now) {
@@ -503,6 +655,10 @@ final class Clients {
 
   void response(int r, long now) {
     Requests.Attempt q = requests.at(r);
+    if (q.call >= 0) {
+      hedgedResponse(r, now);
+      return;
+    }
     q.refs--;
     Pick pick = q.pick;
     q.pick = null;
@@ -532,6 +688,9 @@ final class Clients {
       // a long-queued request included): never held against the backend.
       pick.onCancel();
       result.deadlineMiss(start, deadline, measured, Math.max(now, q.deadline));
+      if (measured && faultClient[c]) {
+        result.faultClientLatency(deadline);
+      }
       requests.release(r);
       return;
     }
@@ -539,6 +698,9 @@ final class Clients {
       case Requests.OK -> {
         pick.onSuccess(latency);
         result.success(start, now - start, measured, q.criticality);
+        if (measured && faultClient[c]) {
+          result.faultClientLatency(now - start);
+        }
       }
       case Requests.ERROR -> {
         pick.onFailure(FailureKind.BACKEND, latency);
@@ -561,6 +723,96 @@ final class Clients {
     requests.release(r);
   }
 
+  /**
+   * The answer to an attempt of a hedged request. A cancelled attempt's answer is dropped (its pick
+   * ended when it was cancelled). The first answer that is the request's outcome (a success, an
+   * application error, a passed deadline) wins and cancels the others; an answer another backend
+   * may serve better (overloaded, unavailable, a broken connection) waits for the attempts still
+   * out, and only the last of them goes on to the retry policy, as an unhedged request's would.
+   */
+  private void hedgedResponse(int r, long now) {
+    Requests.Attempt q = requests.at(r);
+    q.refs--;
+    int k = q.call;
+    Requests.Call call = requests.call(k);
+    if (q.pick == null) {
+      requests.release(r);
+      return;
+    }
+    call.remove(r);
+    Pick pick = q.pick;
+    q.pick = null;
+    q.answered = true;
+    int c = q.client;
+    Criticality level = CRITICALITIES[q.criticality];
+    long start = q.firstStart;
+    long latency = now - q.start;
+    boolean measured = start >= warmup;
+    byte outcome = q.outcome;
+    boolean first = r == call.first;
+    if (first) {
+      call.first = -1;
+    }
+    if (outcome == Requests.NETWORK_ERROR) {
+      result.brokenAttempt(start);
+    }
+    if (throttles != null) {
+      if (outcome == Requests.OVERLOADED) {
+        throttles[c].onRejected(level);
+      } else {
+        throttles[c].onAccepted(level);
+      }
+    }
+    if (now > q.deadline || (outcome == Requests.EXPIRED && call.liveCount == 0)) {
+      pick.onCancel();
+      result.deadlineMiss(start, deadline, measured, Math.max(now, q.deadline));
+      decide(k, now);
+    } else if (outcome == Requests.EXPIRED) {
+      pick.onCancel();
+    } else if (outcome == Requests.OK || outcome == Requests.ERROR) {
+      if (outcome == Requests.OK) {
+        pick.onSuccess(latency);
+        result.success(start, now - start, measured, q.criticality);
+        if (first) {
+          hedgings[c].onLatency(latency);
+        }
+      } else {
+        pick.onFailure(FailureKind.BACKEND, latency);
+        result.failure(start, measured, now);
+      }
+      if (q.attempt > 1) {
+        hedgings[c].onHedgeWon();
+      }
+      decide(k, now);
+    } else {
+      AnswerKind answer;
+      switch (outcome) {
+        case Requests.OVERLOADED -> {
+          pick.onFailure(FailureKind.OVERLOADED, latency);
+          call.overloaded = true;
+          answer = AnswerKind.OVERLOADED;
+        }
+        case Requests.NETWORK_ERROR -> {
+          pick.onFailure(FailureKind.NETWORK, latency);
+          answer = AnswerKind.NETWORK;
+        }
+        case Requests.UNAVAILABLE -> {
+          pick.onFailure(FailureKind.BACKEND, latency);
+          answer = AnswerKind.NETWORK;
+        }
+        default -> throw new AssertionError("answered without an outcome: " + r);
+      }
+      if (call.liveCount == 0) {
+        // The last attempt out failed: the request goes on as an unhedged one would, retried or failed.
+        call.decided = true;
+        q.call = -1;
+        retryOrFail(r, answer, now);
+      }
+    }
+    requests.release(r);
+    requests.releaseCall(k);
+  }
+
   /** Retries request {@code r} after a backoff if the policy and the budget allow it; otherwise it failed. */
   private void retryOrFail(int r, AnswerKind answer, long now) {
     Requests.Attempt q = requests.at(r);
@@ -574,7 +826,11 @@ final class Clients {
     }
     long start = q.firstStart;
     if (!retrying) {
-      result.failure(start, start >= warmup, now);
+      if (answer == AnswerKind.OVERLOADED) {
+        result.shedFailure(start, start >= warmup, now);
+      } else {
+        result.failure(start, start >= warmup, now);
+      }
       return;
     }
     int next = requests.allocate();
@@ -608,11 +864,62 @@ final class Clients {
     send(r, pick, now);
   }
 
+  /**
+   * For each failing or slow fault's backend in client {@code c}'s subset, the first refresh after
+   * the onset that finds it ejected: how long outlier ejection took to see the fault.
+   */
+  private void watchDetection(int c, long now) {
+    for (int w = 0; w < watched.length; w++) {
+      if (now < watchedOnset[w]) {
+        continue;
+      }
+      int b = watched[w];
+      int[] clients = subscribers[b];
+      for (int k = 0; k < clients.length; k++) {
+        if (clients[k] == c && detectedAt[w][k] < 0 && balancers[c].backend(fleet.keys[b]).isEjected()) {
+          detectedAt[w][k] = now;
+        }
+      }
+    }
+  }
+
   /** Requests still unanswered at the end whose deadline passed before it are misses. */
   void finish(long end) {
+    if (outliers.enabled()) {
+      long ejections = 0;
+      for (int c = 0; c < count; c++) {
+        for (Backend backend : balancers[c].health().backends()) {
+          ejections += backend.ejections();
+        }
+      }
+      result.ejections = ejections;
+      for (int w = 0; w < watched.length; w++) {
+        long first = Long.MAX_VALUE;
+        for (long at : detectedAt[w]) {
+          long took = at < 0 ? Long.MAX_VALUE : at - watchedOnset[w];
+          first = Math.min(first, took);
+          if (watchedFailing[w]) {
+            result.failingDetectionNanos = Math.max(result.failingDetectionNanos, took);
+          } else {
+            result.slowDetectionNanos = Math.max(result.slowDetectionNanos, took);
+          }
+        }
+        if (watchedFailing[w] && detectedAt[w].length > 0) {
+          result.failingFirstDetectionNanos = Math.max(result.failingFirstDetectionNanos, first);
+        }
+      }
+    }
     for (int r = 0; r < requests.allocated(); r++) {
       Requests.Attempt q = requests.at(r);
       if (q.pick != null && q.deadline <= end) {
+        if (q.call >= 0) {
+          // One miss per request, whatever number of its attempts are still out.
+          Requests.Call call = requests.call(q.call);
+          if (call.decided) {
+            continue;
+          }
+          call.decided = true;
+        }
         long start = q.firstStart;
         result.deadlineMiss(start, deadline, start >= warmup, q.deadline);
       }
@@ -625,6 +932,7 @@ final class Clients {
     balancers[c].refresh();
     if (outliers.enabled()) {
       result.ejected(balancers[c].health().ejectedBackends(), subsetKeys.get(c).size(), now);
+      watchDetection(c, now);
     }
     events.schedule(now + balancers[c].refreshIntervalNanos(), Simulation.REFRESH, c);
   }

@@ -299,6 +299,18 @@ final class Fleet {
     while (task.queueSize > 0) {
       int next = task.dequeue();
       Requests.Attempt queued = requests.at(next);
+      if (queued.cancelAt <= now) {
+        // Its client cancelled it (another attempt of its hedged request answered first), and the
+        // cancel has reached this backend: dropped unstarted, and nobody waits for an answer.
+        if (queued.admitted) {
+          limiters[b].onDropped();
+        }
+        if (responders != null) {
+          responders[b].onEnd(queued.loadAtArrival, -1);
+        }
+        requests.release(next);
+        continue;
+      }
       if (deadlineChecks && !Deadlines.canStart(now, queued.deadline, 1)) {
         if (queued.admitted) {
           limiters[b].onDropped();

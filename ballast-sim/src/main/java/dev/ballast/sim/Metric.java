@@ -28,8 +28,12 @@ public enum Metric {
   P99_MS("p99-ms", "p99 ms", Better.LOWER, Unit.MILLIS, RunResult.Summary::p99Millis),
   /** The 99.9th percentile latency of requests, in milliseconds. */
   P999_MS("p999-ms", "p99.9 ms", Better.LOWER, Unit.MILLIS, RunResult.Summary::p999Millis),
-  /** The share of requests that failed. */
-  ERROR_RATE("error-rate", "errors", Better.LOWER, Unit.SHARE, RunResult.Summary::errorRate),
+  /** Every request that did not succeed: failed, refused for overload, or never sent. */
+  ERROR_RATE("error-rate", "errors incl. shed", Better.LOWER, Unit.SHARE, RunResult.Summary::errorRate),
+  /** Requests that failed for any reason but overload. */
+  FAILURE_RATE("failure-rate", "errors", Better.LOWER, Unit.SHARE, RunResult.Summary::errorRateBesidesSheds),
+  /** Requests refused for overload: a backend's overload answer not retried, or the client's throttle. */
+  SHED_RATE("shed-rate", "shed", Better.LOWER, Unit.SHARE, RunResult.Summary::shedRate),
   /** Requests whose deadline passed before an answer. */
   DEADLINE_MISSES("deadline-misses", "misses", Better.LOWER, Unit.COUNT, s -> s.deadlineMisses()),
   /** Attempts whose connection broke (the backend was down or died holding them). */
@@ -65,6 +69,10 @@ public enum Metric {
   RECOVERY_S("recovery-s", "recovery s", Better.LOWER, Unit.SECONDS, s -> s.overload().recoverySeconds()),
   /** Probes sent per first attempt ({@code prequal_probing}; 0 for the other policies). */
   PROBES_PER_REQUEST("probes-per-request", "probes/req", Better.LOWER, Unit.RATIO, s -> s.overload().probesPerRequest()),
+  /** Hedges sent per request: the extra requests hedging makes. */
+  HEDGES_PER_REQUEST("hedges-per-request", "hedges/req", Better.LOWER, Unit.SHARE, s -> s.overload().hedgesPerRequest()),
+  /** The fleet's mean CPU utilization over the measured time: the load the requests cost, extra attempts included. */
+  CPU_MEAN("cpu-mean", "cpu mean", Better.LOWER, Unit.SHARE, s -> s.spread().meanUtilization()),
   /** {@link #CPU_MAX_OVER_MIN} before a policy switch. */
   SWITCH_BEFORE_CPU_MAX_OVER_MIN("switch-before-cpu-max-over-min", "cpu max/min before switch", Better.LOWER, Unit.RATIO,
       s -> s.spreadBeforeSwitch() == null ? Double.NaN : s.spreadBeforeSwitch().maxOverMin()),
@@ -85,6 +93,20 @@ public enum Metric {
   FAULT_ERRORS("fault-errors", "fault errors", Better.LOWER, Unit.SHARE, s -> s.ejection().faultErrorShare()),
   /** The largest share of a client's subset outlier ejection held out at once. */
   MAX_EJECTED_SHARE("max-ejected-share", "max ejected", Better.LOWER, Unit.SHARE, s -> s.ejection().maxEjectedShare()),
+  /** The longest a client took from a failing fault's onset to eject its backend. */
+  FAILING_DETECTION_S("failing-detection-s", "failing ejected after", Better.LOWER, Unit.SECONDS,
+      s -> s.ejection().failingDetectionSeconds()),
+  /** The time from a failing fault's onset until the first of its backend's clients ejected it. */
+  FAILING_FIRST_DETECTION_S("failing-first-detection-s", "failing first ejected after", Better.LOWER, Unit.SECONDS,
+      s -> s.ejection().failingFirstDetectionSeconds()),
+  /** The longest a client took from a slow fault's onset to eject its backend. */
+  SLOW_DETECTION_S("slow-detection-s", "slow ejected after", Better.LOWER, Unit.SECONDS,
+      s -> s.ejection().slowDetectionSeconds()),
+  /** The p99 of the clients whose subset holds a failing or slow fault's backend. */
+  FAULT_CLIENTS_P99_MS("fault-clients-p99-ms", "its clients' p99 ms", Better.LOWER, Unit.MILLIS,
+      s -> s.ejection().faultClientsP99Millis()),
+  /** Ejections over the whole run, by every client (nothing ejected: 0). */
+  EJECTIONS("ejections", "ejections", Better.LOWER, Unit.COUNT, s -> s.ejection().ejections()),
   /** The share of attempts sent to a backend in another zone than the client's. */
   CROSS_ZONE_SHARE("cross-zone-share", "cross-zone", Better.LOWER, Unit.SHARE, s -> s.zones().crossZoneShare()),
   /**

@@ -4,6 +4,8 @@ import dev.ballast.annotation.Experimental;
 import dev.ballast.pick.FairShareConfig;
 import dev.ballast.pick.InterleavedWeightedRoundRobinConfig;
 import dev.ballast.pick.LeastLoadedConfig;
+import dev.ballast.pick.Policy;
+import dev.ballast.pick.PolicyTable;
 import dev.ballast.pick.PowerOfTwoChoicesConfig;
 import dev.ballast.pick.PrequalProbingConfig;
 import dev.ballast.pick.WeightedRoundRobinConfig;
@@ -15,7 +17,9 @@ import java.util.Map;
 
 /**
  * Every policy the simulator can run, by name: an explicit list (as in Caffeine's simulator), so
- * that adding a core policy means adding one adapter and one line here.
+ * that adding a core policy means adding one adapter and one line here; and after it, every policy
+ * of one's own that {@link PolicyTable} found on the class path (a {@code PolicyProvider}), run
+ * as the provider makes it from the scenario's {@code policy-settings} section.
  */
 @Experimental
 public final class PolicyRegistry {
@@ -60,7 +64,21 @@ public final class PolicyRegistry {
         FACTORIES.put(base + suffix, context -> new ZoneVariantAdapter(factory.create(context), suffix));
       }
     }
+    // Policies of one's own, found on the class path: the provider makes the core policy.
+    for (PolicyTable.Entry<?> entry : PolicyTable.entries()) {
+      if (!entry.isBuiltIn() && !FACTORIES.containsKey(entry.name())) {
+        FACTORIES.put(entry.name(), context -> new ProvidedPolicyAdapter(entry.name(), provided(context, entry)));
+      }
+    }
   }
+
+  /** A provider's policy, made from the scenario's section for it. */
+  private static <C> Policy provided(Context context, PolicyTable.Entry<C> entry) {
+    return entry.create(config(context, entry.settings()));
+  }
+
+  /** A policy of one's own, as its provider made it: the simulator runs it as it runs the built-in ones. */
+  record ProvidedPolicyAdapter(String name, Policy policy) implements PolicyAdapter {}
 
   /** The scenario's config for the policy whose settings are {@code settings}. */
   private static <C> C config(Context context, Settings<C> settings) {

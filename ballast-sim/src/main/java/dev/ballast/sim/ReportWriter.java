@@ -89,6 +89,7 @@ public final class ReportWriter {
         return section.toString();
       }).toList();
       sections.forEach(html::append);
+      recommendation(html, verdicts);
       html.append("</body></html>\n");
       Files.writeString(dir.resolve("index.html"), html.toString(), StandardCharsets.UTF_8);
     } catch (IOException e) {
@@ -98,6 +99,30 @@ public final class ReportWriter {
 
   // ---- The page ----
 
+  /** The page's last section: what to use in each situation, derived from the verdicts above. */
+  private static void recommendation(StringBuilder html, List<Verdict> verdicts) {
+    List<Recommendation> recommendations = Recommendation.of(verdicts);
+    if (recommendations.isEmpty()) {
+      return;
+    }
+    html.append("<h2 id=\"recommendation\">Recommendation</h2>\n<p>For each situation the scenarios cover: the policy ")
+        .append("named best most often among its claims that hold, the protective settings all of those ran with, and the ")
+        .append("claims it rests on. It is worked out from this run's verdicts, so a claim that fails shows here first.</p>\n")
+        .append("<table>\n<tr><th>situation</th><th>use</th><th>with</th><th>rests on (claims that hold)</th>")
+        .append("<th>claims that do not hold</th></tr>\n");
+    for (Recommendation r : recommendations) {
+      html.append("<tr><td class=\"t\">").append(escape(Recommendation.SITUATIONS.get(r.situation()))).append("</td><td>")
+          .append(r.policies().isEmpty() ? "<span class=\"not\">no policy named best</span>"
+              : escape(String.join(" or ", r.policies())) + "<br><small>best in " + r.bestCount() + " of "
+                  + r.holding().size() + "</small>")
+          .append("</td><td class=\"t\">").append(escape(String.join(", ", r.settings()))).append("</td><td class=\"t\">")
+          .append(escape(String.join(", ", r.holding()))).append("</td><td class=\"t\">")
+          .append(r.failing().isEmpty() ? "none" : "<span class=\"FAILS\">" + escape(String.join(", ", r.failing())) + "</span>")
+          .append("</td></tr>\n");
+    }
+    html.append("</table>\n");
+  }
+
   private static void headline(StringBuilder html, List<Verdict> verdicts) {
     long holds = verdicts.stream().filter(v -> v.outcome() == Check.Outcome.HOLDS).count();
     long fails = verdicts.stream().filter(v -> v.outcome() == Check.Outcome.FAILS).count();
@@ -105,7 +130,7 @@ public final class ReportWriter {
     html.append("<h2>Headline</h2>\n<p><b>").append(holds).append(" of ").append(judged).append(" claims hold")
         .append(fails > 0 ? ", " + fails + " fail" : "").append(".</b> Each claim comes from the SRE book's chapter ")
         .append("\"Load Balancing in the Datacenter\" (chapter), its chapter \"Handling Overload\" (sre-book), the talk on ")
-        .append("overload protection (talk), a paper, or is Ballast's own; it holds when every check below it holds on the ")
+        .append("high availability for microservices of source document 004 (talk), a paper, or is Ballast's own; it holds when every check below it holds on the ")
         .append("measured figures. The best policy is the best by the figure the scenario names.</p>\n");
     html.append("<table>\n<tr><th>scenario</th><th>source</th><th>claim</th><th>measured</th><th>verdict</th><th>best policy</th></tr>\n");
     for (Verdict v : verdicts) {
@@ -151,7 +176,7 @@ public final class ReportWriter {
     if (scenarioColumn) {
       html.append("<th>scenario</th>");
     }
-    for (String header : List.of("policy", "cpu max/mean", "cpu max/min", "wasted", "p99 ms", "errors", "deadline misses",
+    for (String header : List.of("policy", "cpu max/mean", "cpu max/min", "wasted", "p99 ms", "errors", "shed", "deadline misses",
         "goodput", "sheds", "ampl", "verdict")) {
       html.append("<th>").append(escape(header)).append("</th>");
     }
@@ -169,7 +194,8 @@ public final class ReportWriter {
         }
         html.append("<td>").append(escape(policy.policy())).append("</td>");
         for (Metric m : List.of(Metric.CPU_MAX_OVER_MEAN, Metric.CPU_MAX_OVER_MIN, Metric.WASTED_SHARE, Metric.P99_MS,
-            Metric.ERROR_RATE, Metric.DEADLINE_MISSES, Metric.GOODPUT_SHARE, Metric.SHEDS, Metric.AMPLIFICATION)) {
+            Metric.FAILURE_RATE, Metric.SHED_RATE, Metric.DEADLINE_MISSES, Metric.GOODPUT_SHARE, Metric.SHEDS,
+            Metric.AMPLIFICATION)) {
           double value = m.of(s);
           boolean noLatency = m == Metric.P99_MS && s.overload().goodputRps() == 0;
           html.append("<td class=\"n\">").append(noLatency ? "-" : m.format(value)).append("</td>");
@@ -197,7 +223,11 @@ public final class ReportWriter {
         + "as a share of the cores reserved, because every task must be provisioned for the most loaded one's load.");
     terms.put("p50 ms, p99 ms, p99.9 ms", "latency the callers saw, of requests that succeeded or missed their deadline "
         + "(a miss counts as the deadline); \"-\" where no request succeeded.");
-    terms.put("errors", "requests that failed (after their retries), found no backend, or were rejected locally, as a share of all requests.");
+    terms.put("errors", "requests that failed (after their retries) or found no backend, for any reason but overload, as a "
+        + "share of all requests.");
+    terms.put("shed", "requests refused for overload, as a share of all requests: a backend answered \"overloaded\" and the "
+        + "request was not retried, or the client's throttle rejected it locally. Overload protection doing its work, shown "
+        + "apart from the errors; a check's \"errors incl. shed\" (error-rate) counts both.");
     terms.put("deadline misses (misses)", "requests answered after their caller's deadline, or not at all by then.");
     terms.put("broken attempts", "attempts whose connection broke (the backend was down or died holding them); a retry may still save the request.");
     terms.put("conn min/mean/max", "connections per backend, from the subsetting.");
@@ -233,6 +263,9 @@ public final class ReportWriter {
     Claim claim = scenario.claim();
     Path scenarioDir = dir.resolve(scenario.name());
     Files.createDirectories(scenarioDir);
+    if (scenario.runsPerPolicy() > 1) {
+      writeRuns(scenarioDir.resolve("runs.csv"), result);
+    }
     html.append("<h2 id=\"").append(escape(scenario.name())).append("\">").append(escape(scenario.name()))
         .append(scenario.title().isEmpty() ? "" : ": " + escape(scenario.title())).append("</h2>\n");
     if (!claim.text().isEmpty()) {
@@ -459,7 +492,10 @@ public final class ReportWriter {
             + "p99_before_switch_ms,p99_after_switch_ms,"
             + "goodput_rps,goodput_share,local_rejections,backend_sheds,expired_unstarted,first_attempts,retries,"
             + "retry_amplification,success_critical_plus,success_critical,success_sheddable_plus,success_sheddable,"
-            + "recovery_s,probes_per_request,failing_share,slow_fair_share,fault_errors,max_ejected_share,verdict,best\n");
+            + "recovery_s,probes_per_request,failing_share,slow_fair_share,fault_errors,max_ejected_share,"
+            + "failing_detection_s,failing_first_detection_s,slow_detection_s,ejections,fault_clients_p99_ms,error_rate_besides_shed,shed_rate,"
+            + "cross_zone_share,cross_zone_minimum,cross_zone_over_minimum,outage_errors_after_detection,"
+            + "outage_survivors_cpu_max_over_mean,zone_recovery_s,outage_after_return_cpu_max_over_mean,verdict,best\n");
     for (SuiteRunner.ScenarioResult scenario : results) {
       Verdict verdict = Verdict.of(scenario);
       for (SuiteRunner.PolicyResult policy : scenario.policies()) {
@@ -485,8 +521,43 @@ public final class ReportWriter {
             optional(o.criticalitySuccess()[2]), optional(o.criticalitySuccess()[3]), optional(o.recoverySeconds()),
             num(o.probesPerRequest()), optional(s.ejection().failingShare()), optional(s.ejection().slowFairShare()),
             optional(s.ejection().faultErrorShare()), optional(s.ejection().maxEjectedShare()),
+            optional(s.ejection().failingDetectionSeconds()), optional(s.ejection().failingFirstDetectionSeconds()),
+            optional(s.ejection().slowDetectionSeconds()),
+            optional(s.ejection().ejections()), optional(s.ejection().faultClientsP99Millis()),
+            num(s.errorRateBesidesSheds()), num(s.shedRate()),
+            optional(s.zones().crossZoneShare()), optional(s.zones().minimumCrossZoneShare()),
+            optional(s.zones().crossZoneOverMinimum()), optional(s.zones().errorsAfterDetection()),
+            optional(s.zones().survivorsCpuMaxOverMean()), optional(s.zones().recoverySeconds()),
+            optional(s.zones().afterReturnCpuMaxOverMean()),
             verdict.word(), verdict.best().contains(policy.policy()) ? "best" : ""))
             .append('\n');
+      }
+    }
+    Files.writeString(file, csv.toString(), StandardCharsets.UTF_8);
+  }
+
+  /**
+   * One line per run of a scenario of several runs (seeds, onset shifts): every metric of each
+   * policy's run, so that a sweep's worst and median runs can be read off, and any other figure.
+   */
+  private static void writeRuns(Path file, SuiteRunner.ScenarioResult result) throws IOException {
+    StringBuilder csv = new StringBuilder("policy,run,seed,onset_shift_s");
+    for (Metric m : Metric.values()) {
+      csv.append(',').append(m.key());
+    }
+    csv.append('\n');
+    Scenario scenario = result.scenario();
+    List<Long> shifts = scenario.sweep().shifts();
+    for (SuiteRunner.PolicyResult policy : result.policies()) {
+      List<RunResult> runs = policy.runs();
+      for (int k = 0; k < runs.size(); k++) {
+        RunResult.Summary s = runs.get(k).summary();
+        csv.append(policy.policy()).append(',').append(k).append(',').append(runs.get(k).seed()).append(',')
+            .append(num(shifts.get(k % shifts.size()) / 1e9));
+        for (Metric m : Metric.values()) {
+          csv.append(',').append(optional(m.of(s)));
+        }
+        csv.append('\n');
       }
     }
     Files.writeString(file, csv.toString(), StandardCharsets.UTF_8);

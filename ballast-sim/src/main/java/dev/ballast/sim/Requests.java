@@ -62,6 +62,93 @@ final class Requests {
     /** Whether the backend's limiter counts it in flight. */
     boolean admitted;
     Pick pick;
+    /** The hedged call this attempt belongs to, or -1 (hedging off, or a retry). */
+    int call = -1;
+    /** The client cancelled it (another attempt of its call answered first): when the cancel reaches its backend. */
+    long cancelAt = Long.MAX_VALUE;
+  }
+
+  /**
+   * One hedged request: its attempts out at once, and whether it has its answer. Only scenarios
+   * with hedging make calls; the others pay nothing for them.
+   */
+  static final class Call {
+    /** The attempts still out (not answered, not cancelled), by id; the first {@link #live} count. */
+    final int[] live = new int[8];
+    /** Their backends' keys, in the same order, for the next hedge's pick to avoid. */
+    final String[] keys = new String[8];
+    int liveCount;
+    /** Attempts sent so far, the first included. */
+    int sent;
+    /** The id of the first attempt while it is out, else -1. */
+    int first;
+    /** Whether an attempt was answered "overloaded". */
+    boolean overloaded;
+    /** Whether the request has its outcome (an answer won, it failed, or it was handed to a retry). */
+    boolean decided;
+    /** Scheduled hedge events that refer to it. */
+    int refs;
+
+    void add(int r, String key) {
+      live[liveCount] = r;
+      keys[liveCount] = key;
+      liveCount++;
+    }
+
+    void remove(int r) {
+      for (int i = 0; i < liveCount; i++) {
+        if (live[i] == r) {
+          liveCount--;
+          live[i] = live[liveCount];
+          keys[i] = keys[liveCount];
+          return;
+        }
+      }
+    }
+  }
+
+  private Call[] calls = new Call[0];
+  private int[] freeCalls = new int[64];
+  private int freeCallCount;
+  private int allocatedCalls;
+
+  /** A new call, with nothing out yet. */
+  int allocateCall() {
+    int k;
+    if (freeCallCount > 0) {
+      k = freeCalls[--freeCallCount];
+    } else {
+      if (allocatedCalls == calls.length) {
+        int from = calls.length;
+        calls = Arrays.copyOf(calls, Math.max(64, allocatedCalls * 2));
+        for (int i = from; i < calls.length; i++) {
+          calls[i] = new Call();
+        }
+        freeCalls = Arrays.copyOf(freeCalls, calls.length);
+      }
+      k = allocatedCalls++;
+    }
+    Call call = calls[k];
+    call.liveCount = 0;
+    call.sent = 0;
+    call.first = -1;
+    call.overloaded = false;
+    call.decided = false;
+    call.refs = 0;
+    return k;
+  }
+
+  Call call(int k) {
+    return calls[k];
+  }
+
+  /** A call is reused once it has its outcome, nothing of it is out, and no event refers to it. */
+  void releaseCall(int k) {
+    Call call = calls[k];
+    if (call.decided && call.liveCount == 0 && call.refs == 0) {
+      call.refs = -1; // released: not again
+      freeCalls[freeCallCount++] = k;
+    }
   }
 
   /** Attempt {@code r}'s state. */
@@ -84,6 +171,8 @@ final class Requests {
     a.answered = false;
     a.admitted = false;
     a.refs = 0;
+    a.call = -1;
+    a.cancelAt = Long.MAX_VALUE;
     return r;
   }
 

@@ -20,6 +20,8 @@ final class RunRecorder {
   final LatencyHistogram latency = new LatencyHistogram();
   final LatencyHistogram latencyBefore = new LatencyHistogram();
   final LatencyHistogram latencyAfter = new LatencyHistogram();
+  /** Latencies of the measured requests of clients whose subset holds a failing or slow fault's backend. */
+  final LatencyHistogram faultClientLatency = new LatencyHistogram();
   final long sampleInterval;
   private final long switchAt;
   private final long settledAt;
@@ -41,6 +43,7 @@ final class RunRecorder {
   long expired;
   long attempts;
   long retries;
+  long hedges;
   long probes;
   final long[] issuedByCriticality = new long[4];
   final long[] successesByCriticality = new long[4];
@@ -50,6 +53,19 @@ final class RunRecorder {
   long faultErrors;
   /** The largest share of a client's subset that outlier ejection held out at once, after the warm-up. */
   double maxEjectedShare;
+  /**
+   * The longest any client whose subset holds a failing fault's backend took, from the fault's
+   * onset, to eject it (Long.MAX_VALUE: one never did); -1 without such faults or ejection.
+   */
+  long failingDetectionNanos = -1;
+  /** The longest, over failing faults' backends, until the first of its clients ejected it. */
+  long failingFirstDetectionNanos = -1;
+  /** The same as {@link #failingDetectionNanos} for slow faults' backends. */
+  long slowDetectionNanos = -1;
+  /** Ejections over the whole run, by every client of every backend (warm-up included). */
+  long ejections;
+  /** Measured requests that failed because a backend answered "overloaded" and they were not retried. */
+  long shedFailures;
 
   /**
    * How long after a fault begins its backends' traffic is judged: the time outlier ejection has
@@ -203,6 +219,13 @@ final class RunRecorder {
     }
   }
 
+  /** A hedge of a request that started at {@code start} was sent. */
+  void hedge(long start) {
+    if (measured(start)) {
+      hedges++;
+    }
+  }
+
   /** A client sent a probe. */
   void probe(long now) {
     if (measured(now)) {
@@ -261,6 +284,19 @@ final class RunRecorder {
       // The caller saw the deadline expire, not the late answer.
       recordLatency(start, deadlineNanos);
       count(start, false, true);
+    }
+  }
+
+  /** A measured request of a client whose subset holds a faulty backend succeeded or missed its deadline, after this long. */
+  void faultClientLatency(long latencyNanos) {
+    faultClientLatency.record(latencyNanos);
+  }
+
+  /** A measured request failed on an overload answer it did not retry: refused for overload, not broken. */
+  void shedFailure(long start, boolean measured, long now) {
+    failure(start, measured, now);
+    if (measured) {
+      shedFailures++;
     }
   }
 

@@ -297,28 +297,51 @@ public final class RunResult {
    * fault, or runs without ejection.
    *
    * @param failingShare the share of all attempts that reached a failing backend, from {@link
-   *     RunRecorder#FAULT_SETTLE_NANOS} after its fault began to its end
+   *     RunRecorder#FAULT_SETTLE_NANOS} after its fault began to its end; with several failing
+   *     faults, their shares added up (two failing backends with 2.5% each: 5%)
    * @param slowFairShare the slow backends' share of attempts over their fair share (their share
    *     of the fleet), over the same window of their fault
    * @param faultErrorShare the errors failing backends answered because of their fault, as a share
    *     of the measured requests
    * @param maxEjectedShare the largest share of a client's subset held out of rotation at once
+   * @param failingDetectionSeconds the longest any client whose subset holds a failing fault's
+   *     backend took from the fault's onset to eject it (infinite: one never did within the run;
+   *     NaN: no such fault, or no ejection)
+   * @param slowDetectionSeconds the same for slow faults' backends
+   * @param failingFirstDetectionSeconds for each failing fault's backend, the time from its onset
+   *     until the first of its clients ejected it; the longest of those
+   * @param ejections ejections by every client over the whole run, warm-up included (NaN without
+   *     ejection)
+   * @param faultClientsP99Millis the p99 latency of the clients whose subset holds a failing or
+   *     slow fault's backend (NaN: no such fault); a variant that keeps the fault with no effect (a
+   *     slow factor of 1) measures the same clients without it
    */
-  public record Ejection(double failingShare, double slowFairShare, double faultErrorShare, double maxEjectedShare) {
+  public record Ejection(double failingShare, double slowFairShare, double faultErrorShare, double maxEjectedShare,
+      double failingDetectionSeconds, double slowDetectionSeconds, double failingFirstDetectionSeconds, double ejections,
+      double faultClientsP99Millis) {
     static Ejection mean(List<Ejection> runs) {
       int n = runs.size();
       return new Ejection(
           runs.stream().mapToDouble(Ejection::failingShare).sum() / n,
           runs.stream().mapToDouble(Ejection::slowFairShare).sum() / n,
           runs.stream().mapToDouble(Ejection::faultErrorShare).sum() / n,
-          // "At any moment" over every seed: the largest, not the mean.
-          runs.stream().mapToDouble(Ejection::maxEjectedShare).max().orElse(Double.NaN));
+          // "At any moment" over every seed: the largest, not the mean; likewise the slowest detection.
+          runs.stream().mapToDouble(Ejection::maxEjectedShare).max().orElse(Double.NaN),
+          runs.stream().mapToDouble(Ejection::failingDetectionSeconds).max().orElse(Double.NaN),
+          runs.stream().mapToDouble(Ejection::slowDetectionSeconds).max().orElse(Double.NaN),
+          runs.stream().mapToDouble(Ejection::failingFirstDetectionSeconds).max().orElse(Double.NaN),
+          runs.stream().mapToDouble(Ejection::ejections).sum(),
+          runs.stream().mapToDouble(Ejection::faultClientsP99Millis).sum() / n);
     }
   }
 
+  /** A detection time in seconds: NaN for none (-1), infinite for never. */
+  private static double seconds(long detectionNanos) {
+    return detectionNanos < 0 ? Double.NaN : detectionNanos == Long.MAX_VALUE ? Double.POSITIVE_INFINITY : detectionNanos / 1e9;
+  }
+
   private static Ejection ejection(RunRecorder b, long measuredRequests) {
-    long failingAll = 0;
-    long failing = 0;
+    double failingShare = 0;
     long slowAll = 0;
     long slow = 0;
     double slowFair = 0;
@@ -327,19 +350,25 @@ public final class RunResult {
     for (RunRecorder.FaultTraffic traffic : b.faultTraffic) {
       if (traffic.type == Scenario.FaultType.FAILING) {
         hasFailing = true;
-        failingAll += traffic.all;
-        failing += traffic.faulted;
+        // Each fault's backends' share of all attempts in its own window: added, not averaged.
+        failingShare += traffic.all == 0 ? 0 : (double) traffic.faulted / traffic.all;
       } else {
         slowAll += traffic.all;
         slow += traffic.faulted;
         slowFair += traffic.all * (double) (traffic.endBackend - traffic.firstBackend) / backends;
       }
     }
+    boolean ejecting = b.scenario.outliers().enabled();
     return new Ejection(
-        failingAll == 0 ? Double.NaN : (double) failing / failingAll,
+        hasFailing ? failingShare : Double.NaN,
         slowFair == 0 ? Double.NaN : slow / slowFair,
         !hasFailing || measuredRequests == 0 ? Double.NaN : (double) b.faultErrors / measuredRequests,
-        b.scenario.outliers().enabled() ? b.maxEjectedShare : Double.NaN);
+        ejecting ? b.maxEjectedShare : Double.NaN,
+        ejecting ? seconds(b.failingDetectionNanos) : Double.NaN,
+        ejecting ? seconds(b.slowDetectionNanos) : Double.NaN,
+        ejecting ? seconds(b.failingFirstDetectionNanos) : Double.NaN,
+        ejecting ? b.ejections : Double.NaN,
+        b.faultClientLatency.count() == 0 ? Double.NaN : b.faultClientLatency.quantileMillis(0.99));
   }
 
   /**
@@ -348,6 +377,10 @@ public final class RunResult {
    * mean antagonist, over the mean query cost).
    *
    * @param criticalitySuccess per criticality, the share of its requests that succeeded (NaN: none sent)
+   * @param hedges hedged attempts sent, beside the first attempts and retries
+   * @param shedFailures requests that failed because a backend answered "overloaded" and they were
+   *     not retried: refused for overload, which the throttled ones are too (see {@link
+   *     Summary#shedRate()})
    * @param recoverySeconds after a load spike, how long until a whole sample interval served at
    *     least 95% of what was offered in it, up to the fleet's capacity (NaN: no spike, or never)
    */
@@ -361,7 +394,9 @@ public final class RunResult {
       long retries,
       double[] criticalitySuccess,
       double recoverySeconds,
-      long probes) {
+      long probes,
+      long hedges,
+      long shedFailures) {
 
     /**
      * Probes sent per first attempt.
@@ -373,12 +408,21 @@ public final class RunResult {
     }
 
     /**
-     * Attempts sent per first attempt.
+     * Attempts sent per first attempt, retries and hedges included.
      *
-     * @return the ratio, 1 without retries
+     * @return the ratio, 1 without retries or hedges
      */
     public double amplification() {
-      return firstAttempts == 0 ? 1 : (double) (firstAttempts + retries) / firstAttempts;
+      return firstAttempts == 0 ? 1 : (double) (firstAttempts + retries + hedges) / firstAttempts;
+    }
+
+    /**
+     * Hedges sent per first attempt.
+     *
+     * @return the ratio, 0 without hedging
+     */
+    public double hedgesPerRequest() {
+      return firstAttempts == 0 ? 0 : (double) hedges / firstAttempts;
     }
 
     @Override
@@ -394,7 +438,8 @@ public final class RunResult {
     @Override
     public String toString() {
       return "OverloadOutcome[" + goodputRps + ", " + goodputShare + ", " + throttled + ", " + sheds + ", " + expired + ", "
-          + firstAttempts + ", " + retries + ", " + Arrays.toString(criticalitySuccess) + ", " + recoverySeconds + ", " + probes + "]";
+          + firstAttempts + ", " + retries + ", " + Arrays.toString(criticalitySuccess) + ", " + recoverySeconds + ", " + probes
+          + ", " + hedges + ", " + shedFailures + "]";
     }
 
     static OverloadOutcome mean(List<OverloadOutcome> runs) {
@@ -414,7 +459,9 @@ public final class RunResult {
           runs.stream().mapToLong(OverloadOutcome::retries).sum(),
           success,
           runs.stream().mapToDouble(OverloadOutcome::recoverySeconds).sum() / n,
-          runs.stream().mapToLong(OverloadOutcome::probes).sum());
+          runs.stream().mapToLong(OverloadOutcome::probes).sum(),
+          runs.stream().mapToLong(OverloadOutcome::hedges).sum(),
+          runs.stream().mapToLong(OverloadOutcome::shedFailures).sum());
     }
   }
 
@@ -565,6 +612,26 @@ public final class RunResult {
       ZoneOutcome zones) {
 
     /**
+     * The share of requests refused for overload: a backend's overload answer not retried, or the
+     * client's throttle. Protection working as designed, not a failure: reports show it apart from
+     * the other errors, which {@link #errorRate()} includes.
+     *
+     * @return the share, 0 without requests
+     */
+    public double shedRate() {
+      return requests == 0 ? 0 : (double) (overload.shedFailures() + overload.throttled()) / requests;
+    }
+
+    /**
+     * The share of requests that failed for any reason but overload (see {@link #shedRate()}).
+     *
+     * @return the share
+     */
+    public double errorRateBesidesSheds() {
+      return Math.max(0, errorRate - shedRate());
+    }
+
+    /**
      * Several seeds' summaries of one policy and scenario averaged into one: rates and figures
      * averaged, counts summed.
      *
@@ -627,7 +694,7 @@ public final class RunResult {
             scenario.durationNanos(), b.capacityRps)
         : Double.NaN;
     return new OverloadOutcome(goodput, RunMetrics.goodputShare(goodput, b.capacityRps), b.throttled, b.sheds, b.expired,
-        b.attempts - b.retries, b.retries, RunMetrics.successShares(b.issuedByCriticality, b.successesByCriticality),
-        recovery, b.probes);
+        b.attempts - b.retries - b.hedges, b.retries, RunMetrics.successShares(b.issuedByCriticality, b.successesByCriticality),
+        recovery, b.probes, b.hedges, b.shedFailures);
   }
 }

@@ -40,7 +40,8 @@ public record Scenario(
     OutlierConfig outliers,
     List<Variant> variants,
     ZonesSpec zones,
-    Scenario defaultSuiteRun) {
+    Scenario defaultSuiteRun,
+    Sweep sweep) {
 
   /**
    * Copies the lists. Each field's default and meaning is in {@code ballast-sim.conf}.
@@ -72,11 +73,71 @@ public record Scenario(
    * @param variants the same scenario with some keys set otherwise, run beside it
    * @param zones the zones, or none
    * @param defaultSuiteRun the shorter run the default suite makes of it, or null
+   * @param sweep the onset shifts each seed runs with, and whether checks judge each run
    */
   public Scenario {
     policies = List.copyOf(policies);
     faults = List.copyOf(faults);
     variants = List.copyOf(variants);
+  }
+
+  /**
+   * How a scenario's runs spread beyond its seeds, and how its checks judge them.
+   *
+   * @param onsetShiftsNanos each seed runs once per shift, every fault starting that much later
+   *     (empty: once, as written), so that a claim about faults covers onsets spread across an
+   *     interval and not one phase of it
+   * @param judgeEachRun whether each check must hold on every run (seed and shift) rather than on
+   *     the runs' mean; a check comparing two policies pairs their runs of the same seed and shift
+   */
+  public record Sweep(List<Long> onsetShiftsNanos, boolean judgeEachRun) {
+    /** One run per seed, judged on the mean. */
+    public static final Sweep NONE = new Sweep(List.of(), false);
+
+    /**
+     * Copies the shifts.
+     *
+     * @param onsetShiftsNanos each seed runs once per shift
+     * @param judgeEachRun whether each check must hold on every run
+     */
+    public Sweep {
+      onsetShiftsNanos = List.copyOf(onsetShiftsNanos);
+    }
+
+    /**
+     * The shifts each seed runs with.
+     *
+     * @return the shifts, {@code [0]} when none are given
+     */
+    public List<Long> shifts() {
+      return onsetShiftsNanos.isEmpty() ? List.of(0L) : onsetShiftsNanos;
+    }
+  }
+
+  /**
+   * Runs per policy.
+   *
+   * @return seeds times onset shifts
+   */
+  public int runsPerPolicy() {
+    return seeds * sweep.shifts().size();
+  }
+
+  /**
+   * The same scenario with every fault starting later.
+   *
+   * @param shiftNanos how much later
+   * @return the scenario, itself for a shift of 0
+   */
+  public Scenario withFaultsShifted(long shiftNanos) {
+    if (shiftNanos == 0) {
+      return this;
+    }
+    List<Fault> shifted = faults.stream().map(f -> new Fault(f.type(), f.first(), f.count(), f.atNanos() + shiftNanos,
+        f.forNanos(), f.factor(), f.intervalNanos(), f.lameDuck(), f.retryable(), f.share())).toList();
+    return new Scenario(name, source, title, claim, seed, seeds, durationNanos, warmupNanos, sampleIntervalNanos,
+        policies, clients, fleet, load, cost, rttNanos, deadlineNanos, health, reports, restart, shifted,
+        policySwitch, policySettings, overload, outliers, variants, zones, defaultSuiteRun, sweep);
   }
 
   /**
@@ -129,7 +190,7 @@ public record Scenario(
         names, clients, fleet, load, cost, rttNanos, deadlineNanos, health, reports, restart, faults,
         policySwitch, policySettings, overload, outliers,
         variants.stream().map(v -> new Variant(v.name(), v.scenario().withPolicies(names))).toList(), zones,
-        defaultSuiteRun == null ? null : defaultSuiteRun.withPolicies(names));
+        defaultSuiteRun == null ? null : defaultSuiteRun.withPolicies(names), sweep);
   }
 
   /**
@@ -143,7 +204,7 @@ public record Scenario(
         policies, clients, fleet, load, cost, rttNanos, deadlineNanos, health, reports, restart, faults,
         policySwitch, policySettings, overload, outliers,
         variants.stream().map(v -> new Variant(v.name(), v.scenario().withSeeds(count))).toList(), zones,
-        defaultSuiteRun == null ? null : defaultSuiteRun.withSeeds(count));
+        defaultSuiteRun == null ? null : defaultSuiteRun.withSeeds(count), sweep);
   }
 
   /**
@@ -313,7 +374,10 @@ public record Scenario(
       long shedCostNanos,
       boolean deadlineChecks,
       dev.ballast.overload.RetryPolicy retry,
-      boolean retryBudget) {}
+      boolean retryBudget,
+      dev.ballast.overload.HedgingConfig hedging,
+      boolean hedgingEnabled,
+      boolean hedgingGrpcStyle) {}
 
   /**
    * What a request costs a backend: CPU drawn from a bounded Pareto distribution on {@code

@@ -9,6 +9,7 @@ import com.typesafe.config.ConfigObject;
 import com.typesafe.config.ConfigParseOptions;
 import com.typesafe.config.ConfigRenderOptions;
 import com.typesafe.config.ConfigSyntax;
+import com.typesafe.config.ConfigUtil;
 import com.typesafe.config.ConfigValue;
 import com.typesafe.config.ConfigValueType;
 import dev.ballast.annotation.Experimental;
@@ -18,6 +19,7 @@ import dev.ballast.pick.ZoneConfig;
 import dev.ballast.internal.Ranges;
 import dev.ballast.overload.Backoff;
 import dev.ballast.overload.Criticality;
+import dev.ballast.overload.HedgingConfig;
 import dev.ballast.overload.LimiterConfig;
 import dev.ballast.overload.RetryBudgetConfig;
 import dev.ballast.overload.RetryPolicy;
@@ -91,7 +93,8 @@ public final class ScenarioReader {
       OVERLOAD + ".limiter", LimiterConfig.SETTINGS,
       OVERLOAD + ".retry", RetryPolicy.SETTINGS,
       OVERLOAD + ".retry.backoff", Backoff.SETTINGS,
-      OVERLOAD + ".retry.budget", RetryBudgetConfig.SETTINGS);
+      OVERLOAD + ".retry.budget", RetryBudgetConfig.SETTINGS,
+      OVERLOAD + ".hedging", HedgingConfig.SETTINGS);
   private static final String HEALTH = "health";
   /**
    * The health settings a scenario takes, read through {@link HealthConfig#SETTINGS} in its {@code
@@ -113,16 +116,18 @@ public final class ScenarioReader {
    * claim is settled well within them; {@code --full} and {@code --scenario} run it as written.
    */
   static final String DEFAULT_SUITE = "default-suite";
-  private static final List<String> DEFAULT_SUITE_KEYS = List.of("duration", "warmup");
+  private static final List<String> DEFAULT_SUITE_KEYS = List.of("duration", "warmup", "onset-shifts");
   /**
    * Keys a variant may not set: they say what the scenario is and how its runs line up in time,
    * so that a policy's runs in the scenario and in its variants compare figure by figure.
    */
   private static final List<String> SCENARIO_WIDE_KEYS = List.of("name", "title", "claim", "source", "checks", "best-by", "best-among",
-      "figures", "goodput-curve", "policies", "seed", "seeds", "duration", "warmup", "sample-interval", "switch",
-      DEFAULT_SUITE);
+      "figures", "goodput-curve", "situation", "policies", "seed", "seeds", "duration", "warmup", "sample-interval", "switch",
+      "onset-shifts", "judge-each-run", DEFAULT_SUITE);
   /** The simulator's own keys within sections that ballast-core's settings are read from. */
   private static final Set<String> ENABLED = Set.of("enabled");
+  /** The simulator's own keys of the {@code overload.hedging} section. */
+  private static final Set<String> HEDGING_KEYS = Set.of("enabled", "grpc-style");
   private static final String ZONES = "zones";
   /** The simulator's own keys of the {@code zones} section, beside ballast-core's zone routing settings. */
   private static final Set<String> ZONE_KEYS = Set.of("count", "client-shares", "remote-subset-size");
@@ -302,7 +307,7 @@ public final class ScenarioReader {
     for (String key : new TreeSet<>(object.keySet())) {
       if (!DEFAULT_SUITE_KEYS.contains(key)) {
         throw new ScenarioException(file + ": " + DEFAULT_SUITE + "." + key + ": " + asWritten(object.get(key))
-            + " (expected: only " + String.join(" and ", DEFAULT_SUITE_KEYS) + " in " + DEFAULT_SUITE
+            + " (expected: only " + String.join(", ", DEFAULT_SUITE_KEYS) + " in " + DEFAULT_SUITE
             + ": the default suite runs the scenario shorter, never otherwise)");
       }
     }
@@ -587,7 +592,39 @@ public final class ScenarioReader {
         core(OUTLIER_EJECTION, OutlierConfig.SETTINGS, Set.of()),
         variants,
         zones(),
-        defaultSuiteRun);
+        defaultSuiteRun,
+        new Scenario.Sweep(onsetShifts(duration), flag("judge-each-run")));
+  }
+
+  /** The {@code onset-shifts}: durations, each less than the run's, at most {@value #MAX_SEEDS}. */
+  private List<Long> onsetShifts(long duration) {
+    String key = "onset-shifts";
+    List<? extends ConfigValue> values;
+    try {
+      values = config.getList(key);
+    } catch (ConfigException.WrongType e) {
+      throw fail(key, render(key), "a list of durations such as [0s, 2s, 4s], or [] for the faults as written");
+    }
+    List<Long> shifts = new ArrayList<>();
+    for (ConfigValue value : values) {
+      Long nanos = value.valueType() == ConfigValueType.STRING ? nanosOf((String) value.unwrapped()) : null;
+      if (nanos == null || nanos >= duration || shifts.contains(nanos) || values.size() > MAX_SEEDS) {
+        throw fail(key, render(key), "a list of distinct durations such as [0s, 2s, 4s], each shorter than the run ("
+            + human(duration) + "), at most " + MAX_SEEDS);
+      }
+      shifts.add(nanos);
+    }
+    return shifts;
+  }
+
+  /** A HOCON duration's nanoseconds, or null if the text is none. */
+  private static Long nanosOf(String text) {
+    try {
+      long nanos = ConfigFactory.parseString("d = " + ConfigUtil.quoteString(text)).getDuration("d").toNanos();
+      return nanos < 0 ? null : nanos;
+    } catch (ConfigException e) {
+      return null;
+    }
   }
 
   /**
@@ -661,7 +698,12 @@ public final class ScenarioReader {
         throw fail("figures", figure, "one of " + String.join(", ", Claim.CHAPTER_FIGURES));
       }
     }
-    return new Claim(source, string("claim"), checks, metric, among, figures, string("goodput-curve"));
+    String situation = string("situation");
+    if (!situation.isEmpty() && !Recommendation.SITUATIONS.containsKey(situation)) {
+      throw fail("situation", situation, "one of " + String.join(", ", Recommendation.SITUATIONS.keySet())
+          + ", or \"\" for none");
+    }
+    return new Claim(source, string("claim"), checks, metric, among, figures, string("goodput-curve"), situation);
   }
 
   /** What a check may name: every policy, and every policy in every variant ({@code POLICY@VARIANT}). */
@@ -858,13 +900,17 @@ public final class ScenarioReader {
     RetryPolicy retry = core(o + "retry", RetryPolicy.SETTINGS, Set.of("backoff", "budget"));
     Backoff backoff = core(o + "retry.backoff", Backoff.SETTINGS, Set.of());
     RetryBudgetConfig budget = core(o + "retry.budget", RetryBudgetConfig.SETTINGS, ENABLED);
+    HedgingConfig hedging = core(o + "hedging", HedgingConfig.SETTINGS, HEDGING_KEYS);
     return new Scenario.OverloadSpec(
         throttleOn ? throttle : null,
         limiterOn ? limiter : null,
         duration(config, o + "shed-cost", o + "shed-cost", 0, NS_PER_S),
         flag(o + "deadline-checks"),
         retry == null || backoff == null || budget == null ? null : retry.toBuilder().backoff(backoff).budget(budget).build(),
-        flag(o + "retry.budget.enabled"));
+        flag(o + "retry.budget.enabled"),
+        hedging,
+        flag(o + "hedging.enabled"),
+        flag(o + "hedging.grpc-style"));
   }
 
   /**

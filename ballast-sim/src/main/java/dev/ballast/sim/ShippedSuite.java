@@ -5,7 +5,7 @@ import java.util.List;
 
 /**
  * The shipped scenarios that reproduce the chapter's figures and claims, then the overload suite
- * (docs/overload.md), then outlier ejection's (docs/outlier-ejection.md), then the zone scenarios
+ * (docs/overload.md) with hedging's two, then outlier ejection's (docs/outlier-ejection.md), then the zone scenarios
  * (docs/zones.md), in report order.
  */
 @Experimental
@@ -37,7 +37,12 @@ public final class ShippedSuite {
           "overload-spike",
           "overload-all-failing",
           "overload-all-failing-unprotected",
+          "hedging-tail",
+          "hedging-overload",
           "gray-failure",
+          "gray-slow-10x",
+          "mixed-speed-no-fault",
+          "small-subset-two-failing",
           "ejection-storm",
           "zone-imbalance",
           "zone-outage");

@@ -43,6 +43,7 @@ final class Simulation {
   static final int PROBE_AT_BACKEND = 20;
   static final int PROBE_ANSWER = 21;
   static final int PROGRESS = 22;
+  static final int HEDGE = 23;
 
   /** How often, in simulated time, a run tells its progress: often enough for a line that moves every second. */
   private static final long PROGRESS_INTERVAL_NANOS = 100_000_000L;
@@ -157,6 +158,7 @@ final class Simulation {
         case DONE -> fleet.done(argument, now);
         case RESPONSE -> clients.response(argument, now);
         case RETRY -> clients.sendRetry(argument, now);
+        case HEDGE -> clients.sendHedge(argument, now);
         case PROBE_AT_BACKEND -> probes.atBackend(argument, now);
         case PROBE_ANSWER -> probes.answer(argument);
         case REPORT -> fleet.report(argument, now);

@@ -19,7 +19,8 @@ public final class SuiteRunner {
 
   /**
    * One policy's runs of one scenario (or of one of its variants, {@code policy} then being its
-   * label {@code POLICY@VARIANT}): the first seed's full result and the seeds' mean summary.
+   * label {@code POLICY@VARIANT}): the first seed's full result and the seeds' mean summary; with
+   * onset shifts, {@code runs} holds each seed's runs with every shift in turn.
    */
   public record PolicyResult(String policy, RunResult.Summary summary, RunResult firstRun, List<RunResult> runs) {}
 
@@ -74,10 +75,14 @@ public final class SuiteRunner {
         List<List<Future<RunResult>>> perPolicy = new ArrayList<>();
         for (Scenario.LabelledRun labelled : scenario.labelledRuns()) {
           List<Future<RunResult>> perSeed = new ArrayList<>();
+          // Seed by seed, each with every onset shift: run k of one policy pairs with run k of another.
           for (int s = 0; s < scenario.seeds(); s++) {
             long seed = scenario.seed() + s;
-            Progress.Run run = progress.register(labelled.scenario());
-            perSeed.add(pool.submit(() -> new Simulation(labelled.scenario(), labelled.policy(), seed, run).run()));
+            for (long shift : scenario.sweep().shifts()) {
+              Scenario shifted = labelled.scenario().withFaultsShifted(shift);
+              Progress.Run run = progress.register(shifted);
+              perSeed.add(pool.submit(() -> new Simulation(shifted, labelled.policy(), seed, run).run()));
+            }
           }
           perPolicy.add(perSeed);
         }

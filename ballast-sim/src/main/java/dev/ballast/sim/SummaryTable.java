@@ -17,11 +17,11 @@ public final class SummaryTable {
 
   static final List<String> HEADERS =
       List.of("scenario", "policy", "cpu max/mean", "cpu max/min", "wasted", "p50 ms", "p99 ms", "p99.9 ms",
-          "errors", "deadline misses", "conn min/mean/max", "goodput", "local rej", "sheds", "retries", "ampl", "probes/req",
+          "errors incl. shed", "shed", "deadline misses", "conn min/mean/max", "goodput", "local rej", "sheds", "retries", "ampl", "probes/req",
           "ok by criticality", "verdict");
 
   /** The default table's columns after the policy: the figures that decide between policies. */
-  static final List<String> COMPACT_HEADERS = List.of("policy", "cpu max/mean", "p99 ms", "errors", "misses", "goodput", "");
+  static final List<String> COMPACT_HEADERS = List.of("policy", "cpu max/mean", "p99 ms", "errors", "shed", "misses", "goodput", "");
 
   private SummaryTable() {}
 
@@ -123,7 +123,23 @@ public final class SummaryTable {
       }
       out.append('\n');
     }
-    return out.append(claimsLine(results)).toString();
+    return out.append(recommendationText(results)).append(claimsLine(results)).toString();
+  }
+
+  /**
+   * The recommendation that ends every summary, derived from the verdicts (see {@link
+   * Recommendation}); empty when no scenario of the run names a situation.
+   */
+  static String recommendationText(List<SuiteRunner.ScenarioResult> results) {
+    List<Recommendation> recommendations = Recommendation.of(results.stream().map(Verdict::of).toList());
+    if (recommendations.isEmpty()) {
+      return "";
+    }
+    StringBuilder out = new StringBuilder("recommendation (from the claims of this run):\n");
+    for (Recommendation r : recommendations) {
+      wrap(out, "  " + r.line(), "    ");
+    }
+    return out.append('\n').toString();
   }
 
   /**
@@ -169,9 +185,12 @@ public final class SummaryTable {
 
   private static List<String> compact(String policy, RunResult.Spread spread, double p99, double errorRate,
       long misses, RunResult.Summary s, boolean best) {
+    // The run's refusals for overload are shown apart from its errors; a switch window's rows
+    // carry the whole run's refusals only when it has no errors to split.
+    double shed = Math.min(errorRate, s.shedRate());
     return List.of(policy, fixed(spread.maxOverMean(), 2), p99 == 0 && s.overload().goodputRps() == 0 ? "-" : fixed(p99, 1),
-        Metric.percent(errorRate), String.format(Locale.ROOT, "%,d", misses), Metric.percent(s.overload().goodputShare()),
-        best ? "best" : "");
+        Metric.percent(errorRate - shed), Metric.percent(shed), String.format(Locale.ROOT, "%,d", misses),
+        Metric.percent(s.overload().goodputShare()), best ? "best" : "");
   }
 
   /** Appends {@code text} broken at spaces into lines of at most {@value #WIDTH}, continuing with {@code indent}. */
@@ -204,6 +223,7 @@ public final class SummaryTable {
         fixed(p99, 1),
         fixed(p999, 1),
         String.format(Locale.ROOT, "%d (%.3f%%)", errors, 100 * errorRate),
+        Metric.percent(s.shedRate()),
         Long.toString(deadlineMisses),
         String.format(Locale.ROOT, "%.0f/%.1f/%.0f", s.minConnections(), s.meanConnections(), s.maxConnections()),
         String.format(Locale.ROOT, "%.0f/s (%.1f%%)", s.overload().goodputRps(), 100 * s.overload().goodputShare()),

@@ -38,8 +38,15 @@ public record Verdict(
       summaries.add(policy.summary());
     }
     List<Check.Result> results = new ArrayList<>();
+    List<List<RunResult.Summary>> runs = new ArrayList<>();
+    for (SuiteRunner.PolicyResult policy : result.policies()) {
+      runs.add(policy.runs() == null ? List.of(policy.summary()) : policy.runs().stream().map(RunResult::summary).toList());
+    }
+    List<String> labels = runLabels(result.scenario());
+    boolean eachRun = result.scenario().sweep().judgeEachRun();
     for (Check check : claim.checks()) {
-      results.addAll(check.evaluate(names, summaries));
+      boolean perRun = check.median() || (eachRun && !check.mean());
+      results.addAll(perRun ? check.evaluateRuns(names, runs, labels) : check.evaluate(names, summaries));
     }
     Check.Outcome outcome = results.isEmpty() ? Check.Outcome.NOT_JUDGED : Check.Outcome.HOLDS;
     for (Check.Result r : results) {
@@ -54,6 +61,19 @@ public record Verdict(
     List<String> best = new ArrayList<>();
     String ranking = rank(claim, names, summaries, best);
     return new Verdict(result, List.copyOf(results), outcome, List.copyOf(best), ranking);
+  }
+
+  /** Each run's seed and onset shift, in the order the runner runs them. */
+  static List<String> runLabels(Scenario scenario) {
+    List<String> labels = new ArrayList<>();
+    List<Long> shifts = scenario.sweep().shifts();
+    for (int s = 0; s < scenario.seeds(); s++) {
+      for (long shift : shifts) {
+        labels.add("seed " + (scenario.seed() + s) + (scenario.sweep().onsetShiftsNanos().isEmpty() ? ""
+            : ", onset +" + dev.ballast.internal.Ranges.format(java.time.Duration.ofNanos(shift))));
+      }
+    }
+    return labels;
   }
 
   /**

@@ -36,7 +36,7 @@ final class CheckTest {
   @Test
   void namesTheWrongPartAndWhatWasExpected() {
     assertThatThrownBy(() -> Check.parse("every goodput-share >=", POLICIES))
-        .hasMessage("'every goodput-share >=' (expected: POLICY|every METRIC <=|>=|<|>|== NUMBER [x POLICY [METRIC]])");
+        .hasMessage("'every goodput-share >=' (expected: [median|mean] POLICY|every METRIC <=|>=|<|>|== NUMBER [x POLICY [METRIC]])");
     assertThatThrownBy(() -> Check.parse("best p99-ms < 100", POLICIES))
         .hasMessageStartingWith("'best p99-ms < 100': policy 'best' (expected: every, or one of round_robin, ");
     assertThatThrownBy(() -> Check.parse("every p98-ms < 100", POLICIES))
@@ -133,17 +133,53 @@ final class CheckTest {
     assertThat(single.ranking()).isEqualTo("one policy ran");
   }
 
+  @Test
+  void eachRunIsJudgedOnItsOwnAndAMedianCheckOnTheMedianRun() {
+    Scenario swept = ScenarioReader.parse("swept.conf", "name = swept, duration = 4s, warmup = 1s, seeds = 2,"
+        + " onset-shifts = [0s, 1s], judge-each-run = true, policies = [round_robin],"
+        + " clients { count = 3, subset-size = 4 }, backends.count = 6");
+    SuiteRunner.ScenarioResult result = SuiteRunner.runAll(List.of(swept), 1).get(0);
+    List<RunResult> runs = result.policies().get(0).runs();
+    assertThat(runs).hasSize(4);
+    double[] p99 = runs.stream().mapToDouble(r -> r.summary().p99Millis()).sorted().toArray();
+    assertThat(p99[3]).as("the runs differ").isGreaterThan(p99[0]);
+    double median = (p99[1] + p99[2]) / 2;
+    String bound = String.format(java.util.Locale.ROOT, "%.6f", median + 1e-6);
+
+    // Each run: the worst fails it, though the runs' mean might not; the median holds.
+    Claim claim = new Claim(Claim.Source.BALLAST, "claim", List.of(Check.parse("round_robin p99-ms <= " + bound, POLICIES),
+        Check.parse("median round_robin p99-ms <= " + bound, POLICIES)), null, null, List.of(), "", "");
+    Scenario s = swept;
+    Scenario judged = new Scenario(s.name(), s.source(), s.title(), claim, s.seed(), s.seeds(), s.durationNanos(),
+        s.warmupNanos(), s.sampleIntervalNanos(), s.policies(), s.clients(), s.fleet(), s.load(), s.cost(), s.rttNanos(),
+        s.deadlineNanos(), s.health(), s.reports(), s.restart(), s.faults(), s.policySwitch(), s.policySettings(),
+        s.overload(), s.outliers(), s.variants(), s.zones(), null, s.sweep());
+    Verdict verdict = Verdict.of(new SuiteRunner.ScenarioResult(judged, result.policies()));
+    Check.Result each = verdict.results().get(0);
+    assertThat(each.outcome()).isEqualTo(Check.Outcome.FAILS);
+    assertThat(each.runs()).isEqualTo(4);
+    assertThat(each.held()).isEqualTo(2);
+    assertThat(each.value()).isEqualTo(p99[3]);
+    assertThat(each.describe()).contains("worst of 4 runs, seed ").contains(", onset +");
+    Check.Result middle = verdict.results().get(1);
+    assertThat(middle.outcome()).isEqualTo(Check.Outcome.HOLDS);
+    assertThat(middle.medianValue()).isEqualTo(median);
+    assertThat(middle.describe()).startsWith("median of 4 runs: round_robin p99 ms ");
+    assertThat(Verdict.runLabels(swept)).containsExactly("seed 1, onset +0s", "seed 1, onset +1s", "seed 2, onset +0s",
+        "seed 2, onset +1s");
+  }
+
   private static SuiteRunner.ScenarioResult withClaim(Scenario base, List<String> checks, Metric bestBy) {
     return withClaim(base, checks, bestBy, null);
   }
 
   private static SuiteRunner.ScenarioResult withClaim(Scenario base, List<String> checks, Metric bestBy, String bestAmong) {
     Claim claim = new Claim(Claim.Source.BALLAST, "claim", checks.stream().map(c -> Check.parse(c, POLICIES)).toList(),
-        bestBy, bestAmong == null ? null : Check.parse("every " + bestAmong, POLICIES), List.of(), "");
+        bestBy, bestAmong == null ? null : Check.parse("every " + bestAmong, POLICIES), List.of(), "", "");
     Scenario s = new Scenario(base.name(), base.source(), base.title(), claim, base.seed(), base.seeds(), base.durationNanos(),
         base.warmupNanos(), base.sampleIntervalNanos(), base.policies(), base.clients(), base.fleet(), base.load(), base.cost(),
         base.rttNanos(), base.deadlineNanos(), base.health(), base.reports(), base.restart(), base.faults(),
-        base.policySwitch(), base.policySettings(), base.overload(), base.outliers(), base.variants(), base.zones(), null);
+        base.policySwitch(), base.policySettings(), base.overload(), base.outliers(), base.variants(), base.zones(), null, base.sweep());
     return new SuiteRunner.ScenarioResult(s, run.policies());
   }
 

@@ -48,6 +48,66 @@ final class LatencyFloorTest {
     assertThat(p99Ms(fastestFirst(0.01))).isCloseTo(costP99Ms, within(0.3));
   }
 
+  /**
+   * The floor of a balancer that also keeps the CPU spread no wider than {@code prequal_probing}'s
+   * today (docs/policies.md: CPU max/mean 1.19-1.21 at 80% load, 1.12 at 90%, 1.06-1.07 at 95%):
+   * the fastest backends first, each up to the highest CPU that keeps max/mean within the bound.
+   * At 80% it lies above 1.15x the unconstrained floor, so no balancer that keeps that spread and
+   * does not know query costs can reach 1.15x there, queueing or not; at 90% and 95% it leaves
+   * 8% and 12% for queueing.
+   */
+  @Test
+  void withTodaysCpuSpreadTheFloorAt80PercentIsAbove115TimesTheFloor() {
+    double rttMs = scenario.rttNanos() / 1e6;
+    double at80 = p99Ms(fastestFirstWithin(0.80, 1.21)) + rttMs;
+    double at90 = p99Ms(fastestFirstWithin(0.90, 1.12)) + rttMs;
+    double at95 = p99Ms(fastestFirstWithin(0.95, 1.07)) + rttMs;
+    assertThat(at80).isCloseTo(75.2, within(0.5)).isGreaterThan(1.15 * 63.0);
+    assertThat(at90).isCloseTo(79.3, within(0.5)).isLessThan(1.15 * 74.4);
+    assertThat(at95).isCloseTo(81.8, within(0.5)).isLessThan(1.15 * 80.0);
+    // A tighter spread costs p99 at every load; the equal-CPU floor is the limit (85.5 ms).
+    assertThat(p99Ms(fastestFirstWithin(0.80, 1.10)) + rttMs).isGreaterThan(at80);
+    assertThat(p99Ms(fastestFirstWithin(0.80, 1.0001)) + rttMs).isCloseTo(85.5, within(0.6));
+  }
+
+  /**
+   * The fastest-first allocation at {@code load} under the highest CPU cap (in steps of 0.1%) whose
+   * backends' CPU max/mean stays at most {@code ratio}.
+   */
+  private List<Cell> fastestFirstWithin(double load, double ratio) {
+    for (int step = 1000; step >= 1; step--) {
+      double cap = step / 1000.0;
+      List<Cell> sorted = new ArrayList<>(cells());
+      sorted.sort(Comparator.comparingDouble(Cell::speed).reversed());
+      // A cell's share of backends is its share of capacity over its speed.
+      double backends = 0;
+      for (Cell cell : sorted) {
+        backends += cell.share / cell.speed;
+      }
+      List<Cell> placed = new ArrayList<>();
+      double left = load;
+      double meanCpu = 0;
+      double maxCpu = 0;
+      for (Cell cell : sorted) {
+        double take = Math.min(left, cell.share * cap);
+        if (take > 0) {
+          placed.add(new Cell(cell.speed, take / load));
+          double cpu = take / cell.share;
+          meanCpu += cell.share / cell.speed / backends * cpu;
+          maxCpu = Math.max(maxCpu, cpu);
+        }
+        left -= take;
+      }
+      if (left > 1e-9) {
+        break;
+      }
+      if (maxCpu / meanCpu <= ratio) {
+        return placed;
+      }
+    }
+    throw new AssertionError("no allocation of load " + load + " keeps CPU max/mean within " + ratio);
+  }
+
   /** Every (machine, antagonist) kind with its share of capacity, requests in proportion to it. */
   private List<Cell> cells() {
     Scenario.FleetSpec fleet = scenario.fleet();

@@ -90,10 +90,10 @@ final class RunMetricsTest {
     assertThat(window).isEqualTo(new RunResult.SwitchWindow(15, 200, 4000, 100, 0.02, 8));
 
     RunResult.OverloadOutcome overload = RunResult.OverloadOutcome.mean(List.of(
-        new RunResult.OverloadOutcome(1000, 0.5, 7, 100, 2, 400, 40, new double[] {1, 0.5, 0.25, 0}, 1, 0),
-        new RunResult.OverloadOutcome(3000, 1.0, 3, 300, 0, 600, 60, new double[] {0.5, 0.5, 0.75, 0}, 3, 10)));
+        new RunResult.OverloadOutcome(1000, 0.5, 7, 100, 2, 400, 40, new double[] {1, 0.5, 0.25, 0}, 1, 0, 0, 5),
+        new RunResult.OverloadOutcome(3000, 1.0, 3, 300, 0, 600, 60, new double[] {0.5, 0.5, 0.75, 0}, 3, 10, 0, 7)));
     assertThat(overload).isEqualTo(
-        new RunResult.OverloadOutcome(2000, 0.75, 10, 400, 2, 1000, 100, new double[] {0.75, 0.5, 0.5, 0}, 2, 10));
+        new RunResult.OverloadOutcome(2000, 0.75, 10, 400, 2, 1000, 100, new double[] {0.75, 0.5, 0.5, 0}, 2, 10, 0, 12));
     // Derived figures come from the sums, not from averaging each seed's ratio.
     assertThat(overload.amplification()).isEqualTo(1.1);
     assertThat(overload.probesPerRequest()).isEqualTo(0.01);

@@ -213,7 +213,7 @@ final class ScenarioReaderTest {
   @CsvSource(
       delimiter = '|',
       value = {
-        "default-suite { seeds = 1 } | bad.conf: default-suite.seeds: 1 (expected: only duration and warmup in default-suite: the default suite runs the scenario shorter, never otherwise)",
+        "default-suite { seeds = 1 } | bad.conf: default-suite.seeds: 1 (expected: only duration, warmup, onset-shifts in default-suite: the default suite runs the scenario shorter, never otherwise)",
         "default-suite = 20s | bad.conf: default-suite: 20s (expected: an object of the shorter run's keys, e.g. {duration = 20s, warmup = 5s})",
         "duration = 60s, default-suite { duration = 10s } | bad.conf, default-suite: warmup: 30s (the default) (expected: 0s to 9s, so that a whole sample-interval: 1s (the default) follows it within duration: 10s)",
         "variants { v { default-suite { duration = 10s } } } | bad.conf: variants.v.default-suite: ",

@@ -9,6 +9,7 @@ import dev.ballast.health.HealthConfig;
 import dev.ballast.health.OutlierConfig;
 import dev.ballast.internal.Ranges;
 import dev.ballast.overload.Backoff;
+import dev.ballast.overload.HedgingConfig;
 import dev.ballast.overload.LimiterConfig;
 import dev.ballast.overload.RetryBudgetConfig;
 import dev.ballast.overload.RetryPolicy;
@@ -40,7 +41,8 @@ final class ScenarioSettingsTest {
       "overload.limiter", s -> s.overload().limiter(),
       "overload.retry", s -> s.overload().retry(),
       "overload.retry.backoff", s -> s.overload().retry().backoff(),
-      "overload.retry.budget", s -> s.overload().retry().budget());
+      "overload.retry.budget", s -> s.overload().retry().budget(),
+      "overload.hedging", s -> s.overload().hedging());
 
   /** A value as a scenario writes it. */
   static String hocon(Object value) {
@@ -81,7 +83,7 @@ final class ScenarioSettingsTest {
       assertEverySetting(part.getKey(), part.getValue(), OVERLOAD_PARTS.get(part.getKey()));
     }
     assertThat(ScenarioReader.OVERLOAD_SECTIONS.values()).containsExactlyInAnyOrder(ThrottleConfig.SETTINGS,
-        LimiterConfig.SETTINGS, RetryPolicy.SETTINGS, Backoff.SETTINGS, RetryBudgetConfig.SETTINGS);
+        LimiterConfig.SETTINGS, RetryPolicy.SETTINGS, Backoff.SETTINGS, RetryBudgetConfig.SETTINGS, HedgingConfig.SETTINGS);
   }
 
   @Test
@@ -128,7 +130,7 @@ final class ScenarioSettingsTest {
   @Test
   void theDefaultsFileSetsOnlyWhatDiffersFromTheLibrary() {
     Config defaults = ConfigFactory.parseResources(ScenarioReader.DEFAULTS);
-    Set<String> own = Set.of("enabled", "probe-cost", "backoff", "budget");
+    Set<String> own = Set.of("enabled", "probe-cost", "backoff", "budget", "grpc-style");
     int differing = 0;
     for (PolicyTable.Entry<?> entry : PolicyTable.entries()) {
       differing += assertDiffers(defaults, ScenarioReader.POLICY_SETTINGS + "." + Setting.kebab(entry.name()),

@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.within;
 
 import dev.ballast.health.Backend;
 import dev.ballast.pick.Balancer;
+import dev.ballast.pick.CustomPolicy;
 import dev.ballast.pick.Policy;
+import dev.ballast.pick.PolicyTable;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -64,7 +66,13 @@ final class SimulationTest {
     for (String name : PolicyRegistry.names()) {
       Simulation simulation = new Simulation(scenario, name, 1, Progress.untracked(scenario));
       Policy core = simulation.adapter().policy();
-      assertThat(core.getClass().getPackageName()).isEqualTo("dev.ballast.pick");
+      boolean provided = PolicyTable.names().contains(name) && !PolicyTable.entry(name).isBuiltIn();
+      if (provided) {
+        // A policy of one's own, found on the class path: the provider's own class.
+        assertThat(core).isInstanceOf(CustomPolicy.class);
+      } else {
+        assertThat(core.getClass().getPackageName()).isEqualTo("dev.ballast.pick");
+      }
       for (int c = 0; c < 5; c++) {
         Balancer balancer = simulation.balancer(c);
         assertThat(balancer.policy()).isSameAs(core);
@@ -107,8 +115,10 @@ final class SimulationTest {
 
   @Test
   void aFailingBackendFailsItsShareUntilOutlierEjectionTakesItOut() {
-    String failing = "duration = 80s, warmup = 10s, clients { count = 10, subset-size = 10 }, backends.count = 10,"
-        + " faults = [{type = failing, first = 0, at = 20s, share = 0.3}]";
+    // Every client sends alike (13 requests a second to each backend), so that each judges its
+    // subset: a client sending half as much would not end 100 requests to a backend in a window.
+    String failing = "duration = 80s, warmup = 10s, clients { count = 10, subset-size = 10, rate-spread = 0 },"
+        + " backends.count = 10, faults = [{type = failing, first = 0, at = 20s, share = 0.3}]";
     RunResult without = run(failing + ", outlier-ejection.enabled = false", "round_robin");
     RunResult with = run(failing, "round_robin");
 
@@ -116,11 +126,28 @@ final class SimulationTest {
     assertThat(without.summary().ejection().failingShare()).isCloseTo(0.1, within(0.01));
     assertThat(without.summary().ejection().faultErrorShare()).isCloseTo(0.1 * 0.3 * 60 / 70, within(0.005));
     assertThat(without.summary().ejection().maxEjectedShare()).isNaN();
-    // Ejected at the first judgement after 10 s of failing; back 30 s later, for its probes and, if
-    // they pass, one interval until it is judged again: in rotation about 10 s of the 50 s measured.
+    // Ejected within seconds of its onset, whichever client; back 30 s later for its probes.
     assertThat(with.summary().ejection().failingShare()).isLessThan(0.3 * without.summary().ejection().failingShare());
     assertThat(with.summary().ejection().faultErrorShare()).isLessThan(0.5 * without.summary().ejection().faultErrorShare());
     assertThat(with.summary().ejection().maxEjectedShare()).isEqualTo(0.1);
+    assertThat(with.summary().ejection().failingDetectionSeconds()).isBetween(0.0, 3.0);
+    assertThat(with.summary().ejection().ejections()).isPositive();
+    assertThat(without.summary().ejection().failingDetectionSeconds()).isNaN();
+  }
+
+  @Test
+  void severalFailingFaultsAddTheirSharesAndAFleetWithoutFaultsEjectsNothing() {
+    String two = "duration = 40s, warmup = 10s, clients { count = 10, subset-size = 10 }, backends.count = 10,"
+        + " outlier-ejection.enabled = false, faults = [{type = failing, first = 0, at = 5s, share = 0.3},"
+        + " {type = failing, first = 1, at = 5s, share = 0.3}]";
+    RunResult twoFailing = run(two, "round_robin");
+    // Round robin gives each a tenth: the two get a fifth, not the mean of their shares.
+    assertThat(twoFailing.summary().ejection().failingShare()).isCloseTo(0.2, within(0.01));
+
+    RunResult healthy = run("duration = 40s, warmup = 10s, clients { count = 10, subset-size = 10 }, backends.count = 10",
+        "round_robin");
+    assertThat(healthy.summary().ejection().ejections()).isZero();
+    assertThat(healthy.summary().ejection().failingDetectionSeconds()).isNaN();
   }
 
   @Test
@@ -385,7 +412,7 @@ final class SimulationTest {
     RunResult.Summary summary = results.get(0).policies().get(0).summary();
     assertThat(summary.errors()).isPositive();
     List<List<String>> rows = SummaryTable.rows(results);
-    int errors = SummaryTable.HEADERS.indexOf("errors");
+    int errors = SummaryTable.HEADERS.indexOf("errors incl. shed");
     assertThat(rows.get(0).get(1)).isEqualTo("round_robin (before switch)");
     assertThat(rows.get(0).get(errors)).startsWith(summary.errors() + " (");
     assertThat(rows.get(1).get(1)).isEqualTo("weighted_round_robin (after switch)");

@@ -1,6 +1,7 @@
 package dev.ballast.examples;
 
 import dev.ballast.grpc.BallastCalls;
+import dev.ballast.grpc.BallastClients;
 import dev.ballast.micrometer.BallastGrpcMeters;
 import dev.ballast.overload.Criticality;
 import io.grpc.CallOptions;
@@ -55,12 +56,13 @@ public final class ExampleClient {
     List<Integer> ports = flags.ports("--ports", defaultPorts(), Fleet.TASKS);
     int metricsPort = flags.port("--metrics-port", FIRST_METRICS_PORT + index);
 
-    // Every ballast balancer of this process, per target, on the metrics endpoint.
+    // The ballast balancer of each channel built through clients.track, per target, on the metrics endpoint.
     PrometheusEndpoint metrics = PrometheusEndpoint.open("--metrics-port", metricsPort);
-    BallastGrpcMeters.bindClients(metrics.registry, Tags.of("client", Integer.toString(index)));
+    BallastClients clients = BallastClients.create();
+    BallastGrpcMeters.bindClients(clients, metrics.registry, Tags.of("client", Integer.toString(index)));
     System.out.printf("client %d of %d: %d calls/s, %s, to 127.0.0.1:%s for %d s; metrics for Prometheus: %s%n",
         index, count, rate, criticality.name().toLowerCase(Locale.ROOT).replace('_', '-'), join(ports), seconds, metrics.url());
-    ManagedChannel channel = channel(ports, index, count);
+    ManagedChannel channel = channel(clients, ports, index, count);
     awaitFirstAnswer(channel, ports);
     try (CallLoad load = CallLoad.atRate(channel, criticality, rate, Duration.ofSeconds(1), seconds)) {
       long next = System.nanoTime();
@@ -80,16 +82,23 @@ public final class ExampleClient {
    * config {@code {"loadBalancingConfig": [{"ballast": {"subsetSize": 2, "clientIndex": 0,
    * "clientCount": 1, "policy": "weighted_round_robin"}}]}} (gRPC wants JSON numbers as doubles
    * when the config is given as a map). {@link BallastCalls#interceptor()} sends each call's
-   * criticality to the server in the {@code ballast-criticality} header.
+   * criticality to the server in the {@code ballast-criticality} header; {@code clients} sees its
+   * balancer, for the metrics.
    */
   static ManagedChannel channel(List<Integer> ports, int index, int count) {
+    return channel(null, ports, index, count);
+  }
+
+  /** {@link #channel(List, int, int)}, whose balancer {@code clients} sees when it is not null. */
+  static ManagedChannel channel(BallastClients clients, List<Integer> ports, int index, int count) {
     Map<String, Object> ballast =
         Map.of(
             "subsetSize", 2.0,
             "clientIndex", (double) index,
             "clientCount", (double) count,
             "policy", "weighted_round_robin");
-    return ManagedChannelBuilder.forTarget(StaticResolverProvider.target(ports))
+    ManagedChannelBuilder<?> builder = ManagedChannelBuilder.forTarget(StaticResolverProvider.target(ports));
+    return (clients == null ? builder : clients.track(builder))
         .usePlaintext()
         .defaultServiceConfig(Map.of("loadBalancingConfig", List.of(Map.of("ballast", ballast))))
         .intercept(BallastCalls.interceptor())

@@ -72,7 +72,8 @@ public final class XdsExample {
   private static boolean run(int firstPort, int controlPlanePort, int callsPerPhase, int callsAtOnce) throws Exception {
     // Each new balancer of the client's channel, by policy, as the pushes reach it.
     LinkedBlockingQueue<String> balancers = new LinkedBlockingQueue<>();
-    Runnable stopObserving = BallastClients.observe(new BallastClients.Observer() {
+    BallastClients clients = BallastClients.create();
+    Runnable stopObserving = clients.observe(new BallastClients.Observer() {
       @Override
       public void opened(BallastClients.Client client) {
         if (client.target().equals(SERVICE)) {
@@ -109,7 +110,7 @@ public final class XdsExample {
         if (phase == 0) {
           controlPlane.publish(SERVICE, XdsResources.cluster(SERVICE, BallastXds.TYPE_URL, struct),
               XdsResources.endpoints(SERVICE, endpoints));
-          channel = Grpc.newChannelBuilder("xds:///" + SERVICE, InsecureChannelCredentials.create()).build();
+          channel = clients.track(Grpc.newChannelBuilder("xds:///" + SERVICE, InsecureChannelCredentials.create())).build();
           load = CallLoad.backToBack(channel, callsAtOnce, DEADLINE, LOAD_SECONDS_AT_MOST);
         } else {
           controlPlane.publish(SERVICE, XdsResources.cluster(SERVICE, BallastXds.TYPE_URL, struct));

@@ -8,10 +8,12 @@ import java.util.function.Consumer;
 
 /**
  * The {@code ballast} balancers of one target as they open and close, and each one's subsets as
- * they change, seen through {@link BallastClients}: what the channel runs after each push.
+ * they change, seen through {@link BallastClients}: what the channel runs after each push. The
+ * channel's builder must go through {@link #track}.
  */
 final class BalancerWatch implements AutoCloseable {
   private final String target;
+  private final BallastClients clients = BallastClients.create();
   private final List<BallastClients.Client> opened = new ArrayList<>();
   private final List<List<String>> subsets = new ArrayList<>();
   private final Runnable stopObserving;
@@ -19,7 +21,7 @@ final class BalancerWatch implements AutoCloseable {
   BalancerWatch(String target) {
     this.target = target;
     this.stopObserving =
-        BallastClients.observe(
+        clients.observe(
             new BallastClients.Observer() {
               @Override
               public void opened(BallastClients.Client client) {
@@ -53,6 +55,11 @@ final class BalancerWatch implements AutoCloseable {
       subsets.add(List.copyOf(keys));
     }
     Await.signal();
+  }
+
+  /** Makes the channels {@code builder} builds report to this watch. */
+  <T extends io.grpc.ManagedChannelBuilder<?>> T track(T builder) {
+    return clients.track(builder);
   }
 
   /** The latest balancer opened for the target, or null. */

@@ -38,7 +38,7 @@ final class XdsClientFixture implements AutoCloseable {
     }
     controlPlane.publish(service, cluster.apply(service), XdsResources.endpoints(service, endpoints));
     watch = new BalancerWatch(service);
-    channel = Grpc.newChannelBuilder("xds:///" + service, InsecureChannelCredentials.create()).build();
+    channel = watch.track(Grpc.newChannelBuilder("xds:///" + service, InsecureChannelCredentials.create())).build();
   }
 
   /** The backends' keys as Ballast names them, {@code 127.0.0.1:PORT}, in the order of {@link #backends}. */

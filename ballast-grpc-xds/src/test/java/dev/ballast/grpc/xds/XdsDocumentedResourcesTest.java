@@ -116,7 +116,7 @@ final class XdsDocumentedResourcesTest {
     ManagementServer controlPlane = SharedControlPlane.get();
     controlPlane.publish(service, listener, route, cluster, local.build());
     watch = new BalancerWatch(service);
-    channel = Grpc.newChannelBuilder("xds:///" + service, InsecureChannelCredentials.create()).build();
+    channel = watch.track(Grpc.newChannelBuilder("xds:///" + service, InsecureChannelCredentials.create())).build();
     int calls = 30;
     for (int i = 0; i < calls; i++) {
       CallLoad.call(channel);

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ballast.grpc.BallastClients;
 import dev.ballast.grpc.xds.testing.XdsResources;
+import dev.ballast.testing.FewestInFlightPolicy;
 import io.envoyproxy.envoy.config.cluster.v3.Cluster;
 import io.grpc.ManagedChannel;
 import java.util.List;
@@ -47,6 +48,29 @@ final class XdsSelectionTest {
   void ballastRunsAsTheEndpointPickingChildOfWrrLocality() throws Exception {
     String service = "select-wrr-locality";
     assertRunsConfiguredBallast(service, s -> XdsResources.clusterUnderWrrLocality(s, BallastXds.TYPE_URL, CONFIG));
+  }
+
+  /**
+   * A policy of one's own, found on the class path through its provider, is named in the Struct
+   * like a built-in one, with its settings.
+   */
+  @Test
+  void theStructSelectsAPolicyOfOnesOwnByNameWithItsSettings() throws Exception {
+    String service = "select-custom";
+    xds.start(service, 3, s -> XdsResources.cluster(s, BallastXds.TYPE_URL,
+        "{\"subsetSize\": 3, \"policy\": {\"" + FewestInFlightPolicy.NAME + "\": {\"choices\": 4}}}"));
+
+    int calls = 30;
+    for (int i = 0; i < calls; i++) {
+      CallLoad.call(xds.channel);
+    }
+
+    BallastClients.Client client = xds.watch.awaitBalancer(FewestInFlightPolicy.NAME, 3);
+    assertThat(((FewestInFlightPolicy) client.balancer().policy()).config().choices()).isEqualTo(4);
+    assertThat(xds.backends.stream().mapToLong(XdsBackend::calls).sum()).isEqualTo(calls);
+    assertThat(xds.controlPlane.requests())
+        .as("the client's NACKs of this service's resources")
+        .noneMatch(r -> r.isNack() && r.errorDetail().contains(service));
   }
 
   private void assertRunsConfiguredBallast(String service, Function<String, Cluster> cluster) throws Exception {

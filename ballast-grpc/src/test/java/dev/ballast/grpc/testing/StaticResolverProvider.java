@@ -6,7 +6,6 @@ import io.grpc.NameResolver;
 import io.grpc.NameResolverProvider;
 import io.grpc.NameResolverRegistry;
 import io.grpc.Status;
-import io.grpc.StatusOr;
 import io.grpc.inprocess.InProcessSocketAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
@@ -173,16 +172,15 @@ public final class StaticResolverProvider extends NameResolverProvider {
         return;
       }
       List<EquivalentAddressGroup> addresses = services.get(name);
+      // onResult and onError, which every gRPC-Java version Ballast supports has (docs/grpc.md).
       args.getSynchronizationContext()
-          .execute(
-              () ->
-                  target.onResult2(
-                      ResolutionResult.newBuilder()
-                          .setAddressesOrError(
-                              addresses == null
-                                  ? StatusOr.fromStatus(Status.UNAVAILABLE.withDescription("unknown " + name))
-                                  : StatusOr.fromValue(addresses))
-                          .build()));
+          .execute(() -> {
+            if (addresses == null) {
+              target.onError(Status.UNAVAILABLE.withDescription("unknown " + name));
+            } else {
+              target.onResult(ResolutionResult.newBuilder().setAddresses(addresses).build());
+            }
+          });
     }
 
     @Override
