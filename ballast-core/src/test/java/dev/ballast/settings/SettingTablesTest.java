@@ -11,6 +11,7 @@ import dev.ballast.overload.TokenBucketConfig;
 import dev.ballast.pick.Policy;
 import dev.ballast.pick.PolicyTable;
 import dev.ballast.pick.ZoneConfig;
+import dev.ballast.subset.SubsetConfig;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -38,6 +39,7 @@ final class SettingTablesTest {
     all.add(HealthConfig.SETTINGS);
     all.add(OutlierConfig.SETTINGS);
     all.add(ZoneConfig.SETTINGS);
+    all.add(SubsetConfig.SETTINGS);
     return all;
   }
 

@@ -5,6 +5,7 @@ import dev.ballast.health.OutlierConfig;
 import dev.ballast.pick.Policy;
 import dev.ballast.pick.PrequalProbingConfig;
 import dev.ballast.subset.ClientIdentity;
+import dev.ballast.subset.SubsetConfig;
 import dev.ballast.subset.Subsetter;
 import java.util.HashMap;
 import java.util.Map;
@@ -72,8 +73,9 @@ record BallastConfig(
    * to them alone recomputes the subset and keeps the balancer, its connections and statistics.
    */
   static final Set<String> SUBSET_SETTINGS =
-      Set.of("subsetAlgorithm", "subsetSize", "subsetSalt", "lotSize", "clientIndex", "clientCount", "healthCheckServiceName",
-          "remoteSubsetSize");
+      Set.of(SubsetConfig.ALGORITHM.name(), SubsetConfig.SUBSET_SIZE.name(), SubsetConfig.SALT.name(),
+          SubsetConfig.LOT_SIZE.name(), SubsetConfig.CLIENT_INDEX.name(), SubsetConfig.CLIENT_COUNT.name(),
+          "healthCheckServiceName", SubsetConfig.REMOTE_SUBSET_SIZE.name());
 
   /**
    * Whether a balancer built for {@code other} picks exactly like one built for this: the same

@@ -21,6 +21,7 @@ import dev.ballast.settings.Setting;
 import dev.ballast.settings.SettingSource;
 import dev.ballast.settings.Settings;
 import dev.ballast.subset.ClientIdentity;
+import dev.ballast.subset.SubsetConfig;
 import dev.ballast.subset.Subsetter;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -52,8 +53,17 @@ final class BallastConfigParser {
       "set clientIndex and clientCount in the service config, the system properties " + INDEX_PROPERTY + " and "
           + COUNT_PROPERTY + ", the environment variables " + INDEX_ENV + " and " + COUNT_ENV + ", or the keys "
           + INDEX_ENV + " and " + COUNT_ENV + " of the xDS bootstrap's node.metadata (docs/grpc.md, \"Client identity\")";
-  static final int DEFAULT_SUBSET_SIZE = 20;
-  static final int MAX_SUBSET_SIZE = 10_000;
+  // Subsetting's names, defaults and ranges are SubsetConfig's declarations; this parser keeps its
+  // own messages ("an integer in"), which the service config's users and tests already read.
+  static final int DEFAULT_SUBSET_SIZE = SubsetConfig.SUBSET_SIZE.defaultValue();
+  static final int MAX_SUBSET_SIZE = SubsetConfig.MAX_SUBSET_SIZE;
+  private static final String ALGORITHM = SubsetConfig.ALGORITHM.name();
+  private static final String SUBSET_SIZE = SubsetConfig.SUBSET_SIZE.name();
+  private static final String SALT = SubsetConfig.SALT.name();
+  private static final String LOT_SIZE = SubsetConfig.LOT_SIZE.name();
+  private static final String CLIENT_INDEX = SubsetConfig.CLIENT_INDEX.name();
+  private static final String CLIENT_COUNT = SubsetConfig.CLIENT_COUNT.name();
+  private static final String REMOTE_SUBSET_SIZE = SubsetConfig.REMOTE_SUBSET_SIZE.name();
   static final String DEFAULT_POLICY = "least_loaded_round_robin";
 
   /**
@@ -62,12 +72,12 @@ final class BallastConfigParser {
    */
   private static final Set<String> OWN_FIELDS =
       Set.of(
-          "subsetAlgorithm",
-          "subsetSize",
-          "subsetSalt",
-          "lotSize",
-          "clientIndex",
-          "clientCount",
+          ALGORITHM,
+          SUBSET_SIZE,
+          SALT,
+          LOT_SIZE,
+          CLIENT_INDEX,
+          CLIENT_COUNT,
           "policy",
           "healthCheckServiceName",
           "throttle",
@@ -79,7 +89,7 @@ final class BallastConfigParser {
           "zone",
           "zones",
           "zoneRouting",
-          "remoteSubsetSize");
+          REMOTE_SUBSET_SIZE);
   static final Set<String> FIELDS = fields();
   /** The one key of the throttle's and the budget's objects that is this front end's, not a setting. */
   private static final String ENABLED = "enabled";
@@ -140,22 +150,23 @@ final class BallastConfigParser {
     if (policy.needsEveryBackend()) {
       everyBackend(json, spec.name());
     }
-    boolean defaultAlgorithm = !json.containsKey("subsetAlgorithm");
-    String algorithm = string(json, "subsetAlgorithm", DEFAULT_ALGORITHM);
+    boolean defaultAlgorithm = !json.containsKey(ALGORITHM);
+    String algorithm = string(json, ALGORITHM, DEFAULT_ALGORITHM);
     if (!Subsetter.NAMES.contains(algorithm)) {
       throw new IllegalArgumentException(
-          "subsetAlgorithm: '" + algorithm + "' (expected: one of " + String.join(", ", Subsetter.NAMES) + ")");
+          ALGORITHM + ": '" + algorithm + "' (expected: one of " + String.join(", ", Subsetter.NAMES) + ")");
     }
-    int subsetSize = integer(json, "subsetSize", DEFAULT_SUBSET_SIZE, 1, MAX_SUBSET_SIZE);
-    long salt = (long) number(json, "subsetSalt", 0, -MAX_EXACT, MAX_EXACT, true);
+    int subsetSize = integer(json, SUBSET_SIZE, DEFAULT_SUBSET_SIZE, SubsetConfig.SUBSET_SIZE.min(), MAX_SUBSET_SIZE);
+    // Wider than the declaration's int: service configs written before it may hold larger salts.
+    long salt = (long) number(json, SALT, SubsetConfig.SALT.defaultValue(), -MAX_EXACT, MAX_EXACT, true);
     Integer lotSize = null;
-    if (json.containsKey("lotSize")) {
+    if (json.containsKey(LOT_SIZE)) {
       if (!algorithm.equals("orthogonal_lots")) {
         throw new IllegalArgumentException(
-            "lotSize: " + format(json.get("lotSize")) + " (expected: only with subsetAlgorithm orthogonal_lots, not "
+            LOT_SIZE + ": " + format(json.get(LOT_SIZE)) + " (expected: only with " + ALGORITHM + " orthogonal_lots, not "
                 + algorithm + ")");
       }
-      lotSize = integer(json, "lotSize", 0, 1, MAX_SUBSET_SIZE);
+      lotSize = integer(json, LOT_SIZE, 0, 1, MAX_SUBSET_SIZE);
     }
 
     ClientIdentity identity = identity(json);
@@ -194,7 +205,8 @@ final class BallastConfigParser {
     Map<String, ?> routing = object(json, "zoneRouting");
     ZoneConfig zoneRouting =
         routing == null ? ZoneConfig.defaults() : ZoneConfig.SETTINGS.read(SettingSource.of(routing, "zoneRouting."));
-    int remoteSubsetSize = integer(json, "remoteSubsetSize", subsetSize, 0, MAX_SUBSET_SIZE);
+    int remoteSubsetSize = integer(json, REMOTE_SUBSET_SIZE, SubsetConfig.REMOTE_SUBSET_SIZE.defaultFor(subsetSize),
+        SubsetConfig.REMOTE_SUBSET_SIZE.min(), MAX_SUBSET_SIZE);
     String hashHeader = read.config() instanceof ConsistentHashConfig hashing ? hashing.requestHashHeader() : "";
     return new BallastConfig(subsetter, subsetSize, identity, policy, health, outliers(json), serviceName, overload(json), probing, zone,
         zones, zoneRouting, remoteSubsetSize, hashHeader, json);
@@ -326,13 +338,13 @@ final class BallastConfigParser {
 
   /** The config's identity, else the system properties', else the environment's, else anonymous. */
   private ClientIdentity identity(Map<String, ?> json) {
-    String indexSource = "clientIndex";
-    String countSource = "clientCount";
-    Integer index = json.containsKey("clientIndex") ? integer(json, "clientIndex", 0, 0, Integer.MAX_VALUE - 1) : null;
-    Integer count = json.containsKey("clientCount") ? integer(json, "clientCount", 0, 1, Integer.MAX_VALUE) : null;
+    String indexSource = CLIENT_INDEX;
+    String countSource = CLIENT_COUNT;
+    Integer index = json.containsKey(CLIENT_INDEX) ? integer(json, CLIENT_INDEX, 0, 0, SubsetConfig.CLIENT_INDEX.max()) : null;
+    Integer count = json.containsKey(CLIENT_COUNT) ? integer(json, CLIENT_COUNT, 0, 1, SubsetConfig.CLIENT_COUNT.max()) : null;
     if (index == null && count != null) {
       throw new IllegalArgumentException(
-          "clientCount: " + count + " (expected: only together with clientIndex)");
+          CLIENT_COUNT + ": " + count + " (expected: only together with " + CLIENT_INDEX + ")");
     }
     if (index == null) {
       indexSource = "system property " + INDEX_PROPERTY;

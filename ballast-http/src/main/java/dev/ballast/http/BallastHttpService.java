@@ -2,7 +2,6 @@ package dev.ballast.http;
 
 import dev.ballast.annotation.Experimental;
 import dev.ballast.internal.ProcessCpu;
-import dev.ballast.internal.Ranges;
 import dev.ballast.internal.RateMeter;
 import dev.ballast.internal.UtilizationReadings;
 import dev.ballast.overload.AdmissionLimiter;
@@ -10,7 +9,9 @@ import dev.ballast.overload.Criticality;
 import dev.ballast.overload.Deadlines;
 import dev.ballast.overload.LimiterConfig;
 import dev.ballast.time.NanoClock;
+import dev.ballast.settings.Setting;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -52,6 +53,40 @@ import java.util.logging.Logger;
 public final class BallastHttpService {
   private static final Logger logger = Logger.getLogger(BallastHttpService.class.getName());
   private static final long WINDOW_NANOS = 1_000_000_000L;
+
+  /** {@setting} */
+  public static final Setting<Duration> MIN_DEADLINE =
+      Setting.duration("minDeadline", Duration.ofMillis(1), Duration.ZERO, Duration.ofHours(1),
+          "a request arriving with less than this left of its deadline is answered 504 unrun");
+  /** {@setting} */
+  public static final Setting<Integer> SHED_STATUS =
+      Setting.wholeNumber("shedStatus", 503, 429, 503, "the status of a shed answer: 503 or 429");
+  /** {@setting} */
+  public static final Setting<Duration> RETRY_AFTER =
+      Setting.duration("retryAfter", Duration.ofSeconds(1), Duration.ZERO, Duration.ofHours(1),
+          "the Retry-After of an answer marked dont-retry, in whole seconds");
+  /** {@setting} */
+  public static final Setting<Duration> DRAIN_INTERVAL =
+      Setting.duration("drainInterval", Duration.ofSeconds(30), Duration.ZERO, Duration.ofHours(1),
+          "how long the service stays in lame duck, serving, before it may stop");
+  /** {@setting} */
+  public static final Setting<Duration> SHUTDOWN_GRACE =
+      Setting.duration("shutdownGrace", Duration.ofSeconds(30), Duration.ZERO, Duration.ofHours(1),
+          "how long after the drain interval requests in flight may still run");
+  /** {@setting} */
+  public static final Setting<Boolean> START_IN_LAME_DUCK =
+      Setting.flag("startInLameDuck", false, "start in lame duck, until the application announces it is ready");
+  /** {@setting} */
+  public static final Setting<Boolean> REPORT_LOAD =
+      Setting.flag("reportLoad", true, "put a load report on every answer");
+  /** {@setting} */
+  public static final Setting<LoadReportHeader.Format> LOAD_REPORT_FORMAT =
+      Setting.choice("loadReportFormat", LoadReportHeader.Format.TEXT,
+          "the load report's format when the request does not ask for one");
+  /** The service's settings that have a value of their own, in the order of the builder's setters. */
+  public static final List<Setting<?>> SETTINGS = List.of(
+      MIN_DEADLINE, SHED_STATUS, RETRY_AFTER, DRAIN_INTERVAL, SHUTDOWN_GRACE, START_IN_LAME_DUCK, REPORT_LOAD,
+      LOAD_REPORT_FORMAT);
 
   private final AdmissionLimiter limiter;
   private final long minDeadlineNanos;
@@ -412,18 +447,18 @@ public final class BallastHttpService {
   /** Settings of a {@link BallastHttpService}; each setter validates. */
   public static final class Builder {
     private LimiterConfig limiter;
-    private Duration minDeadline = Duration.ofMillis(1);
-    private int shedStatus = 503;
-    private Duration retryAfter = Duration.ofSeconds(1);
-    private Duration drainInterval = Duration.ofSeconds(30);
-    private Duration shutdownGrace = Duration.ofSeconds(30);
-    private boolean startInLameDuck;
+    private Duration minDeadline = MIN_DEADLINE.defaultValue();
+    private int shedStatus = SHED_STATUS.defaultValue();
+    private Duration retryAfter = RETRY_AFTER.defaultValue();
+    private Duration drainInterval = DRAIN_INTERVAL.defaultValue();
+    private Duration shutdownGrace = SHUTDOWN_GRACE.defaultValue();
+    private boolean startInLameDuck = START_IN_LAME_DUCK.defaultValue();
     private DoubleSupplier cpuUtilization = new ProcessCpu();
     private DoubleSupplier memUtilization = () -> 0;
     private DoubleSupplier applicationUtilization = () -> 0;
     private Supplier<Map<String, Double>> namedMetrics;
-    private LoadReportHeader.Format format = LoadReportHeader.Format.TEXT;
-    private boolean reportLoad = true;
+    private LoadReportHeader.Format format = LOAD_REPORT_FORMAT.defaultValue();
+    private boolean reportLoad = REPORT_LOAD.defaultValue();
     private NanoClock clock = NanoClock.system();
 
     private Builder() {}
@@ -459,7 +494,7 @@ public final class BallastHttpService {
      * @return this builder
      */
     public Builder minDeadline(Duration minDeadline) {
-      this.minDeadline = Ranges.checkDuration("minDeadline", minDeadline, Duration.ZERO, Duration.ofHours(1));
+      this.minDeadline = MIN_DEADLINE.check(minDeadline);
       return this;
     }
 
@@ -473,7 +508,7 @@ public final class BallastHttpService {
      */
     public Builder shedStatus(int status) {
       if (status != 503 && status != 429) {
-        throw new IllegalArgumentException("shedStatus: " + status + " (expected: 503 or 429)");
+        throw new IllegalArgumentException(SHED_STATUS.name() + ": " + status + " (expected: 503 or 429)");
       }
       this.shedStatus = status;
       return this;
@@ -487,7 +522,7 @@ public final class BallastHttpService {
      * @return this builder
      */
     public Builder retryAfter(Duration wait) {
-      this.retryAfter = Ranges.checkDuration("retryAfter", wait, Duration.ZERO, Duration.ofHours(1));
+      this.retryAfter = RETRY_AFTER.check(wait);
       return this;
     }
 
@@ -498,7 +533,7 @@ public final class BallastHttpService {
      * @return this builder
      */
     public Builder drainInterval(Duration interval) {
-      this.drainInterval = Ranges.checkDuration("drainInterval", interval, Duration.ZERO, Duration.ofHours(1));
+      this.drainInterval = DRAIN_INTERVAL.check(interval);
       return this;
     }
 
@@ -509,7 +544,7 @@ public final class BallastHttpService {
      * @return this builder
      */
     public Builder shutdownGrace(Duration grace) {
-      this.shutdownGrace = Ranges.checkDuration("shutdownGrace", grace, Duration.ZERO, Duration.ofHours(1));
+      this.shutdownGrace = SHUTDOWN_GRACE.check(grace);
       return this;
     }
 

@@ -3,7 +3,6 @@ package dev.ballast.http;
 import dev.ballast.annotation.Experimental;
 import dev.ballast.health.HealthConfig;
 import dev.ballast.health.OutlierConfig;
-import dev.ballast.internal.Ranges;
 import dev.ballast.overload.AdaptiveThrottle;
 import dev.ballast.overload.RetryBudget;
 import dev.ballast.overload.RetryPolicy;
@@ -13,9 +12,11 @@ import dev.ballast.overload.TokenBucketConfig;
 import dev.ballast.pick.Balancer;
 import dev.ballast.pick.Policy;
 import dev.ballast.pick.ZoneConfig;
+import dev.ballast.settings.Setting;
 import dev.ballast.subset.BackendSet;
 import dev.ballast.subset.ClientIdentity;
 import dev.ballast.subset.Replacements;
+import dev.ballast.subset.SubsetConfig;
 import dev.ballast.subset.Subsetter;
 import dev.ballast.subset.ZonedSubsets;
 import dev.ballast.time.NanoClock;
@@ -72,6 +73,15 @@ import java.util.logging.Logger;
 @Experimental
 public final class HttpBalancer implements AutoCloseable {
   private static final Logger logger = Logger.getLogger(HttpBalancer.class.getName());
+
+  /** {@setting} */
+  public static final Setting<Duration> HEALTH_CHECK_TIMEOUT =
+      Setting.duration("healthCheckTimeout", Duration.ofSeconds(5), Duration.ofMillis(1), Duration.ofMinutes(1),
+          "how long a health check or TCP connect check may take");
+  /** {@setting} */
+  public static final Setting<Duration> PICK_TIMEOUT =
+      Setting.duration("pickTimeout", Duration.ofSeconds(10), Duration.ZERO, Duration.ofHours(1),
+          "how long a request without a deadline waits for a backend when none can take it now");
 
   private final Balancer balancer;
   private final Subsetter subsetter;
@@ -546,14 +556,14 @@ public final class HttpBalancer implements AutoCloseable {
     private int remoteSubsetSize = -1;
     private ClientIdentity identity;
     private HealthCheck healthCheck;
-    private Duration healthCheckTimeout = Duration.ofSeconds(5);
+    private Duration healthCheckTimeout = HEALTH_CHECK_TIMEOUT.defaultValue();
     private ThrottleConfig throttle = ThrottleConfig.defaults();
     private RetryPolicy retry = RetryPolicy.defaults();
     private boolean retryBudget = true;
     private TokenBucketConfig rateLimit;
     private NanoClock clock = NanoClock.system();
     private NanoClock balancerClock = NanoClock.cached();
-    private Duration pickTimeout = Duration.ofSeconds(10);
+    private Duration pickTimeout = PICK_TIMEOUT.defaultValue();
 
     Builder() {}
 
@@ -628,7 +638,25 @@ public final class HttpBalancer implements AutoCloseable {
      */
     public Builder subsetting(Subsetter subsetter, int subsetSize) {
       this.subsetter = Objects.requireNonNull(subsetter, "subsetter");
-      this.subsetSize = Ranges.checkInt("subsetSize", subsetSize, 1, 10_000);
+      this.subsetSize = SubsetConfig.SUBSET_SIZE.check(subsetSize);
+      return this;
+    }
+
+    /**
+     * Subsetting as {@code config} declares it: the client's identity (its index, else anonymous
+     * with a random seed), the algorithm for that identity, and the subset sizes.
+     *
+     * @param config the subsetting settings
+     * @return this builder
+     * @throws IllegalArgumentException for an algorithm that needs a client index, without one
+     */
+    public Builder subsetting(SubsetConfig config) {
+      Objects.requireNonNull(config, "subsetting");
+      ClientIdentity id = config.identity(ThreadLocalRandom.current().nextLong());
+      this.subsetter = config.subsetter(id);
+      this.identity = id;
+      this.subsetSize = config.subsetSize();
+      this.remoteSubsetSize = config.remoteSubsetSize();
       return this;
     }
 
@@ -639,7 +667,7 @@ public final class HttpBalancer implements AutoCloseable {
      * @return this builder
      */
     public Builder remoteSubsetSize(int size) {
-      this.remoteSubsetSize = Ranges.checkInt("remoteSubsetSize", size, 0, 10_000);
+      this.remoteSubsetSize = SubsetConfig.REMOTE_SUBSET_SIZE.check(size);
       return this;
     }
 
@@ -673,7 +701,7 @@ public final class HttpBalancer implements AutoCloseable {
      * @return this builder
      */
     public Builder healthCheckTimeout(Duration timeout) {
-      this.healthCheckTimeout = Ranges.checkDuration("healthCheckTimeout", timeout, Duration.ofMillis(1), Duration.ofMinutes(1));
+      this.healthCheckTimeout = HEALTH_CHECK_TIMEOUT.check(timeout);
       return this;
     }
 
@@ -730,7 +758,7 @@ public final class HttpBalancer implements AutoCloseable {
      * @return this builder
      */
     public Builder pickTimeout(Duration timeout) {
-      this.pickTimeout = Ranges.checkDuration("pickTimeout", timeout, Duration.ZERO, Duration.ofHours(1));
+      this.pickTimeout = PICK_TIMEOUT.check(timeout);
       return this;
     }
 

@@ -23,6 +23,7 @@ class PublishedArtifactsTest {
     "ballast-cli, dev/ballast/cli/BallastCommand.class, dev.ballast.cli",
     "ballast-http, dev/ballast/http/BallastHttpClient.class, dev.ballast.http",
     "ballast-testkit, dev/ballast/testkit/PolicyContractKit.class, dev.ballast.testkit",
+    "ballast-spring-boot-autoconfigure, dev/ballast/spring/server/BallastWebFilter.class, dev.ballast.spring",
     "ballast-core (tests), dev/ballast/testing/FakeClock.class, dev.ballast.testing",
     "ballast-grpc (tests), dev/ballast/grpc/testing/StaticResolverProvider.class, dev.ballast.grpc.testing",
     "ballast-grpc-xds (tests), dev/ballast/grpc/xds/testing/ManagementServer.class, dev.ballast.grpc.xds.testing",
