@@ -11,7 +11,8 @@ import java.util.concurrent.TimeUnit;
  * A client of the replicated quota service as docs/quota.md tells a team to write one: it holds a
  * lease of "db" and refreshes it every refresh interval, reporting the lease it holds; it follows
  * an UNAVAILABLE answer's {@code ballast-quota-leader} trailer at once (three times in a row at the
- * most, then after a backoff), and goes to the next replica after any other failure. Every answer
+ * most, then after a backoff), and goes to the next replica after any other failure, resetting the
+ * reconnect backoff of the channel it turns to. Every answer
  * goes to the {@link GrantLog}. Runs on a thread of its own until {@link #stop}.
  */
 final class LeaseHolder implements Runnable {
@@ -107,12 +108,16 @@ final class LeaseHolder implements Runnable {
       }
       int leader = answer.leader() == null ? -1 : addresses.indexOf(answer.leader());
       if (code == Status.Code.UNAVAILABLE && leader >= 0 && leader != to && redirects < 3) {
+        // The leader may be a replica this client failed to reach before (restarted, cut off):
+        // without this its channel may wait out gRPC's reconnect backoff, up to two minutes.
+        replicas.get(leader).resetConnectBackoff();
         target = leader;
         redirects++;
         continue;
       }
       redirects = 0;
       target = leader >= 0 && leader != to ? leader : (to + 1) % replicas.size();
+      replicas.get(target).resetConnectBackoff();
       pause(TimeUnit.MILLISECONDS.toNanos(BACKOFF_MILLIS));
     }
   }

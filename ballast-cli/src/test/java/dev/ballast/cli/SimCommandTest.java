@@ -176,7 +176,7 @@ final class SimCommandTest {
     Result result = run("sim", "--scenario", file.toString());
     assertThat(result.exitCode()).isEqualTo(2);
     assertThat(result.err().lines()).hasSize(1);
-    assertThat(result.err()).startsWith("ballast: " + file + ": clients: 5 (expected: an object with the keys count,");
+    assertThat(result.err()).startsWith("ballast: " + file + ": clients: 5 (expected: an object with the keys callers, count,");
   }
 
   private static void assertOneLineUsageError(Result result, String line) {
