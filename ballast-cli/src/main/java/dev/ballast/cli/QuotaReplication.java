@@ -43,6 +43,10 @@ record QuotaReplication(String zookeeper, String advertise, int replica, int rep
       throw new IllegalArgumentException("--advertise: " + (advertise == null ? "missing" : Ranges.quote(advertise))
           + " (expected: HOST:PORT where clients reach this replica, with --zookeeper)");
     }
+    if (options.port() == 0) {
+      throw new IllegalArgumentException("--port: 0 (expected: the port that --advertise " + Ranges.quote(advertise)
+          + " names to clients, fixed: a replica on any free port cannot say where it is)");
+    }
     int index = 0;
     int count = 1;
     if (replica != null) {
@@ -86,6 +90,7 @@ record QuotaReplication(String zookeeper, String advertise, int replica, int rep
       member = ZooKeeperQuotaReplica.builder(curator, advertise, service)
           .path(path)
           .preferred(replica == 0 && replicas == 1 ? names : ZooKeeperQuotaReplica.spread(names, replica, replicas))
+          .expectedSessionTimeout(sessionTimeout)
           .start();
     } catch (IllegalArgumentException e) {
       server.server().shutdownNow();

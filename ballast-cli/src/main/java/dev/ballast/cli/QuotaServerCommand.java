@@ -40,7 +40,8 @@ final class QuotaServerCommand implements Callable<Integer> {
   String zookeeper;
 
   @Option(names = "--advertise", paramLabel = "HOST:PORT",
-      description = "With --zookeeper: where clients reach this replica, as followers name it to them.")
+      description = "With --zookeeper: where clients reach this replica, as followers name it to them; with a fixed --port,"
+          + " not 0.")
   String advertise;
 
   @Option(names = "--replica", paramLabel = "I/N",
@@ -54,7 +55,9 @@ final class QuotaServerCommand implements Callable<Integer> {
 
   @Option(names = "--session-timeout", paramLabel = "DURATION", defaultValue = "2s",
       description = "With --zookeeper: ZooKeeper's session timeout, how long a dead leader holds its resources;"
-          + " under the lease, so that clients keep their leases through a failover (default: ${DEFAULT-VALUE}).")
+          + " under the lease, so that clients keep their leases through a failover (default: ${DEFAULT-VALUE})."
+          + " ZooKeeper grants 2 to 20 of its ticks: with tickTime=2000 a session of 2s becomes 4s; the replica logs what"
+          + " ZooKeeper granted.")
   String sessionTimeout;
 
   @Override

@@ -129,6 +129,9 @@ final class QuotaServerCommandTest {
             "--advertise", "quota-1:8470", "--lease", "2s", "--refresh", "1s"),
         "--session-timeout: 2s (the default) (expected: less than the lease, 2s, so that clients keep their leases through a failover)");
     assertUsageError(SimCommandTest.run("quota-server", "--resource", "db=10", "--zookeeper", "zk:2181",
+            "--advertise", "quota-1:8470", "--port", "0"),
+        "--port: 0 (expected: the port that --advertise 'quota-1:8470' names to clients, fixed: a replica on any free port cannot say where it is)");
+    assertUsageError(SimCommandTest.run("quota-server", "--resource", "db=10", "--zookeeper", "zk:2181",
             "--advertise", "quota-1:8470", "--session-timeout", "30s"),
         "--session-timeout: 30s (expected: less than the lease, 20s (the default), so that clients keep their leases through a failover)");
   }

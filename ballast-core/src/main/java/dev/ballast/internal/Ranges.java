@@ -133,6 +133,37 @@ public final class Ranges {
     return quoted.toString();
   }
 
+  /** How many values of a list a message quotes at the most ({@link #quoteList}). */
+  public static final int QUOTED_VALUES = 10;
+
+  /**
+   * Values as a message lists them: the first {@value #QUOTED_VALUES}, each {@linkplain #quote
+   * quoted short}, and how many more there are ({@code 'db', 'search' and 38 more}), so that a
+   * message naming what was expected stays short however many values, and however long, a
+   * configuration has.
+   *
+   * @param values the values, in the order to list them
+   * @return the quoted values, comma-separated; {@code none} if there are none
+   */
+  public static String quoteList(java.util.Collection<String> values) {
+    if (values.isEmpty()) {
+      return "none";
+    }
+    StringBuilder quoted = new StringBuilder();
+    int listed = 0;
+    for (String value : values) {
+      if (listed == QUOTED_VALUES) {
+        break;
+      }
+      quoted.append(listed == 0 ? "" : ", ").append(quote(value));
+      listed++;
+    }
+    if (values.size() > listed) {
+      quoted.append(" and ").append(values.size() - listed).append(" more");
+    }
+    return quoted.toString();
+  }
+
   /**
    * A duration in the largest unit that holds it exactly, as HOCON files and the command line's
    * flags take it: {@code 2m}, {@code 20s}, {@code 1500ms}, {@code 250us}; {@code 0s} for zero.

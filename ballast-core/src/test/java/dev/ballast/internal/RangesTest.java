@@ -51,4 +51,14 @@ final class RangesTest {
     assertThatThrownBy(() -> Ranges.checkDuration("lease", null, Duration.ofMillis(100), Duration.ofHours(1)))
         .hasMessage("lease: null (expected: 100ms..1h)");
   }
+
+  @Test
+  void aListIsQuotedByItsFirstTenValuesEachShortAndHowManyMore() {
+    assertThat(Ranges.quoteList(java.util.List.of())).isEqualTo("none");
+    assertThat(Ranges.quoteList(java.util.List.of("db", "search"))).isEqualTo("'db', 'search'");
+    java.util.List<String> twelve = java.util.stream.IntStream.range(0, 12).mapToObj(i -> "r" + i).toList();
+    assertThat(Ranges.quoteList(twelve)).isEqualTo("'r0', 'r1', 'r2', 'r3', 'r4', 'r5', 'r6', 'r7', 'r8', 'r9' and 2 more");
+    assertThat(Ranges.quoteList(java.util.List.of("x".repeat(300), "a\nb")))
+        .isEqualTo("'" + "x".repeat(32) + "...' of 300 characters, 'a\\u000ab'");
+  }
 }

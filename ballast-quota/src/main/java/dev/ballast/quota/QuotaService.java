@@ -1,6 +1,7 @@
 package dev.ballast.quota;
 
 import com.google.protobuf.InvalidProtocolBufferException;
+import dev.ballast.annotation.Experimental;
 import dev.ballast.internal.Ranges;
 import dev.ballast.quota.v1.GetCapacityRequest;
 import dev.ballast.quota.v1.GetCapacityResponse;
@@ -29,6 +30,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.logging.Level;
@@ -54,7 +56,10 @@ import java.util.logging.Logger;
  *
  * <p>A replica of a replicated service leads some resources and follows the others ({@link
  * #lead}, {@link #follow}): a request for a resource it does not lead is answered UNAVAILABLE with
- * the leader's address in the trailer {@value #LEADER_TRAILER}.
+ * the leader's address in the trailer {@value #LEADER_TRAILER}. A replica leads under a {@link
+ * Leadership} that it checks on every request: while the replica cannot confirm that it still
+ * leads (its process was paused, or it cannot reach the coordination service), it grants nothing
+ * and answers UNAVAILABLE as a follower does.
  */
 public final class QuotaService implements BindableService {
   private static final Logger logger = Logger.getLogger(QuotaService.class.getName());
@@ -71,14 +76,23 @@ public final class QuotaService implements BindableService {
   private static final class Resource {
     final ResourceConfig config;
     /** Null while another replica leads the resource (or none does yet). */
-    volatile ResourceState state;
+    volatile Led led;
     /** The leader's address while following; null if none is known. */
     volatile String leader;
 
     Resource(ResourceConfig config) {
       this.config = config;
     }
+
+    /** The ledger while this service leads the resource, else null. */
+    ResourceState state() {
+      Led current = led;
+      return current == null ? null : current.state();
+    }
   }
+
+  /** A resource's ledger and the leadership it grants under, read together in one volatile load. */
+  private record Led(ResourceState state, Leadership leadership) {}
 
   private QuotaService(List<ResourceConfig> configs, boolean lead, boolean learn, NanoClock clock) {
     this.clock = clock;
@@ -86,7 +100,7 @@ public final class QuotaService implements BindableService {
     for (ResourceConfig config : configs) {
       Resource resource = new Resource(config);
       if (lead) {
-        resource.state = new ResourceState(config, now, learn, duplicates, refused);
+        resource.led = new Led(new ResourceState(config, now, learn, duplicates, refused), Leadership.ALWAYS);
       }
       if (resources.putIfAbsent(config.name(), resource) != null) {
         throw new IllegalArgumentException("resources: " + Ranges.quote(config.name()) + " twice (expected: each name at most once)");
@@ -138,18 +152,37 @@ public final class QuotaService implements BindableService {
   /**
    * Starts granting leases of a resource, from an empty ledger and learning for one lease length:
    * a new leader does not know the leases the old one granted, exactly as after a restart. Does
-   * nothing if this service leads it already.
+   * nothing if this service leads it already. The leadership never lapses ({@link
+   * Leadership#ALWAYS}): a replica elected through a coordination service leads with {@link
+   * #lead(String, Leadership)}.
    *
-   * @param resource the resource's name
-   * @throws IllegalArgumentException for a resource this service does not have
+   * @param resource a configured resource's name
+   * @throws IllegalArgumentException if no resource has that name
    */
   public void lead(String resource) {
+    lead(resource, Leadership.ALWAYS);
+  }
+
+  /**
+   * Starts granting leases of a resource under {@code leadership}, from an empty ledger and learning
+   * for one lease length, as {@link #lead(String)} does. Each request is granted only while the
+   * leadership is {@linkplain Leadership#confirmedAt confirmed} at the instant it arrived; else it
+   * is answered UNAVAILABLE, naming {@linkplain Leadership#otherLeader the other leader} if one is
+   * known. If this service leads the resource already, its ledger stays and {@code leadership}
+   * takes the old one's place.
+   *
+   * @param resource a configured resource's name
+   * @param leadership what vouches for this replica's leadership on every request
+   * @throws IllegalArgumentException if no resource has that name
+   */
+  @Experimental("the check on a replica's leadership is new")
+  public void lead(String resource, Leadership leadership) {
+    Objects.requireNonNull(leadership, "leadership");
     Resource r = require(resource);
     synchronized (r) {
-      if (r.state == null) {
-        r.state = new ResourceState(r.config, clock.nanoTime(), true, duplicates, refused);
-        r.leader = null;
-      }
+      ResourceState state = r.state();
+      r.led = new Led(state != null ? state : new ResourceState(r.config, clock.nanoTime(), true, duplicates, refused), leadership);
+      r.leader = null;
     }
   }
 
@@ -157,27 +190,52 @@ public final class QuotaService implements BindableService {
    * Stops granting leases of a resource at once, forgetting its ledger, and sends its clients to
    * {@code leaderAddress} ({@code host:port}; null while no leader is known).
    *
-   * @param resource the resource's name
-   * @param leaderAddress where its clients go now, or null
-   * @throws IllegalArgumentException for a resource this service does not have
+   * @param resource a configured resource's name
+   * @param leaderAddress where the leader is, named to clients in the {@value #LEADER_TRAILER} trailer; null if unknown
+   * @throws IllegalArgumentException if no resource has that name
    */
   public void follow(String resource, String leaderAddress) {
     Resource r = require(resource);
     synchronized (r) {
-      r.state = null;
+      r.led = null;
       r.leader = leaderAddress;
     }
   }
 
   /**
-   * Whether this service grants leases of the resource now.
+   * Whether this service leads the resource: it keeps the resource's ledger, since {@link #lead}
+   * and until {@link #follow}. It grants leases only while its leadership is also confirmed: see
+   * {@link #grants}.
    *
-   * @param resource the resource's name
-   * @return true while it leads the resource
-   * @throws IllegalArgumentException for a resource this service does not have
+   * @param resource a configured resource's name
+   * @return true while this service leads the resource
+   * @throws IllegalArgumentException if no resource has that name
    */
   public boolean leads(String resource) {
-    return require(resource).state != null;
+    return require(resource).led != null;
+  }
+
+  /**
+   * Whether this service grants leases of the resource now: it leads it, and its leadership is
+   * confirmed at this instant.
+   *
+   * @param resource a configured resource's name
+   * @return true if a request for the resource arriving now would be granted a lease
+   * @throws IllegalArgumentException if no resource has that name
+   */
+  @Experimental("the check on a replica's leadership is new")
+  public boolean grants(String resource) {
+    Led led = require(resource).led;
+    return led != null && led.leadership().confirmedAt(clock.nanoTime());
+  }
+
+  /**
+   * The clock this service times leases on.
+   *
+   * @return the clock given when the service was made
+   */
+  public NanoClock clock() {
+    return clock;
   }
 
   /**
@@ -208,11 +266,11 @@ public final class QuotaService implements BindableService {
 
   /** {@code request} was checked by its receiver. */
   GetCapacityResponse getCapacity(QuotaCaller caller, GetCapacityRequest request) throws StatusException {
+    long now = clock.nanoTime();
     List<ResourceState> states = new ArrayList<>(request.getResourceCount());
     for (ResourceRequest resource : request.getResourceList()) {
-      states.add(led(resource.getResourceId()));
+      states.add(led(resource.getResourceId(), now));
     }
-    long now = clock.nanoTime();
     GetCapacityResponse.Builder leases = GetCapacityResponse.newBuilder();
     for (int i = 0; i < states.size(); i++) {
       leases.addResource(states.get(i).request(caller, request.getClientId(), request.getResource(i), now));
@@ -236,20 +294,20 @@ public final class QuotaService implements BindableService {
 
   /** {@code request} was checked by its receiver. */
   void releaseCapacity(QuotaCaller caller, ReleaseCapacityRequest request) throws StatusException {
+    long now = clock.nanoTime();
     List<ResourceState> states = new ArrayList<>();
     if (request.getResourceIdCount() == 0) {
       for (Resource r : resources.values()) {
-        ResourceState state = r.state;
+        ResourceState state = r.state();
         if (state != null) {
           states.add(state);
         }
       }
     } else {
       for (String id : request.getResourceIdList()) {
-        states.add(led(id));
+        states.add(led(id, now));
       }
     }
-    long now = clock.nanoTime();
     states.forEach(state -> state.release(caller, request.getClientId(), now));
   }
 
@@ -263,6 +321,17 @@ public final class QuotaService implements BindableService {
   }
 
   /**
+   * A configured resource's terms.
+   *
+   * @param resource a configured resource's name
+   * @return its capacity, safe capacity, lease length, refresh interval and client bound
+   * @throws IllegalArgumentException if no resource has that name
+   */
+  public ResourceConfig config(String resource) {
+    return require(resource).config;
+  }
+
+  /**
    * The sum of the leases of a resource outstanding now.
    *
    * @param resource the resource's name
@@ -270,7 +339,7 @@ public final class QuotaService implements BindableService {
    * @throws IllegalArgumentException for a resource this service does not have
    */
   public double granted(String resource) {
-    ResourceState state = require(resource).state;
+    ResourceState state = require(resource).state();
     return state == null ? 0 : state.granted(clock.nanoTime());
   }
 
@@ -282,7 +351,7 @@ public final class QuotaService implements BindableService {
    * @throws IllegalArgumentException for a resource this service does not have
    */
   public int clients(String resource) {
-    ResourceState state = require(resource).state;
+    ResourceState state = require(resource).state();
     return state == null ? 0 : state.clients(clock.nanoTime());
   }
 
@@ -294,7 +363,7 @@ public final class QuotaService implements BindableService {
    * @throws IllegalArgumentException for a resource this service does not have
    */
   public boolean learning(String resource) {
-    ResourceState state = require(resource).state;
+    ResourceState state = require(resource).state();
     return state != null && state.learning(clock.nanoTime());
   }
 
@@ -321,22 +390,28 @@ public final class QuotaService implements BindableService {
   private Resource require(String resource) {
     Resource r = resources.get(resource);
     if (r == null) {
-      throw new IllegalArgumentException("resource: " + Ranges.quote(resource) + " (expected: one of " + resources.keySet() + ")");
+      throw new IllegalArgumentException("resource: " + Ranges.quote(resource) + " (expected: one of " + Ranges.quoteList(resources.keySet()) + ")");
     }
     return r;
   }
 
-  /** The ledger of a resource this service leads; else NOT_FOUND, or UNAVAILABLE naming the leader. */
-  private ResourceState led(String id) throws StatusException {
+  /**
+   * The ledger of a resource this service leads, its leadership confirmed at {@code nowNanos}; else
+   * NOT_FOUND, or UNAVAILABLE naming the leader if one is known.
+   */
+  private ResourceState led(String id, long nowNanos) throws StatusException {
     Resource r = resources.get(id);
     if (r == null) {
       throw Status.NOT_FOUND
-          .withDescription("ballast quota: resource_id: " + Ranges.quote(id) + " (expected: one of " + resources.keySet() + ")")
+          .withDescription("ballast quota: resource_id: " + Ranges.quote(id) + " (expected: one of " + Ranges.quoteList(resources.keySet()) + ")")
           .asException();
     }
-    ResourceState state = r.state;
-    if (state != null) {
-      return state;
+    Led led = r.led;
+    if (led != null) {
+      if (led.leadership().confirmedAt(nowNanos)) {
+        return led.state();
+      }
+      throw unconfirmed(id, led.leadership(), nowNanos);
     }
     String leader = r.leader;
     Metadata trailers = new Metadata();
@@ -347,6 +422,20 @@ public final class QuotaService implements BindableService {
     trailers.put(LEADER, leader);
     throw Status.UNAVAILABLE.withDescription("ballast quota: resource_id: '" + id + "' is led by " + leader
         + ", not by this replica (expected: the leader, named in the trailer " + LEADER_TRAILER + ")").asException(trailers);
+  }
+
+  /** UNAVAILABLE for a resource this replica leads but cannot vouch for now, as a follower's answer would be. */
+  private static StatusException unconfirmed(String id, Leadership leadership, long nowNanos) {
+    String why = leadership.unconfirmed(nowNanos);
+    String other = leadership.otherLeader();
+    Metadata trailers = new Metadata();
+    if (other != null) {
+      trailers.put(LEADER, other);
+    }
+    return Status.UNAVAILABLE.withDescription("ballast quota: resource_id: " + Ranges.quote(id)
+        + " is not granted by this replica until it confirms that it still leads it (" + why + "; expected: a retry, "
+        + (other != null ? "at the leader named in the trailer " + LEADER_TRAILER : "at another replica") + ")")
+        .asException(trailers);
   }
 
   /**

@@ -21,7 +21,10 @@ import io.grpc.stub.ClientCalls;
 import java.io.ByteArrayOutputStream;
 import java.net.InetSocketAddress;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -48,6 +51,10 @@ final class QuotaServerTest {
       .toBuilder(ByteMarshaller.INSTANCE, QuotaGrpc.getGetCapacityMethod().getResponseMarshaller()).build();
 
   private Status rawCall(byte[] request) {
+    return rawCall(channel, request);
+  }
+
+  private static Status rawCall(ManagedChannel channel, byte[] request) {
     StatusRuntimeException e = catchThrowableOfType(StatusRuntimeException.class, () -> ClientCalls.blockingUnaryCall(
         channel, RAW_GET_CAPACITY, CallOptions.DEFAULT.withDeadlineAfter(10, TimeUnit.SECONDS), request));
     assertThat(e).as("an error").isNotNull();
@@ -109,7 +116,38 @@ final class QuotaServerTest {
   void unknownResourceIsNotFound() throws Exception {
     Status status = rawCall(rawRequest("a", "cache", 1));
     assertThat(status.getCode()).isEqualTo(Status.Code.NOT_FOUND);
-    assertThat(status.getDescription()).isEqualTo("ballast quota: resource_id: 'cache' (expected: one of [db])");
+    assertThat(status.getDescription()).isEqualTo("ballast quota: resource_id: 'cache' (expected: one of 'db')");
+  }
+
+  /**
+   * Forty resources named with 256 characters each used to be listed whole in the NOT_FOUND of an
+   * unknown one: 10,375 characters, past the 8 KiB that gRPC's metadata carries. The answer lists
+   * the first ten, each quoted short, and how many more there are, and the connection carries on.
+   */
+  @Test
+  void anUnknownResourceAmongManyLongNamesIsNotFoundListingAFewQuotedShort() throws Exception {
+    List<ResourceConfig> resources = IntStream.range(0, 40)
+        .mapToObj(i -> ResourceConfig.of(String.format(Locale.ROOT, "%02d", i) + "r".repeat(254), 100)).toList();
+    QuotaServer many = QuotaServer.start(NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0)),
+        QuotaService.create(resources, false, new FakeClock()));
+    ManagedChannel toMany = NettyChannelBuilder.forAddress("127.0.0.1", many.port()).usePlaintext().build();
+    try {
+      Status status = rawCall(toMany, rawRequest("a", "cache", 1));
+
+      assertThat(status.getCode()).isEqualTo(Status.Code.NOT_FOUND);
+      String listed = IntStream.range(0, 10)
+          .mapToObj(i -> "'" + String.format(Locale.ROOT, "%02d", i) + "r".repeat(30) + "...' of 256 characters")
+          .collect(Collectors.joining(", "));
+      assertThat(status.getDescription())
+          .isEqualTo("ballast quota: resource_id: 'cache' (expected: one of " + listed + " and 30 more)")
+          .hasSizeLessThan(1024);
+      GetCapacityResponse granted = ClientCalls.blockingUnaryCall(toMany, QuotaGrpc.getGetCapacityMethod(),
+          CallOptions.DEFAULT.withDeadlineAfter(10, TimeUnit.SECONDS), request("a", resource(resources.get(39).name(), 30)));
+      assertThat(granted.getResource(0).getLease().getCapacity()).as("a good call on the same connection").isEqualTo(30);
+    } finally {
+      toMany.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+      many.close();
+    }
   }
 
   /**

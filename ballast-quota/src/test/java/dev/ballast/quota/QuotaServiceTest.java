@@ -126,7 +126,7 @@ final class QuotaServiceTest {
     assertThatThrownBy(() -> service.getCapacity(request("a", resource("dbx", 1))))
         .isInstanceOfSatisfying(StatusException.class, e -> {
           assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.NOT_FOUND);
-          assertThat(e.getStatus().getDescription()).isEqualTo("ballast quota: resource_id: 'dbx' (expected: one of [db])");
+          assertThat(e.getStatus().getDescription()).isEqualTo("ballast quota: resource_id: 'dbx' (expected: one of 'db')");
         });
   }
 

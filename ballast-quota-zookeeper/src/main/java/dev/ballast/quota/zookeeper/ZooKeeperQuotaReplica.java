@@ -2,7 +2,10 @@ package dev.ballast.quota.zookeeper;
 
 import dev.ballast.annotation.Experimental;
 import dev.ballast.internal.Ranges;
+import dev.ballast.quota.Leadership;
 import dev.ballast.quota.QuotaService;
+import dev.ballast.quota.ResourceConfig;
+import dev.ballast.time.NanoClock;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -16,6 +19,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import org.apache.curator.framework.CuratorFramework;
@@ -25,6 +29,8 @@ import org.apache.curator.framework.recipes.cache.CuratorCacheListener;
 import org.apache.curator.framework.recipes.leader.LeaderLatch;
 import org.apache.curator.framework.recipes.leader.LeaderLatchListener;
 import org.apache.curator.utils.ZKPaths;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.ZooKeeper;
 
 /**
  * One replica of a replicated quota service: it takes part, through ZooKeeper, in the election of
@@ -44,13 +50,30 @@ import org.apache.curator.utils.ZKPaths;
  *     .start();
  * }</pre>
  *
- * <p><b>Safety.</b> A leader stops granting the moment its ZooKeeper connection is suspended (no
- * answer for two thirds of the session timeout), before ZooKeeper expires its session and elects
- * another; and a new leader starts learning (one lease length in which it grants each client at
- * most what the client reports holding), exactly as a restarted server does. So the leases in
- * force keep the restart bound of docs/quota.md across a failover, with no state replicated: the
- * clients' reports are the state. For clients to keep their leases through a failover, the
- * session timeout (plus a retry) must be shorter than the lease.
+ * <p><b>Safety: a leader grants only while ZooKeeper vouches for its session.</b> ZooKeeper keeps
+ * a session at least its timeout {@code T} (as ZooKeeper negotiated it) after the last request of
+ * the session reached it, and elects another leader only once the session has ended. So when a
+ * request that this replica sent at instant {@code s} (of its monotonic clock) is answered, no
+ * other replica can lead before {@code s + T}, on ZooKeeper's clock. The replica sends such a
+ * request (a {@code sync}) every {@code T / 6} while it leads, and grants a lease only while the
+ * last answered one was sent less than {@code T / 2} ago, by the clock reading taken when the
+ * grant's request arrived: one comparison, no ZooKeeper round trip per grant. Past that (its
+ * process was paused, or ZooKeeper did not answer) it grants nothing, answers UNAVAILABLE as a
+ * follower does, and confirms again at once: if its session lives on, it grants again as soon as
+ * ZooKeeper answers; if not, ZooKeeper has ended its leadership and the replica learns so. The
+ * margin, {@code T / 2}, covers clocks that run at different rates (up to 50% apart) and the half
+ * tick a ZooKeeper follower may take to pass a session's request on to its leader. It assumes a
+ * monotonic clock that keeps counting while the process is stopped ({@link System#nanoTime} does,
+ * on Linux through a SIGSTOP or a long garbage collection; a virtual machine suspended with its
+ * guest's clock stopped does not), and a ZooKeeper whose session timeout is what it tells its
+ * client, as ZooKeeper's own guarantees do.
+ *
+ * <p>A new leader learns (one lease length in which it grants each client at most what the client
+ * reports holding), exactly as a restarted server does. Every lease of the old leader was granted
+ * before its session ended, counted from before that by its client, so it has been reported or has
+ * expired by the end of the new leader's learning: the leases in force keep the restart bound of
+ * docs/quota.md across a failover, with no state replicated. For clients to keep their leases
+ * through a failover, the session timeout (plus a retry) must be shorter than the lease.
  *
  * <p><b>Spreading.</b> A replica joins the elections of its {@linkplain Builder#preferred
  * preferred} resources at once, and those of the others only once they have a leader (or after
@@ -63,23 +86,60 @@ public final class ZooKeeperQuotaReplica implements AutoCloseable {
   private static final Logger logger = Logger.getLogger(ZooKeeperQuotaReplica.class.getName());
   /** The part of a latch's node name before its sequence number (Curator's LeaderLatch). */
   private static final String LATCH_NODE = "latch-";
+  /** A confirmation holds for the session timeout over this: see the class's Javadoc for the margin. */
+  static final int CONFIRMATION_PARTS = 2;
+  /** A leader has ZooKeeper confirm its session this many times a session timeout. */
+  static final int CONFIRMATIONS_PER_SESSION = 6;
+  /** How often to look at the session while the client has none yet, or no timeout from ZooKeeper. */
+  private static final long UNCONNECTED_LOOK_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
   private final CuratorFramework zookeeper;
   private final String address;
   private final QuotaService service;
   private final Executor events;
   private final Map<String, Election> elections = new LinkedHashMap<>();
-  /** Runs the delayed joins, and the leadership changes unless the builder gave an executor. */
+  /** Runs the delayed joins and the confirmations, and the leadership changes unless the builder gave an executor. */
   private final ScheduledExecutorService timer;
+  /** The monotonic clock confirmations are timed on. */
+  private final NanoClock clock;
+  /** Whether {@link #clock} is the service's: then a request's own clock reading serves the check. */
+  private final boolean serviceClock;
+  private final Duration expectedSessionTimeout;
+  /** What ZooKeeper last confirmed: a session alive when a request of it was sent. */
+  private volatile Confirmation confirmation = Confirmation.NONE;
+  /** When the last confirmation was asked for; confirming again sooner than a confirmation period is not needed. */
+  private volatile long askedAtNanos;
+  private volatile boolean asked;
+  /** The session whose timeout was last logged. */
+  private long loggedSession;
   private volatile boolean closed;
 
-  /** One resource's election, as this replica sees it. All its methods run on {@link #events}, one at a time. */
-  private final class Election implements LeaderLatchListener {
+  /**
+   * ZooKeeper answered a request of session {@code sessionId} that was sent at {@code sentNanos}:
+   * no other replica can lead before {@code sentNanos} plus the session timeout, on ZooKeeper's
+   * clock, and this replica trusts it until {@code untilNanos}.
+   */
+  private record Confirmation(long sessionId, long sentNanos, long untilNanos, int timeoutMillis) {
+    static final Confirmation NONE = new Confirmation(0, 0, 0, 0);
+  }
+
+  /**
+   * One resource's election, as this replica sees it, and the leadership the service grants under.
+   * The listener's methods and {@link #changed} run on {@link #events}, one at a time; {@link
+   * #confirmedAt} on the service's request threads.
+   */
+  private final class Election implements LeaderLatchListener, Leadership {
     final String resource;
     final String path;
     final LeaderLatch latch;
     final CuratorCache participants;
     boolean joined;
+    /** Counts this replica's terms as leader, so that a confirmation read for an earlier term is not taken for this one. */
+    long term;
+    /** The session that holds this replica's node while it leads, as ZooKeeper confirmed it; 0 before. */
+    volatile long anchor;
+    /** Whether a request found the leadership unconfirmed since it was last confirmed (logged once). */
+    final AtomicBoolean lapsed = new AtomicBoolean();
 
     Election(String resource, String path) {
       this.resource = resource;
@@ -100,17 +160,116 @@ public final class ZooKeeperQuotaReplica implements AutoCloseable {
       }
     }
 
+    /**
+     * ZooKeeper elected this replica: it starts granting once ZooKeeper has confirmed the node
+     * that makes it leader, and the session that holds it.
+     */
     @Override
     public void isLeader() {
-      logger.log(Level.INFO, "ballast quota: {0} leads ''{1}'' now, learning for one lease length", new Object[] {address, resource});
-      service.lead(resource);
+      term++;
+      anchor = 0;
+      confirmNode(term);
     }
 
     @Override
     public void notLeader() {
+      term++;
+      anchor = 0;
       logger.log(Level.INFO, "ballast quota: {0} no longer leads ''{1}''", new Object[] {address, resource});
       String leader = leader();
       service.follow(resource, address.equals(leader) ? null : leader);
+    }
+
+    /**
+     * Reads this replica's node in the election, after a {@code sync} so that the read is as
+     * recent as ZooKeeper's leader: if the node is there, held by the client's session, that
+     * session is this term's anchor and the service leads.
+     */
+    void confirmNode(long forTerm) {
+      String node = latch.getLastPathIsLeader();
+      ZooKeeper client = client();
+      if (node == null || client == null || client.getSessionId() == 0) {
+        retryConfirmNode(forTerm);
+        return;
+      }
+      long session = client.getSessionId();
+      int timeout = client.getSessionTimeout();
+      long sent = clock.nanoTime();
+      client.sync("/", (rc, path, context) -> { }, null);
+      client.exists(node, false, (rc, path, context, stat) -> {
+        if (rc == KeeperException.Code.OK.intValue() && stat != null && stat.getEphemeralOwner() == session) {
+          confirmed(session, sent, timeout);
+          events.execute(() -> anchored(forTerm, session));
+        } else {
+          logger.log(Level.FINE, "ballast quota: {0} could not confirm its node {1} in the election of ''{2}'' ({3})",
+              new Object[] {address, node, resource, KeeperException.Code.get(rc)});
+          retryConfirmNode(forTerm);
+        }
+      }, null);
+    }
+
+    private void retryConfirmNode(long forTerm) {
+      if (!closed) {
+        timer.schedule(() -> events.execute(() -> {
+          if (forTerm == term && latch.hasLeadership()) {
+            confirmNode(forTerm);
+          }
+        }), confirmationPeriodNanos(), TimeUnit.NANOSECONDS);
+      }
+    }
+
+    private void anchored(long forTerm, long session) {
+      if (forTerm != term || closed || !latch.hasLeadership()) {
+        return;
+      }
+      anchor = session;
+      logger.log(Level.INFO, "ballast quota: {0} leads ''{1}'' now, learning for one lease length", new Object[] {address, resource});
+      service.lead(resource, this);
+    }
+
+    @Override
+    public boolean confirmedAt(long nowNanos) {
+      long now = serviceClock ? nowNanos : clock.nanoTime();
+      Confirmation last = confirmation;
+      long held = anchor;
+      return held != 0 && last.sessionId() == held && now - last.untilNanos() < 0 && latch.hasLeadership();
+    }
+
+    @Override
+    public String unconfirmed(long nowNanos) {
+      long now = serviceClock ? nowNanos : clock.nanoTime();
+      confirmSoon();
+      Confirmation last = confirmation;
+      long held = anchor;
+      String why;
+      if (!latch.hasLeadership()) {
+        why = "ZooKeeper's election no longer names it";
+      } else if (held == 0) {
+        why = "ZooKeeper has not yet confirmed its election";
+      } else if (last.sessionId() != held) {
+        why = "its ZooKeeper session is no longer the one it was elected in";
+      } else {
+        why = "ZooKeeper last confirmed its session " + Ranges.format(Duration.ofMillis(TimeUnit.NANOSECONDS.toMillis(now - last.sentNanos())))
+            + " ago, not within half the session timeout of " + Ranges.format(Duration.ofMillis(last.timeoutMillis()));
+      }
+      if (lapsed.compareAndSet(false, true)) {
+        logger.log(Level.WARNING, "ballast quota: {0} grants no lease of ''{1}'' until it confirms that it still leads it: {2}",
+            new Object[] {address, resource, why});
+      }
+      return why;
+    }
+
+    @Override
+    public String otherLeader() {
+      String leader = leader();
+      return address.equals(leader) ? null : leader;
+    }
+
+    /** A confirmation arrived: a lapse that it ends is logged. */
+    void confirmedAgain() {
+      if (lapsed.get() && confirmedAt(clock.nanoTime()) && lapsed.compareAndSet(true, false)) {
+        logger.log(Level.INFO, "ballast quota: {0} confirms that it leads ''{1}'' and grants again", new Object[] {address, resource});
+      }
     }
 
     /** The participants changed: follow the new leader, and join an election that has found one. */
@@ -148,6 +307,9 @@ public final class ZooKeeperQuotaReplica implements AutoCloseable {
     this.zookeeper = b.zookeeper;
     this.address = b.address;
     this.service = b.service;
+    this.clock = b.clock;
+    this.serviceClock = b.clock == b.service.clock();
+    this.expectedSessionTimeout = b.expectedSessionTimeout;
     this.timer = Executors.newSingleThreadScheduledExecutor(runnable -> {
       Thread thread = new Thread(runnable, "ballast-quota-replica-" + b.address);
       thread.setDaemon(true);
@@ -205,7 +367,111 @@ public final class ZooKeeperQuotaReplica implements AutoCloseable {
     }
     timer.schedule(() -> elections.values().forEach(e -> events.execute(e::join)),
         joinOthersAfter.toNanos(), TimeUnit.NANOSECONDS);
+    timer.execute(this::watchSession);
     return this;
+  }
+
+  /** The client's ZooKeeper handle, or null while Curator has none to give. */
+  private ZooKeeper client() {
+    try {
+      return zookeeper.getZookeeperClient().getZooKeeper();
+    } catch (Exception e) {
+      return null;
+    }
+  }
+
+  /** The session timeout as ZooKeeper negotiated it over {@link #CONFIRMATIONS_PER_SESSION}; often enough to look while unconnected. */
+  private long confirmationPeriodNanos() {
+    ZooKeeper client = client();
+    int timeout = client == null ? 0 : client.getSessionTimeout();
+    return timeout <= 0 ? UNCONNECTED_LOOK_NANOS : TimeUnit.MILLISECONDS.toNanos(timeout) / CONFIRMATIONS_PER_SESSION;
+  }
+
+  /** On the timer, every confirmation period: has ZooKeeper confirm the session while this replica leads. */
+  private void watchSession() {
+    if (closed) {
+      return;
+    }
+    try {
+      logSession();
+      for (Election election : elections.values()) {
+        if (election.latch.hasLeadership()) {
+          confirmSession();
+          break;
+        }
+      }
+    } finally {
+      if (!closed) {
+        timer.schedule(this::watchSession, confirmationPeriodNanos(), TimeUnit.NANOSECONDS);
+      }
+    }
+  }
+
+  /** Says once per session what timeout ZooKeeper granted, and warns when it is not what was expected. */
+  private void logSession() {
+    ZooKeeper client = client();
+    if (client == null || client.getSessionId() == 0 || client.getSessionTimeout() <= 0 || client.getSessionId() == loggedSession) {
+      return;
+    }
+    loggedSession = client.getSessionId();
+    Duration granted = Duration.ofMillis(client.getSessionTimeout());
+    Duration trusted = granted.dividedBy(CONFIRMATION_PARTS);
+    logger.log(Level.INFO, "ballast quota: {0}: ZooKeeper session 0x{1} with a timeout of {2}, as ZooKeeper granted it;"
+        + " a leader grants for {3} after each confirmation of it", new Object[] {address, Long.toHexString(loggedSession),
+            Ranges.format(granted), Ranges.format(trusted)});
+    if (expectedSessionTimeout != null && !expectedSessionTimeout.equals(granted)) {
+      logger.log(Level.WARNING, "ballast quota: {0}: ZooKeeper granted a session timeout of {1}, not the {2} asked for: ZooKeeper"
+          + " keeps every session timeout between 2 and 20 of its ticks (tickTime in zoo.cfg, unless minSessionTimeout and"
+          + " maxSessionTimeout say otherwise), so set them to allow {2}", new Object[] {address, Ranges.format(granted),
+              Ranges.format(expectedSessionTimeout)});
+    }
+    for (String resource : service.resourceNames()) {
+      ResourceConfig config = service.config(resource);
+      if (granted.compareTo(config.leaseLength()) >= 0) {
+        logger.log(Level.WARNING, "ballast quota: {0}: ZooKeeper''s session timeout of {1} is not under the lease of ''{2}'', {3}:"
+            + " its clients will not keep their leases through a failover", new Object[] {address, Ranges.format(granted), resource,
+                Ranges.format(config.leaseLength())});
+      }
+    }
+  }
+
+  /** Has ZooKeeper confirm the session: a {@code sync}, whose answer means the session was alive when it was sent. */
+  private void confirmSession() {
+    ZooKeeper client = client();
+    if (client == null || client.getSessionId() == 0 || client.getSessionTimeout() <= 0) {
+      return;
+    }
+    long session = client.getSessionId();
+    int timeout = client.getSessionTimeout();
+    long sent = clock.nanoTime();
+    askedAtNanos = sent;
+    asked = true;
+    client.sync("/", (rc, path, context) -> {
+      if (rc == KeeperException.Code.OK.intValue()) {
+        confirmed(session, sent, timeout);
+      }
+    }, null);
+  }
+
+  /** A request found a leadership unconfirmed: confirm now, unless a confirmation was asked for within a period. */
+  private void confirmSoon() {
+    if (!asked || clock.nanoTime() - askedAtNanos - confirmationPeriodNanos() >= 0) {
+      confirmSession();
+    }
+  }
+
+  /** ZooKeeper answered a request of {@code session} sent at {@code sentNanos}. */
+  private void confirmed(long session, long sentNanos, int timeoutMillis) {
+    long until = sentNanos + TimeUnit.MILLISECONDS.toNanos(timeoutMillis) / CONFIRMATION_PARTS;
+    synchronized (this) {
+      Confirmation last = confirmation;
+      if (last.sessionId() != session || until - last.untilNanos() > 0) {
+        confirmation = new Confirmation(session, sentNanos, until, timeoutMillis);
+      }
+    }
+    for (Election election : elections.values()) {
+      election.confirmedAgain();
+    }
   }
 
   /**
@@ -227,7 +493,7 @@ public final class ZooKeeperQuotaReplica implements AutoCloseable {
   public boolean hasLeadership(String resource) {
     Election election = elections.get(resource);
     if (election == null) {
-      throw new IllegalArgumentException("resource: " + Ranges.quote(resource) + " (expected: one of " + elections.keySet() + ")");
+      throw new IllegalArgumentException("resource: " + Ranges.quote(resource) + " (expected: one of " + Ranges.quoteList(elections.keySet()) + ")");
     }
     return election.latch.hasLeadership();
   }
@@ -261,6 +527,8 @@ public final class ZooKeeperQuotaReplica implements AutoCloseable {
     private boolean preferredSet;
     private Duration joinOthersAfter = Duration.ofSeconds(10);
     private Executor events;
+    private NanoClock clock = NanoClock.system();
+    private Duration expectedSessionTimeout;
 
     private Builder(CuratorFramework zookeeper, String address, QuotaService service) {
       this.zookeeper = Objects.requireNonNull(zookeeper, "zookeeper");
@@ -301,7 +569,7 @@ public final class ZooKeeperQuotaReplica implements AutoCloseable {
     public Builder preferred(List<String> resources) {
       for (String resource : resources) {
         if (!service.resourceNames().contains(resource)) {
-          throw new IllegalArgumentException("preferred: " + Ranges.quote(resource) + " (expected: one of " + service.resourceNames() + ")");
+          throw new IllegalArgumentException("preferred: " + Ranges.quote(resource) + " (expected: one of " + Ranges.quoteList(service.resourceNames()) + ")");
         }
       }
       preferred.addAll(resources);
@@ -332,6 +600,35 @@ public final class ZooKeeperQuotaReplica implements AutoCloseable {
      */
     public Builder events(Executor events) {
       this.events = Objects.requireNonNull(events, "events");
+      return this;
+    }
+
+    /**
+     * The monotonic clock on which the leadership's confirmations are timed (default: {@link
+     * NanoClock#system()}). ZooKeeper times sessions on real time, so this clock must read real
+     * time: a test whose service runs in virtual time gives one here. When it is the service's own
+     * clock, a request's clock reading serves the check and no second reading is taken.
+     *
+     * @param clock a clock that reads real, monotonic time
+     * @return this builder
+     */
+    public Builder clock(NanoClock clock) {
+      this.clock = Objects.requireNonNull(clock, "clock");
+      return this;
+    }
+
+    /**
+     * The session timeout given to the Curator client: the replica logs the timeout ZooKeeper
+     * granted once per session, and warns when it is not this one. ZooKeeper keeps every session
+     * timeout within 2 to 20 of its ticks, so with its usual tick of 2 s a session asked for 2 s
+     * lasts 4 s. Whatever was asked, the leadership is timed on the granted timeout.
+     *
+     * @param timeout the timeout asked for, 1 ms..1 h
+     * @return this builder
+     * @throws IllegalArgumentException if the timeout is outside 1 ms..1 h, naming it
+     */
+    public Builder expectedSessionTimeout(Duration timeout) {
+      this.expectedSessionTimeout = Ranges.checkDuration("expectedSessionTimeout", timeout, Duration.ofMillis(1), Duration.ofHours(1));
       return this;
     }
 

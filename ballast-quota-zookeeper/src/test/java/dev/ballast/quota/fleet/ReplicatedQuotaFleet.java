@@ -13,15 +13,16 @@ import dev.ballast.quota.ResourceQuota;
 import dev.ballast.quota.fleet.QuotaFleet.Window;
 import dev.ballast.quota.zookeeper.TcpCut;
 import dev.ballast.quota.zookeeper.ZooKeeperQuotaReplica;
+import dev.ballast.quota.zookeeper.ZooKeeperSessions;
 import dev.ballast.time.NanoClock;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
@@ -35,15 +36,32 @@ import org.apache.curator.retry.ExponentialBackoffRetry;
  *
  * <p>Clients and replicas run in virtual time ({@link VirtualTimeReplicas}); the elections run on
  * a real ZooKeeper, on the wall clock, and reach the replicas as events the run applies between
- * ticks. While no replica leads, virtual time moves on for at most the session timeout, then waits
- * (on the wall clock, for at most a minute) for ZooKeeper to elect a new leader: the failover lasts
- * at most the session timeout in virtual time (the bound ZooKeeper keeps for a crashed leader's
- * session), however slow the machine, and a slow machine makes the run slower, not different.
+ * ticks. ZooKeeper's sessions last {@link #ZOOKEEPER_SESSION} of the wall clock, long enough that a
+ * busy machine never costs a replica its session. A kill models the session's timeout in virtual
+ * time instead: the killed replica's session is ended in ZooKeeper (from outside, its connection
+ * being cut) and the run holds the survivors' events until {@link #SESSION_TIMEOUT} of virtual time
+ * after the kill, then waits on the wall clock (a minute at most) for the new leader. So a
+ * failover lasts the session timeout in virtual time, the longest ZooKeeper keeps a crashed
+ * leader's session, however slow the machine.
+ *
+ * <p>Each replica's leadership is confirmed by ZooKeeper on the wall clock, as of the last tick
+ * (the replicas' session clock is read once a tick): whenever the leader cannot vouch for its
+ * leadership at a tick, virtual time waits on the wall clock until it can or another replica is
+ * elected. A slow machine makes the run slower, not different.
  */
 public final class ReplicatedQuotaFleet implements QuotaFleet.Time, AutoCloseable {
   public static final int REPLICAS = 3;
-  /** ZooKeeper's session timeout for the replicas: with a retry, shorter than the 3 s lease. */
+  /**
+   * The session timeout a failover lasts in virtual time: with a retry, shorter than the 3 s
+   * lease. ZooKeeper would keep a crashed leader's session that long.
+   */
   public static final Duration SESSION_TIMEOUT = Duration.ofMillis(1500);
+  /**
+   * ZooKeeper's session timeout on the wall clock: a replica that gets no time to run for two
+   * thirds of it loses its connection, so it is long (the most ZooKeeper grants with its tick of
+   * 1 s: 20 ticks).
+   */
+  public static final Duration ZOOKEEPER_SESSION = Duration.ofSeconds(20);
   /** Seconds from the start of the load. */
   public static final double FIRST_KILL = 22;
   public static final double SECOND_KILL = 32;
@@ -54,14 +72,25 @@ public final class ReplicatedQuotaFleet implements QuotaFleet.Time, AutoCloseabl
   /** One failover: when the leader was killed, who took over, and when it first granted a lease. */
   public record Failover(double killedAt, int killed, int newLeader, double firstGrantAt, long wallElectionMillis) {}
 
-  /** What a run saw: the fleet's record, the replica leading at each slot's first look (-1: none), the failovers. */
-  public record Run(FleetRecord record, int[] leaderAt, List<Failover> failovers) {
+  /**
+   * One replica's term as leader of "db", in seconds of virtual time from the start of the load
+   * (negative: before it); {@code to} is NaN while the term lasts.
+   */
+  public record Term(int replica, double from, double to) {}
+
+  /**
+   * What a run saw: the fleet's record; the terms of the leaders in the order they began, from the
+   * leadership events the replicas applied; the most replicas that led at once at any event or
+   * look; how often the leader could not vouch for its leadership at a tick (virtual time waited
+   * each time); the failovers.
+   */
+  public record Run(FleetRecord record, List<Term> terms, int mostLeaders, int lapses, List<Failover> failovers) {
     public String report() {
       StringBuilder text = new StringBuilder();
       for (Failover f : failovers) {
         text.append(String.format(Locale.ROOT,
             "killed replica %d at %.1f s; replica %d led from then and granted its first lease at %.1f s"
-                + " (%.1f s later; session timeout %s); ZooKeeper elected it %d ms (wall clock) after the cut%n",
+                + " (%.1f s later; session timeout %s); its election reached the run %d ms (wall clock) after the session ended%n",
             f.killed(), f.killedAt(), f.newLeader(), f.firstGrantAt(), f.firstGrantAt() - f.killedAt(),
             dev.ballast.internal.Ranges.format(SESSION_TIMEOUT), f.wallElectionMillis()));
       }
@@ -72,6 +101,8 @@ public final class ReplicatedQuotaFleet implements QuotaFleet.Time, AutoCloseabl
             record.bound(w), record.highestSecond(w.from(), w.to()),
             record.clientsOn(ResourceQuota.Source.SAFE_CAPACITY, w.from(), w.to())));
       }
+      text.append(String.format(Locale.ROOT, "leaders: %s; at most %d at once; the leader's leadership unconfirmed at %d ticks%n",
+          terms, mostLeaders, lapses));
       return text.toString();
     }
   }
@@ -84,13 +115,22 @@ public final class ReplicatedQuotaFleet implements QuotaFleet.Time, AutoCloseabl
   private final List<CuratorFramework> curators = new ArrayList<>();
   private final List<ZooKeeperQuotaReplica> members = new ArrayList<>();
   private final boolean[] alive = new boolean[REPLICAS];
-  private boolean leaderless;
-  private long leaderlessSinceNanos;
-  private long cutAtWallNanos;
+  private final String zookeeperAddress;
+  /** The wall clock as of the last tick: the replicas' session clock. */
+  private final AtomicLong wallAtTick = new AtomicLong(System.nanoTime());
+  /** Virtual time until which the survivors' events wait after a kill: ZooKeeper's session timeout. */
+  private long heldUntilNanos = Long.MIN_VALUE;
+  private long endedAtWallNanos;
   private long lastElectionWallMillis = -1;
+  private final List<Term> terms = new ArrayList<>();
+  private int mostLeaders;
+  private int lapses;
+  private long startNanos;
 
   /** Starts the replicas against ZooKeeper at {@code zookeeperPort} and returns once each has joined the election of "db". */
   public ReplicatedQuotaFleet(int zookeeperPort) throws Exception {
+    zookeeperAddress = "127.0.0.1:" + zookeeperPort;
+    startNanos = clock().nanoTime();
     for (int i = 0; i < REPLICAS; i++) {
       int replica = i;
       QuotaService service = QuotaService.replica(List.of(QuotaFleet.resource()), clock());
@@ -100,8 +140,8 @@ public final class ReplicatedQuotaFleet implements QuotaFleet.Time, AutoCloseabl
       cuts.add(cut);
       CuratorFramework curator = CuratorFrameworkFactory.builder()
           .connectString(cut.address())
-          .sessionTimeoutMs((int) SESSION_TIMEOUT.toMillis())
-          .connectionTimeoutMs((int) SESSION_TIMEOUT.toMillis())
+          .sessionTimeoutMs((int) ZOOKEEPER_SESSION.toMillis())
+          .connectionTimeoutMs((int) ZOOKEEPER_SESSION.toMillis())
           .retryPolicy(new ExponentialBackoffRetry(50, 3))
           .build();
       curator.start();
@@ -111,11 +151,14 @@ public final class ReplicatedQuotaFleet implements QuotaFleet.Time, AutoCloseabl
           .path("/ballast/quota-fleet")
           .preferred(ZooKeeperQuotaReplica.spread(List.of(RESOURCE), i, REPLICAS))
           .events(change -> events.add(new Event(replica, change)))
+          .clock(wallAtTick::get)
+          .expectedSessionTimeout(ZOOKEEPER_SESSION)
           .start());
     }
     long giveUp = System.nanoTime() + WALL_WAIT_NANOS;
-    while (participants() < REPLICAS || leader() < 0) {
-      Event event = events.poll(100, TimeUnit.MILLISECONDS);
+    while (participants() < REPLICAS || granting() < 0) {
+      wallAtTick.set(System.nanoTime());
+      Event event = events.poll(10, TimeUnit.MILLISECONDS);
       if (event != null) {
         apply(event);
       }
@@ -152,79 +195,117 @@ public final class ReplicatedQuotaFleet implements QuotaFleet.Time, AutoCloseabl
     return -1;
   }
 
-  /** How many live replicas lead "db": never more than one. */
-  int leaders() {
+  /** The live replica whose service grants leases of "db" now, its leadership confirmed; or -1. */
+  private int granting() {
+    int leader = leader();
+    return leader >= 0 && services.get(leader).grants(RESOURCE) ? leader : -1;
+  }
+
+  /** Applies one leadership event of a live replica, and records the terms it begins or ends. */
+  private void apply(Event event) {
+    int before = leader();
+    if (alive[event.replica()]) {
+      event.change().run();
+    }
+    observeLeaders();
+    int after = leader();
+    if (after == before) {
+      return;
+    }
+    double at = (clock().nanoTime() - startNanos) / 1e9;
+    if (before >= 0) {
+      endTerm(before, at);
+    }
+    if (after >= 0) {
+      terms.add(new Term(after, at, Double.NaN));
+      if (endedAtWallNanos != 0 && lastElectionWallMillis < 0) {
+        lastElectionWallMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - endedAtWallNanos);
+      }
+    }
+  }
+
+  private void endTerm(int replica, double at) {
+    Term last = terms.get(terms.size() - 1);
+    if (last.replica() == replica && Double.isNaN(last.to())) {
+      terms.set(terms.size() - 1, new Term(replica, last.from(), at));
+    }
+  }
+
+  /** Counts the live replicas that lead "db" now; a run never sees more than one. */
+  private void observeLeaders() {
     int n = 0;
     for (int i = 0; i < REPLICAS; i++) {
       n += alive[i] && services.get(i).leads(RESOURCE) ? 1 : 0;
     }
-    return n;
-  }
-
-  private void apply(Event event) {
-    boolean hadLeader = leader() >= 0;
-    if (alive[event.replica()]) {
-      event.change().run();
-    }
-    if (!hadLeader && leader() >= 0 && cutAtWallNanos != 0) {
-      lastElectionWallMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - cutAtWallNanos);
-    }
+    mostLeaders = Math.max(mostLeaders, n);
   }
 
   /**
-   * Moves virtual time to {@code nanoTime}, applying the elections' events on the way; while no
-   * replica leads, time stops at the session timeout until ZooKeeper has elected one.
+   * Moves virtual time to {@code nanoTime}, applying the elections' events on the way. After a
+   * kill, the survivors' events wait until the session timeout has passed in virtual time; at
+   * every other tick a replica must grant, its leadership confirmed on the wall clock as of the
+   * tick, or virtual time waits for one on the wall clock.
    */
   @Override
   public void waitUntil(long nanoTime) {
+    long now = clock().nanoTime();
+    if (now - heldUntilNanos < 0) {
+      replicas.advanceTo(nanoTime - heldUntilNanos < 0 ? nanoTime : heldUntilNanos);
+      if (nanoTime - heldUntilNanos <= 0) {
+        return;
+      }
+    }
+    wallAtTick.set(System.nanoTime());
     for (Event event = events.poll(); event != null; event = events.poll()) {
       apply(event);
     }
-    long now = clock().nanoTime();
-    if (leader() >= 0) {
-      leaderless = false;
-    } else {
-      if (!leaderless) {
-        leaderless = true;
-        leaderlessSinceNanos = now;
+    if (granting() < 0) {
+      if (leader() >= 0) {
+        lapses++;
       }
-      long stop = leaderlessSinceNanos + SESSION_TIMEOUT.toNanos();
-      if (nanoTime - stop > 0) {
-        if (stop - now > 0) {
-          replicas.advanceTo(stop);
-        }
-        awaitLeader();
-      }
+      awaitGranting();
     }
     if (nanoTime - clock().nanoTime() > 0) {
       replicas.advanceTo(nanoTime);
     }
   }
 
-  private void awaitLeader() {
+  /** Waits on the wall clock, a minute at most, until a live replica grants: elected, its leadership confirmed. */
+  private void awaitGranting() {
     long giveUp = System.nanoTime() + WALL_WAIT_NANOS;
     try {
-      while (leader() < 0) {
-        Event event = events.poll(giveUp - System.nanoTime(), TimeUnit.NANOSECONDS);
-        if (event == null) {
-          throw new IllegalStateException("replicated quota fleet: ZooKeeper elected no leader within a minute");
+      while (granting() < 0) {
+        if (System.nanoTime() - giveUp > 0) {
+          throw new IllegalStateException("replicated quota fleet: no replica could grant within a minute (leader "
+              + leader() + ", terms " + terms + ")");
         }
-        apply(event);
+        Event event = events.poll(10, TimeUnit.MILLISECONDS);
+        wallAtTick.set(System.nanoTime());
+        if (event != null) {
+          apply(event);
+        }
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted while waiting for an election", e);
+      throw new IllegalStateException("interrupted while waiting for a leader", e);
     }
-    leaderless = false;
   }
 
-  /** Kills replica {@code i} as SIGKILL would: its server stops at once, its ZooKeeper connection is cut. */
-  private void kill(int i) throws InterruptedException {
+  /**
+   * Kills replica {@code i} as SIGKILL would: its server stops at once, its ZooKeeper connection is
+   * cut, and its session ends in ZooKeeper, which the survivors learn once the session timeout has
+   * passed in virtual time.
+   */
+  private void kill(int i) throws Exception {
+    ZooKeeperSessions.Session session = ZooKeeperSessions.of(curators.get(i));
     alive[i] = false;
+    endTerm(i, (clock().nanoTime() - startNanos) / 1e9);
     servers.get(i).kill();
-    cutAtWallNanos = System.nanoTime();
-    lastElectionWallMillis = -1;
     cuts.get(i).cut();
+    heldUntilNanos = clock().nanoTime() + SESSION_TIMEOUT.toNanos();
+    ZooKeeperSessions.end(zookeeperAddress, session);
+    endedAtWallNanos = System.nanoTime();
+    lastElectionWallMillis = -1;
   }
 
   /** Plays the timeline and records it. */
@@ -236,9 +317,6 @@ public final class ReplicatedQuotaFleet implements QuotaFleet.Time, AutoCloseabl
       }
       List<ResourceQuota> quotas = QuotaFleet.startQuotas(clients, this);
       FleetRecord record = new FleetRecord();
-      int[] leaderAt = new int[(int) Math.round(END * 10)];
-      Arrays.fill(leaderAt, -1);
-      boolean[] looked = new boolean[leaderAt.length];
       List<Failover> failovers = new ArrayList<>();
       double[] demands = QuotaFleet.demandsA();
       double[] owed = new double[CLIENTS];
@@ -246,6 +324,12 @@ public final class ReplicatedQuotaFleet implements QuotaFleet.Time, AutoCloseabl
       int[] killed = {-1, -1};
       int done = 0;
       long start = clock().nanoTime();
+      for (int t = 0; t < terms.size(); t++) {
+        Term term = terms.get(t);
+        double shift = (startNanos - start) / 1e9;
+        terms.set(t, new Term(term.replica(), term.from() + shift, term.to() + shift));
+      }
+      startNanos = start;
       long previous = start;
       for (long now = start; now - start < Math.round(END * 1e9); now = clock().nanoTime()) {
         double at = (now - start) / 1e9;
@@ -261,16 +345,10 @@ public final class ReplicatedQuotaFleet implements QuotaFleet.Time, AutoCloseabl
           kill(killed[done - 1]);
           done++;
         }
-        if (leaders() > 1) {
-          throw new IllegalStateException("replicated quota fleet: two replicas lead 'db' at " + at + " s");
-        }
+        observeLeaders();
         int slot = (int) ((now - start) / FleetRecord.SLOT_NANOS);
         int leader = leader();
         record.look(slot, quotas, leader < 0 ? null : services.get(leader));
-        if (!looked[slot]) {
-          looked[slot] = true;
-          leaderAt[slot] = leader;
-        }
         QuotaFleet.offer(demands, (now - previous) / 1e9, owed, quotas, record, slot, this);
         previous = now;
         waitUntil(now + TICK_NANOS);
@@ -280,7 +358,7 @@ public final class ReplicatedQuotaFleet implements QuotaFleet.Time, AutoCloseabl
           }
         }
       }
-      return new Run(record, leaderAt, failovers);
+      return new Run(record, List.copyOf(terms), mostLeaders, lapses, failovers);
     } finally {
       clients.forEach(QuotaClient::close);
     }

@@ -15,13 +15,16 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * connection closes at once and no new one is taken, as when the replica's process is killed with
  * SIGKILL. ZooKeeper keeps the replica's session, and its leadership, until the session times out:
  * closing the replica's Curator client instead would end the session at once, which a killed
- * process never does.
+ * process never does. The test can also hold the relay: the bytes sent either way wait, and
+ * arrive when it is released, as over a network that drops packets for a while (TCP sends them
+ * again) or to a process that is paused.
  */
 public final class TcpCut implements AutoCloseable {
   private final ServerSocket listener;
   private final int target;
   private final List<Socket> sockets = new CopyOnWriteArrayList<>();
   private volatile boolean cut;
+  private boolean held;
 
   public TcpCut(int targetPort) throws IOException {
     this.target = targetPort;
@@ -64,9 +67,12 @@ public final class TcpCut implements AutoCloseable {
       byte[] buffer = new byte[8192];
       try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
         for (int n = in.read(buffer); n >= 0 && !cut; n = in.read(buffer)) {
+          awaitRelease();
           out.write(buffer, 0, n);
           out.flush();
         }
+        // A close waits for the release too, as the bytes before it do.
+        awaitRelease();
       } catch (IOException e) {
         // the other side closed, or the cut did
       }
@@ -77,9 +83,34 @@ public final class TcpCut implements AutoCloseable {
     thread.start();
   }
 
+  /** Holds the bytes sent either way from now on, until {@link #release}. */
+  public synchronized void hold() {
+    held = true;
+  }
+
+  /** Lets the bytes held, and all that follow, through. */
+  public synchronized void release() {
+    held = false;
+    notifyAll();
+  }
+
+  private synchronized void awaitRelease() throws IOException {
+    while (held && !cut) {
+      try {
+        wait();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IOException("interrupted while held", e);
+      }
+    }
+  }
+
   /** Cuts every connection and takes no new one. */
   public void cut() {
     cut = true;
+    synchronized (this) {
+      notifyAll();
+    }
     closeQuietly(listener);
     closeAll();
   }

@@ -10,6 +10,7 @@ import dev.ballast.quota.ResourceConfig;
 import dev.ballast.quota.v1.QuotaGrpc;
 import dev.ballast.quota.v1.GetCapacityRequest;
 import dev.ballast.quota.v1.ResourceRequest;
+import dev.ballast.testing.FakeClock;
 import dev.ballast.time.NanoClock;
 import io.grpc.CallOptions;
 import io.grpc.ManagedChannel;
@@ -19,6 +20,7 @@ import io.grpc.StatusRuntimeException;
 import io.grpc.inprocess.InProcessChannelBuilder;
 import io.grpc.inprocess.InProcessServerBuilder;
 import io.grpc.stub.ClientCalls;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -35,13 +37,20 @@ import org.junit.jupiter.api.Test;
 /**
  * Three replicas and three resources on a real, in-process ZooKeeper: each replica leads the
  * resource it prefers, followers name the leader, and a resource whose leader dies or leaves
- * moves to a survivor. Waits for outcomes (the elections' events), never for a time.
+ * moves to a survivor; a leader grants only while ZooKeeper vouches for its session. Waits for
+ * outcomes (the elections' events), never for a time. The sessions last 20 s, so that a busy
+ * machine never costs a replica its session; a killed replica's session is ended in ZooKeeper
+ * from outside, as its timeout would, and replica 0's leadership is timed on a fake clock, so
+ * that the test moves it past the confirmation instead of waiting.
  */
 final class ZooKeeperQuotaReplicaTest {
   private static final List<String> RESOURCES = List.of("db", "search", "mail");
-  private static final int SESSION_MILLIS = 1500;
+  private static final int SESSION_MILLIS = 20_000;
 
-  private final TestingServer zookeeper = new TestingServer(new InstanceSpec(null, -1, -1, -1, true, -1, 100, -1), true);
+  // ZooKeeper ticks every second: it grants sessions of 2 to 20 s.
+  private final TestingServer zookeeper = new TestingServer(new InstanceSpec(null, -1, -1, -1, true, -1, 1000, -1), true);
+  /** Replica 0's clock: its service's and its leadership's. */
+  private final FakeClock clock = new FakeClock();
   private final LinkedBlockingQueue<Runnable> events = new LinkedBlockingQueue<>();
   private final List<QuotaService> services = new ArrayList<>();
   private final List<QuotaServer> servers = new ArrayList<>();
@@ -53,7 +62,7 @@ final class ZooKeeperQuotaReplicaTest {
   ZooKeeperQuotaReplicaTest() throws Exception {
     List<ResourceConfig> configs = RESOURCES.stream().map(name -> ResourceConfig.of(name, 100)).toList();
     for (int i = 0; i < 3; i++) {
-      QuotaService service = QuotaService.replica(configs, NanoClock.system());
+      QuotaService service = QuotaService.replica(configs, i == 0 ? clock : NanoClock.system());
       services.add(service);
       servers.add(QuotaServer.start(InProcessServerBuilder.forName(prefix + i).directExecutor(), service));
       TcpCut cut = new TcpCut(zookeeper.getPort());
@@ -65,6 +74,8 @@ final class ZooKeeperQuotaReplicaTest {
       replicas.add(ZooKeeperQuotaReplica.builder(curator, prefix + i, service)
           .preferred(ZooKeeperQuotaReplica.spread(RESOURCES, i, 3))
           .events(events::add)
+          .clock(service.clock())
+          .expectedSessionTimeout(Duration.ofMillis(SESSION_MILLIS))
           .start());
     }
   }
@@ -80,13 +91,19 @@ final class ZooKeeperQuotaReplicaTest {
     zookeeper.close();
   }
 
-  /** Applies the elections' events until {@code outcome} holds; fails after a minute without it. */
+  /**
+   * Applies the elections' events until {@code outcome} holds; fails after a minute without it.
+   * Looks again at least every 10 ms: a confirmation from ZooKeeper changes what a replica grants
+   * without an event.
+   */
   private void await(String what, BooleanSupplier outcome) throws InterruptedException {
     long giveUp = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
     while (!outcome.getAsBoolean()) {
-      Runnable event = events.poll(giveUp - System.nanoTime(), TimeUnit.NANOSECONDS);
-      assertThat(event).as("an election event before %s", what).isNotNull();
-      event.run();
+      assertThat(System.nanoTime() - giveUp).as("nanoseconds past the minute allowed for %s", what).isNegative();
+      Runnable event = events.poll(10, TimeUnit.MILLISECONDS);
+      if (event != null) {
+        event.run();
+      }
     }
   }
 
@@ -140,12 +157,17 @@ final class ZooKeeperQuotaReplicaTest {
     }
   }
 
-  /** Killed: its ZooKeeper connection cut, its session runs out, and a survivor takes its resource; the others stay put. */
+  /**
+   * Killed: its ZooKeeper connection cut and its session ended, as its timeout would; a survivor
+   * takes its resource, the others stay put.
+   */
   @Test
   void aKilledReplicasResourceMovesToASurvivorOnceItsSessionExpires() throws Exception {
     awaitSpread();
+    ZooKeeperSessions.Session session = ZooKeeperSessions.of(curators.get(0));
     servers.get(0).kill();
     cuts.get(0).cut();
+    ZooKeeperSessions.end(zookeeper.getConnectString(), session);
     // The killed replica's own events (it stops leading once its connection is suspended) change nothing a client sees: its server is gone.
     await("a survivor leads db", () -> leads(1, "db") || leads(2, "db"));
 
@@ -160,6 +182,60 @@ final class ZooKeeperQuotaReplicaTest {
     replicas.get(2).close();
     await("a survivor leads mail", () -> leads(0, "mail") || leads(1, "mail"));
     assertThat(leads(2, "mail")).as("the replica that left").isFalse();
+  }
+
+  /**
+   * A leader that ZooKeeper has not answered for half the session timeout (here its clock moves
+   * past that while its connection is held, as when its process is paused) grants nothing: it
+   * answers UNAVAILABLE saying why. Its session lives on, so once ZooKeeper answers again it
+   * grants again, without an election.
+   */
+  @Test
+  void aLeaderThatZooKeeperHasNotConfirmedForHalfTheSessionGrantsNothingUntilItDoes() throws Exception {
+    awaitSpread();
+    await("replica 0 grants db", () -> services.get(0).grants("db"));
+    assertThat(ask(0, "db").getCode()).isEqualTo(Status.Code.OK);
+
+    cuts.get(0).hold();
+    clock.advance(Duration.ofMillis(SESSION_MILLIS / 2));
+    Status refused = ask(0, "db");
+
+    assertThat(refused.getCode()).isEqualTo(Status.Code.UNAVAILABLE);
+    assertThat(refused.getDescription()).startsWith("ballast quota: resource_id: 'db' is not granted by this replica until it"
+        + " confirms that it still leads it (ZooKeeper last confirmed its session ").endsWith(" ago, not within half the session"
+        + " timeout of 20s; expected: a retry, at another replica)");
+    assertThat(services.get(0).leads("db")).as("still elected").isTrue();
+    assertThat(services.get(0).grants("db")).isFalse();
+
+    cuts.get(0).release();
+    await("replica 0 grants db again", () -> services.get(0).grants("db"));
+    assertThat(ask(0, "db").getCode()).isEqualTo(Status.Code.OK);
+    assertThat(leads(0, "db")).isTrue();
+  }
+
+  /**
+   * A leader paused past its session: ZooKeeper ends the session and elects another while the
+   * leader's connection is held. When the leader runs again, a request that reaches it before it
+   * has heard of the election is refused, however much time its ledger says has passed, and it
+   * then learns that it no longer leads.
+   */
+  @Test
+  void aLeaderWhoseSessionEndedWhileItWasPausedGrantsNothingWhenItRunsAgain() throws Exception {
+    awaitSpread();
+    await("replica 0 grants db", () -> services.get(0).grants("db"));
+    ZooKeeperSessions.Session session = ZooKeeperSessions.of(curators.get(0));
+    cuts.get(0).hold();
+    ZooKeeperSessions.end(zookeeper.getConnectString(), session);
+    await("a survivor leads db", () -> leads(1, "db") || leads(2, "db"));
+    clock.advance(Duration.ofMillis(3L * SESSION_MILLIS));
+
+    Status resumed = ask(0, "db");
+    cuts.get(0).release();
+
+    assertThat(resumed.getCode()).as("%s", resumed).isEqualTo(Status.Code.UNAVAILABLE);
+    await("replica 0 learns that it no longer leads db", () -> !leads(0, "db"));
+    assertThat(ask(0, "db").getCode()).isEqualTo(Status.Code.UNAVAILABLE);
+    assertThat(ask(leads(1, "db") ? 1 : 2, "db").getCode()).isEqualTo(Status.Code.OK);
   }
 
   @Test

@@ -21,6 +21,8 @@ class PublishedArtifactsTest {
     "ballast-micrometer, dev/ballast/micrometer/BallastMeters.class, dev.ballast.micrometer",
     "ballast-sim, dev/ballast/sim/SuiteRunner.class, dev.ballast.sim",
     "ballast-cli, dev/ballast/cli/BallastCommand.class, dev.ballast.cli",
+    "ballast-http, dev/ballast/http/BallastHttpClient.class, dev.ballast.http",
+    "ballast-testkit, dev/ballast/testkit/PolicyContractKit.class, dev.ballast.testkit",
     "ballast-core (tests), dev/ballast/testing/FakeClock.class, dev.ballast.testing",
     "ballast-grpc (tests), dev/ballast/grpc/testing/StaticResolverProvider.class, dev.ballast.grpc.testing",
     "ballast-grpc-xds (tests), dev/ballast/grpc/xds/testing/ManagementServer.class, dev.ballast.grpc.xds.testing",
