@@ -39,9 +39,10 @@ import java.time.Duration;
  * @param failurePercentageThreshold {@setting FAILURE_PERCENTAGE_THRESHOLD} The default is A50's.
  * @param slowRule {@setting SLOW_RULE}
  * @param slowLatencyFactor {@setting SLOW_LATENCY_FACTOR} The typical latency is the geometric
- *     mean of the window's successes; it must be above this multiple of both the judged backends'
- *     median and the backend's own before the window, so that a machine slow by nature is left to
- *     the policies' weights and one that became slow is ejected. The shedding rule asks for a drop
+ *     mean of the window's successes; it must be above this multiple of the judged backends'
+ *     median and above this factor to the power 1.5 (5.2x at the default) times the backend's own
+ *     before the window, so that a machine slow by nature, whose latency also swings with its load
+ *     and its neighbours, is left to the policies' weights and one that became slow is ejected. The shedding rule asks for a drop
  *     in what the backend serves by the same factor.
  * @param overloadRule {@setting OVERLOAD_RULE} An overload answer is never a failure, but a backend
  *     that answers "overloaded" where its peers answer "ok", and did not before, and serves a

@@ -31,6 +31,16 @@ final class OutlierEjection {
   static final double SIGNIFICANCE_Z = 3.09;
   /** 1.4826 x the median absolute deviation estimates a normal distribution's standard deviation. */
   private static final double MAD_TO_STDEV = 1.4826;
+  /**
+   * The slow rule asks a backend's latency to be above slowLatencyFactor to this power times its
+   * own past (5.2x at the default 3), where it asks the factor alone against its peers. A healthy
+   * machine's own latency swings more than the factor: a slow machine that a policy blind to speed
+   * loads near its capacity queues, and a busy neighbour arriving takes it to saturation. In the
+   * simulator's three-generation fleet with changing antagonists and no fault, healthy machines
+   * reached 4.2x their own past (10 seeds, 7 policies, 0.5x to 1.5x load); a backend whose
+   * queries became 5x slower goes well past 5.2x once its queue builds.
+   */
+  static final double OWN_PAST_EXPONENT = 1.5;
   /** The baseline forgets its past over this many intervals (a minute by default). */
   static final int BASELINE_INTERVALS = 6;
 
@@ -42,6 +52,8 @@ final class OutlierEjection {
   /** What each bucket that leaves the window keeps of the baseline before it is added. */
   private final double baselineKeep;
   private final double log2SlowFactor;
+  /** The slow rule's bar against the backend's own past: slowLatencyFactor to the power {@link #OWN_PAST_EXPONENT}. */
+  private final double log2OwnPastFactor;
   private long originNanos;
   /** The bucket the window's newest outcomes go to, counted from the origin. */
   private long bucket;
@@ -72,6 +84,7 @@ final class OutlierEjection {
     this.maxEjectionNanos = config.maxEjectionTime().toNanos();
     this.baselineKeep = Math.exp(-1.0 / (EjectionRecord.BUCKETS * BASELINE_INTERVALS));
     this.log2SlowFactor = Math.log(config.slowLatencyFactor()) / Math.log(2) * TrackedBackend.LOG_SCALE;
+    this.log2OwnPastFactor = log2SlowFactor * OWN_PAST_EXPONENT;
   }
 
   boolean panicking() {
@@ -370,8 +383,8 @@ final class OutlierEjection {
 
   /**
    * Slow, not dead: a typical success latency (the geometric mean over the newest volume of
-   * successes) above slowLatencyFactor times both the judged backends' median and the backend's own before the
-   * window. The median, not the mean, so that one very slow backend does not raise the bar it is
+   * successes) above slowLatencyFactor times the judged backends' median and above that factor to the
+   * power {@link #OWN_PAST_EXPONENT} times the backend's own before the window. The median, not the mean, so that one very slow backend does not raise the bar it is
    * held to; relative to the others, so that a whole fleet slowed by overload ejects nothing; and
    * relative to its own past, so that a machine slow by nature (an older generation, a busy
    * neighbour it always had) is left to the policies, while one that became slow is not.
@@ -392,7 +405,7 @@ final class OutlierEjection {
       if (Double.isNaN(logLatency[i]) || logLatency[i] <= bar || book.baseLatencySamples < config.requestVolume()) {
         continue;
       }
-      outlier[i] |= logLatency[i] > book.baseLogLatency / book.baseLatencySamples + log2SlowFactor;
+      outlier[i] |= logLatency[i] > book.baseLogLatency / book.baseLatencySamples + log2OwnPastFactor;
     }
   }
 
