@@ -91,6 +91,7 @@ public final class SettingsMetadata {
       case DURATION -> "java.time.Duration";
       case CHOICE -> "java.lang.String";
       case WEIGHTS -> "java.util.Map<java.lang.String,java.lang.Integer>";
+      case TEXT -> "java.lang.String";
     };
   }
 
