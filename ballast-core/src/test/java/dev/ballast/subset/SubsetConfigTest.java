@@ -36,7 +36,7 @@ final class SubsetConfigTest {
     assertThatThrownBy(() -> read(Map.of("subset-algorithm", "consistent")))
         .hasMessage("subsetting.subset-algorithm: 'consistent' (expected: auto, random, deterministic, rendezvous or orthogonal_lots)");
     assertThatThrownBy(() -> read(Map.of("client-index", 5, "client-count", 5)))
-        .hasMessage("subsetting.client-index: 5 (expected: 0..4 for clientCount 5)");
+        .hasMessage("subsetting.client-index: 5 (expected: 0..4 for subsetting.client-count 5)");
     assertThatThrownBy(() -> read(Map.of("lot-size", 3, "subset-algorithm", "rendezvous")))
         .hasMessage("subsetting.lot-size: 3 (expected: only with subsetAlgorithm orthogonal_lots, not rendezvous)");
   }
