@@ -38,7 +38,7 @@ final class SubsetConfigTest {
     assertThatThrownBy(() -> read(Map.of("client-index", 5, "client-count", 5)))
         .hasMessage("subsetting.client-index: 5 (expected: 0..4 for subsetting.client-count 5)");
     assertThatThrownBy(() -> read(Map.of("lot-size", 3, "subset-algorithm", "rendezvous")))
-        .hasMessage("subsetting.lot-size: 3 (expected: only with subsetAlgorithm orthogonal_lots, not rendezvous)");
+        .hasMessage("subsetting.lot-size: 3 (expected: only with subsetting.subset-algorithm orthogonal_lots, not rendezvous)");
   }
 
   @Test
