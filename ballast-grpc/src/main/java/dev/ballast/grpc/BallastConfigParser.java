@@ -205,8 +205,10 @@ final class BallastConfigParser {
     Map<String, ?> routing = object(json, "zoneRouting");
     ZoneConfig zoneRouting =
         routing == null ? ZoneConfig.defaults() : ZoneConfig.SETTINGS.read(SettingSource.of(routing, "zoneRouting."));
-    int remoteSubsetSize = integer(json, REMOTE_SUBSET_SIZE, SubsetConfig.REMOTE_SUBSET_SIZE.defaultFor(subsetSize),
-        SubsetConfig.REMOTE_SUBSET_SIZE.min(), MAX_SUBSET_SIZE);
+    // A policy that uses every backend (refusing any subset setting above) spills to every remote one too.
+    int remoteSubsetSize = policy.needsEveryBackend() ? Integer.MAX_VALUE
+        : integer(json, REMOTE_SUBSET_SIZE, SubsetConfig.REMOTE_SUBSET_SIZE.defaultFor(subsetSize),
+            SubsetConfig.REMOTE_SUBSET_SIZE.min(), MAX_SUBSET_SIZE);
     String hashHeader = read.config() instanceof ConsistentHashConfig hashing ? hashing.requestHashHeader() : "";
     return new BallastConfig(subsetter, subsetSize, identity, policy, health, outliers(json), serviceName, overload(json), probing, zone,
         zones, zoneRouting, remoteSubsetSize, hashHeader, json);
