@@ -44,7 +44,16 @@ public final class TcpCut implements AutoCloseable {
       try {
         Socket replica = listener.accept();
         Socket zookeeper = new Socket();
-        zookeeper.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), target));
+        try {
+          zookeeper.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), target));
+        } catch (IOException e) {
+          // Nothing listens behind the relay (its process is down): refuse as the process would,
+          // by closing the connection just accepted, instead of leaving it open and silent, where
+          // a client would wait on it for ever.
+          closeQuietly(replica);
+          closeQuietly(zookeeper);
+          continue;
+        }
         sockets.add(replica);
         sockets.add(zookeeper);
         if (cut) {
