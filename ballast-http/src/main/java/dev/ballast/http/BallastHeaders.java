@@ -23,6 +23,11 @@ import dev.ballast.overload.Criticality;
  *       little of the deadline was left</td></tr>
  *   <tr><td>{@value #LAME_DUCK}</td><td>response</td><td>{@code 1}</td><td>the backend is
  *       draining: send new requests elsewhere (with {@code Connection: close})</td></tr>
+ *   <tr><td>{@value #PROBE}</td><td>response to a probe ({@code GET} {@value #PROBE_PATH})</td>
+ *       <td>{@code requests_in_flight=}digits{@code , latency_estimate_nanos=}digits, in any
+ *       order, other keys ignored</td><td>the backend's requests in flight and its latency
+ *       estimate for a request arriving at that load ({@code prequal_probing}'s probe, the
+ *       fields of gRPC's {@code ballast.probe.v1.ProbeResponse})</td></tr>
  * </table>
  *
  * <p>The readers here throw {@link MalformedHeaderException} for a value outside the grammar; the
@@ -50,6 +55,16 @@ public final class BallastHeaders {
   public static final String LAME_DUCK = "ballast-lame-duck";
   /** The lame duck signal's value: {@value}. */
   public static final String LAME_DUCK_VALUE = "1";
+  /** A probe's answer: {@value}, written by {@link #writeProbe} and read by {@link #readProbe}. */
+  public static final String PROBE = "ballast-probe";
+  /** Where a backend answers probes unless told otherwise: {@value}. */
+  public static final String PROBE_PATH = "/ballast/probe";
+  /** The longest {@value #PROBE} value read: a longer one is malformed, whatever it holds. */
+  public static final int MAX_PROBE_LENGTH = 256;
+  private static final String IN_FLIGHT_KEY = "requests_in_flight";
+  private static final String LATENCY_KEY = "latency_estimate_nanos";
+  private static final String PROBE_GRAMMAR =
+      "requests_in_flight=DIGITS, latency_estimate_nanos=DIGITS, at most " + MAX_PROBE_LENGTH + " characters";
   /** HTTP's own: how many seconds to wait before asking again, on a don't-retry answer: {@value}. */
   public static final String RETRY_AFTER = "retry-after";
 
@@ -152,6 +167,96 @@ public final class BallastHeaders {
     }
     return count;
   }
+
+  /**
+   * A probe's answer as {@value #PROBE} carries it.
+   *
+   * @param requestsInFlight the backend's requests in flight, 0 or more
+   * @param latencyEstimateNanos its latency estimate at that load, 0 or more
+   * @return the header's value
+   * @throws IllegalArgumentException for a negative value
+   */
+  public static String writeProbe(int requestsInFlight, long latencyEstimateNanos) {
+    if (requestsInFlight < 0 || latencyEstimateNanos < 0) {
+      throw new IllegalArgumentException("probe: " + requestsInFlight + " in flight, " + latencyEstimateNanos
+          + " ns (expected: 0 or more of each)");
+    }
+    return IN_FLIGHT_KEY + "=" + requestsInFlight + ", " + LATENCY_KEY + "=" + latencyEstimateNanos;
+  }
+
+  /**
+   * A probe's answer from {@value #PROBE}'s value: both keys once each, in any order, separated by
+   * commas with optional spaces; keys of a later version are skipped. A count beyond what Java's
+   * {@code int} holds reads as the largest, and a latency beyond {@code long} likewise: a backend
+   * that claims that much load is avoided, not believed idle.
+   *
+   * @param value the header's value
+   * @return the answer
+   * @throws MalformedHeaderException for a value outside the grammar, a key given twice, a
+   *     missing key, or more than {@value #MAX_PROBE_LENGTH} characters
+   */
+  public static ProbeAnswer readProbe(String value) {
+    if (value == null || value.length() > MAX_PROBE_LENGTH) {
+      throw new MalformedHeaderException(PROBE, value, PROBE_GRAMMAR);
+    }
+    long inFlight = -1;
+    long latency = -1;
+    int at = 0;
+    int n = value.length();
+    while (at <= n) {
+      int end = value.indexOf(',', at);
+      if (end < 0) {
+        end = n;
+      }
+      String field = value.substring(at, end).trim();
+      int equals = field.indexOf('=');
+      if (equals <= 0) {
+        throw new MalformedHeaderException(PROBE, value, PROBE_GRAMMAR);
+      }
+      String key = field.substring(0, equals).trim();
+      long number = saturatedDigits(field.substring(equals + 1).trim(), value);
+      if (key.equals(IN_FLIGHT_KEY)) {
+        if (inFlight >= 0) {
+          throw new MalformedHeaderException(PROBE, value, PROBE_GRAMMAR + ", each key once");
+        }
+        inFlight = number;
+      } else if (key.equals(LATENCY_KEY)) {
+        if (latency >= 0) {
+          throw new MalformedHeaderException(PROBE, value, PROBE_GRAMMAR + ", each key once");
+        }
+        latency = number;
+      }
+      at = end + 1;
+    }
+    if (inFlight < 0 || latency < 0) {
+      throw new MalformedHeaderException(PROBE, value, PROBE_GRAMMAR + ", both keys");
+    }
+    return new ProbeAnswer((int) Math.min(Integer.MAX_VALUE, inFlight), latency);
+  }
+
+  /** Digits read as a number, saturated at {@link Long#MAX_VALUE}. */
+  private static long saturatedDigits(String digits, String value) {
+    if (digits.isEmpty()) {
+      throw new MalformedHeaderException(PROBE, value, PROBE_GRAMMAR);
+    }
+    long number = 0;
+    for (int i = 0; i < digits.length(); i++) {
+      char c = digits.charAt(i);
+      if (c < '0' || c > '9') {
+        throw new MalformedHeaderException(PROBE, value, PROBE_GRAMMAR);
+      }
+      number = number > (Long.MAX_VALUE - (c - '0')) / 10 ? Long.MAX_VALUE : number * 10 + (c - '0');
+    }
+    return number;
+  }
+
+  /**
+   * A backend's answer to a probe.
+   *
+   * @param requestsInFlight its requests in flight when it answered
+   * @param latencyEstimateNanos its latency estimate for a request arriving at that load
+   */
+  public record ProbeAnswer(int requestsInFlight, long latencyEstimateNanos) {}
 
   private static MalformedHeaderException badTimeout(String value) {
     return new MalformedHeaderException(TIMEOUT, value, "1 to 8 digits and a unit, H, M, S, m, u or n, as in 250m");

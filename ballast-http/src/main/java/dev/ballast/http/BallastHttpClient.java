@@ -382,7 +382,7 @@ public final class BallastHttpClient implements AutoCloseable {
    * @return the check
    */
   public static HealthCheck httpHealthCheck(HttpClient client, String path, Duration timeout) {
-    URI uri = URI.create(path.startsWith("/") ? path : "/" + path);
+    URI uri = URI.create(checkPath("healthCheckPath", path));
     return endpoint -> {
       HttpRequest check = HttpRequest.newBuilder(endpoint.resolve(uri)).timeout(timeout).GET().build();
       return client.sendAsync(check, HttpResponse.BodyHandlers.discarding()).handle((response, failure) -> {
@@ -396,6 +396,44 @@ public final class BallastHttpClient implements AutoCloseable {
     };
   }
 
+  /**
+   * {@code prequal_probing}'s probes over the JDK client: a GET on {@code path} of each backend
+   * probed, whose 2xx answer carries {@value BallastHeaders#PROBE} ({@link
+   * JdkHttpServers#probeHandler} and the Spring filters answer it).
+   *
+   * @param client the JDK client
+   * @param path the probe's path, {@value BallastHeaders#PROBE_PATH} unless the backends say
+   *     otherwise
+   * @param timeout how long a probe may take ({@link HttpBalancer#PROBE_TIMEOUT})
+   * @return the transport
+   */
+  public static ProbeTransport httpProbes(HttpClient client, String path, Duration timeout) {
+    URI uri = URI.create(checkPath("probePath", path));
+    Duration checked = HttpBalancer.PROBE_TIMEOUT.check(timeout);
+    return endpoint -> {
+      HttpRequest probe = HttpRequest.newBuilder(endpoint.resolve(uri)).timeout(checked).GET().build();
+      return client.sendAsync(probe, HttpResponse.BodyHandlers.discarding()).thenApply(
+          response -> response.statusCode() / 100 == 2 ? lookup(response.headers()) : null);
+    };
+  }
+
+  /** A path as a setting gives it: absolute, without query or fragment. */
+  private static String checkPath(String setting, String path) {
+    Objects.requireNonNull(path, setting);
+    if (path.isEmpty() || path.indexOf('?') >= 0 || path.indexOf('#') >= 0) {
+      throw new IllegalArgumentException(setting + ": " + MalformedHeaderException.quote(path)
+          + " (expected: a path such as " + (setting.equals("probePath") ? BallastHeaders.PROBE_PATH : "/health") + ")");
+    }
+    String absolute = path.startsWith("/") ? path : "/" + path;
+    try {
+      URI.create(absolute);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(setting + ": " + MalformedHeaderException.quote(path)
+          + " (expected: a path of URI characters; " + e.getMessage() + ")");
+    }
+    return absolute;
+  }
+
   /** Settings of a {@link BallastHttpClient}. */
   public static final class Builder {
     private final HttpBalancer.Builder balancer = HttpBalancer.builder();
@@ -403,6 +441,8 @@ public final class BallastHttpClient implements AutoCloseable {
     private EndpointResolver resolver;
     private String healthCheckPath;
     private Duration healthCheckTimeout = Duration.ofSeconds(5);
+    private String probePath = BallastHeaders.PROBE_PATH;
+    private Duration probeTimeout = HttpBalancer.PROBE_TIMEOUT.defaultValue();
 
     private Builder() {}
 
@@ -453,11 +493,32 @@ public final class BallastHttpClient implements AutoCloseable {
      * @return this builder
      */
     public Builder healthCheckPath(String path) {
-      Objects.requireNonNull(path, "healthCheckPath");
-      if (path.isEmpty() || path.indexOf('?') >= 0 || path.indexOf('#') >= 0) {
-        throw new IllegalArgumentException("healthCheckPath: '" + path + "' (expected: a path such as /health)");
-      }
-      this.healthCheckPath = path;
+      this.healthCheckPath = checkPath("healthCheckPath", path);
+      return this;
+    }
+
+    /**
+     * Where backends answer {@code prequal_probing}'s probes. Default {@value
+     * BallastHeaders#PROBE_PATH}, where {@link JdkHttpServers#addProbe(com.sun.net.httpserver.HttpServer,
+     * BallastHttpService)} and the Spring filters answer.
+     *
+     * @param path the probe's path
+     * @return this builder
+     */
+    public Builder probePath(String path) {
+      this.probePath = checkPath("probePath", path);
+      return this;
+    }
+
+    /**
+     * How long a probe may take. Default 500 ms (the probe pool's default {@code maxAge}, past
+     * which an answer is too old to use); 1 ms..1 min.
+     *
+     * @param timeout the timeout
+     * @return this builder
+     */
+    public Builder probeTimeout(Duration timeout) {
+      this.probeTimeout = HttpBalancer.PROBE_TIMEOUT.check(timeout);
       return this;
     }
 
@@ -500,6 +561,8 @@ public final class BallastHttpClient implements AutoCloseable {
       if (healthCheckPath != null) {
         balancer.healthCheck(httpHealthCheck(client, healthCheckPath, healthCheckTimeout));
       }
+      // Only prequal_probing calls it; a transport set on the balancer's builder wins.
+      balancer.probesIfAbsent(httpProbes(client, probePath, probeTimeout));
       return new BallastHttpClient(client, balancer.build(), resolver);
     }
   }

@@ -8,6 +8,7 @@ import dev.ballast.overload.AdmissionLimiter;
 import dev.ballast.overload.Criticality;
 import dev.ballast.overload.Deadlines;
 import dev.ballast.overload.LimiterConfig;
+import dev.ballast.probe.ProbeResponder;
 import dev.ballast.time.NanoClock;
 import dev.ballast.settings.Setting;
 import java.time.Duration;
@@ -18,7 +19,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.DoubleSupplier;
 import java.util.function.Supplier;
@@ -103,7 +103,9 @@ public final class BallastHttpService {
   private final boolean reportLoad;
   private final RateMeter requests;
   private final RateMeter errors;
-  private final AtomicInteger inFlight = new AtomicInteger();
+  /** Requests in flight, and the latency by load that probes are answered with. */
+  private final ProbeResponder probes = ProbeResponder.create();
+  private final LongAdder probesAnswered = new LongAdder();
   private final CompletableFuture<Void> drained = new CompletableFuture<>();
   private final LongAdder shed = new LongAdder();
   private final LongAdder refusedForDeadline = new LongAdder();
@@ -179,7 +181,7 @@ public final class BallastHttpService {
         badHeader(e);
       }
     }
-    inFlight.incrementAndGet();
+    int found = probes.onStart();
     ServerRequest.Verdict verdict;
     if (!Deadlines.canStart(now, deadline, minDeadlineNanos)) {
       refusedForDeadline.increment();
@@ -190,7 +192,7 @@ public final class BallastHttpService {
     } else {
       verdict = ServerRequest.Verdict.ADMITTED;
     }
-    return new ServerRequest(this, verdict, criticality, deadline, format, now);
+    return new ServerRequest(this, verdict, criticality, deadline, format, now, found);
   }
 
   String rejectionMessage(ServerRequest request) {
@@ -236,11 +238,14 @@ public final class BallastHttpService {
     if (status >= 500 || status <= 0) {
       errors.record();
     }
-    if (request.isAdmitted() && limiter != null) {
-      // The server cannot tell its own queueing from the handler's work: all of it is service.
-      limiter.onComplete(0, clock.nanoTime() - request.startNanos());
+    // The server cannot tell its own queueing from the handler's work: all of it is service.
+    long latency = request.isAdmitted() ? clock.nanoTime() - request.startNanos() : -1;
+    if (latency >= 0 && limiter != null) {
+      limiter.onComplete(0, latency);
     }
-    if (inFlight.decrementAndGet() == 0 && drainIntervalPassed) {
+    // A refused request only ends: its instant answer says nothing of the latency at that load.
+    probes.onEnd(request.foundInFlight(), latency);
+    if (probes.requestsInFlight() == 0 && drainIntervalPassed) {
       drained.complete(null);
     }
   }
@@ -342,13 +347,13 @@ public final class BallastHttpService {
     });
     timer.schedule(() -> {
       drainIntervalPassed = true;
-      if (inFlight.get() == 0) {
+      if (probes.requestsInFlight() == 0) {
         drained.complete(null);
       }
     }, drainInterval.toNanos(), TimeUnit.NANOSECONDS);
     timer.schedule(() -> {
       if (!drained.isDone()) {
-        logger.log(Level.WARNING, "ballast: {0} requests still in flight after the shutdown grace", inFlight.get());
+        logger.log(Level.WARNING, "ballast: {0} requests still in flight after the shutdown grace", probes.requestsInFlight());
         drained.complete(null);
       }
     }, drainInterval.plus(shutdownGrace).toNanos(), TimeUnit.NANOSECONDS);
@@ -362,7 +367,33 @@ public final class BallastHttpService {
    * @return the requests in flight
    */
   public int requestsInFlight() {
-    return inFlight.get();
+    return probes.requestsInFlight();
+  }
+
+  /**
+   * The answer to a probe ({@code prequal_probing}'s), as the value of {@value
+   * BallastHeaders#PROBE}: the requests in flight now and the latency this service measured for
+   * requests that arrived at that load (the median of the latest ones, queueing included; 0
+   * before any has ended). Probes are not requests: they are never admitted, shed or counted in
+   * the load report. Adapters answer them at {@value BallastHeaders#PROBE_PATH}.
+   *
+   * @return the header's value
+   */
+  public String probeAnswer() {
+    int inFlight = probes.requestsInFlight();
+    String answer = BallastHeaders.writeProbe(inFlight, probes.latencyEstimateNanos(inFlight));
+    // Counted before the answer leaves: a client that has its answer sees it counted.
+    probesAnswered.increment();
+    return answer;
+  }
+
+  /**
+   * Probes answered so far ({@link #probeAnswer()}).
+   *
+   * @return the count
+   */
+  public long probesAnswered() {
+    return probesAnswered.sum();
   }
 
   /**

@@ -1,6 +1,7 @@
 package dev.ballast.http;
 
 import dev.ballast.annotation.Experimental;
+import dev.ballast.health.Backend;
 import dev.ballast.health.HealthConfig;
 import dev.ballast.health.OutlierConfig;
 import dev.ballast.overload.AdaptiveThrottle;
@@ -11,7 +12,9 @@ import dev.ballast.overload.TokenBucket;
 import dev.ballast.overload.TokenBucketConfig;
 import dev.ballast.pick.Balancer;
 import dev.ballast.pick.Policy;
+import dev.ballast.pick.PrequalProbingConfig;
 import dev.ballast.pick.ZoneConfig;
+import dev.ballast.probe.ProbeReceiver;
 import dev.ballast.settings.Setting;
 import dev.ballast.subset.BackendSet;
 import dev.ballast.subset.ClientIdentity;
@@ -29,6 +32,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -82,6 +86,10 @@ public final class HttpBalancer implements AutoCloseable {
   public static final Setting<Duration> PICK_TIMEOUT =
       Setting.duration("pickTimeout", Duration.ofSeconds(10), Duration.ZERO, Duration.ofHours(1),
           "how long a request without a deadline waits for a backend when none can take it now");
+  /** {@setting} */
+  public static final Setting<Duration> PROBE_TIMEOUT =
+      Setting.duration("probeTimeout", PrequalProbingConfig.DEFAULT_MAX_AGE, Duration.ofMillis(1), Duration.ofMinutes(1),
+          "how long a probe of prequal_probing may take; a later answer would be too old for its pool (maxAge)");
 
   private final Balancer balancer;
   private final Subsetter subsetter;
@@ -123,14 +131,20 @@ public final class HttpBalancer implements AutoCloseable {
   private final LongAdder lameDuckSignals = new LongAdder();
   private final LongAdder retriesSent = new LongAdder();
   private final LongAdder notSent = new LongAdder();
+  private final ProbeTransport probes;
+  private final LongAdder probesFailed = new LongAdder();
 
   private HttpBalancer(Builder b) {
-    if (b.policy.needsProbes()) {
+    if (b.policy.needsProbes() && b.probes == null) {
       throw new IllegalArgumentException("policy: " + b.policy.name()
-          + " (expected: a policy that sends no probes; ballast-http has no probe transport yet)");
+          + " (expected: a probe transport for it, HttpBalancer.Builder.probes(...); BallastHttpClient gives one)");
     }
     Balancer.Builder core = Balancer.builder(b.policy).health(b.health).outlierEjection(b.outliers)
         .clock(b.balancerClock).zoneRouting(b.zoneRouting);
+    this.probes = b.probes;
+    if (b.probes != null) {
+      core.probes(this::probe);
+    }
     if (b.zone != null) {
       core.zone(b.zone);
     }
@@ -335,6 +349,48 @@ public final class HttpBalancer implements AutoCloseable {
     return requestHashHeader;
   }
 
+  /**
+   * Sends one of the policy's probes through the transport; the answer, or its absence, reaches
+   * {@code receiver} on the thread that receives it. Never throws, never waits.
+   */
+  private void probe(Backend backend, ProbeReceiver receiver) {
+    EndpointHealth health = byKey.get(backend.key());
+    if (health == null || closing) {
+      // A backend the core knows a moment before this map does: it is probed next time.
+      probeFailed(receiver);
+      return;
+    }
+    HttpEndpoint endpoint = health.endpoint;
+    CompletableFuture<HeaderLookup> answer;
+    try {
+      answer = probes.probe(endpoint);
+    } catch (RuntimeException e) {
+      probeFailed(receiver);
+      return;
+    }
+    answer.whenComplete((headers, failure) -> {
+      String value = failure == null && headers != null ? headers.first(BallastHeaders.PROBE) : null;
+      if (value == null) {
+        probeFailed(receiver);
+        return;
+      }
+      BallastHeaders.ProbeAnswer read;
+      try {
+        read = BallastHeaders.readProbe(value);
+      } catch (MalformedHeaderException e) {
+        badHeader(e, endpoint.key());
+        probeFailed(receiver);
+        return;
+      }
+      receiver.onProbe(read.requestsInFlight(), read.latencyEstimateNanos());
+    });
+  }
+
+  private void probeFailed(ProbeReceiver receiver) {
+    probesFailed.increment();
+    receiver.onProbeFailed();
+  }
+
   // ---- what attempts call ----
 
   EndpointHealth endpointHealth(String key) {
@@ -477,6 +533,18 @@ public final class HttpBalancer implements AutoCloseable {
   }
 
   /**
+   * Probes of {@code prequal_probing} that brought no usable answer: no answer, a status other
+   * than 2xx, no {@value BallastHeaders#PROBE} header or a malformed one (also counted in {@link
+   * #badHeaders()}). The policy then picks without them, by power of two choices on this client's
+   * own requests in flight.
+   *
+   * @return the count; 0 for a policy that does not probe
+   */
+  public long probesFailed() {
+    return probesFailed.sum();
+  }
+
+  /**
    * Response headers of Ballast's and ORCA's that were malformed, and so ignored.
    *
    * @return the count
@@ -564,6 +632,7 @@ public final class HttpBalancer implements AutoCloseable {
     private NanoClock clock = NanoClock.system();
     private NanoClock balancerClock = NanoClock.cached();
     private Duration pickTimeout = PICK_TIMEOUT.defaultValue();
+    private ProbeTransport probes;
 
     Builder() {}
 
@@ -691,6 +760,26 @@ public final class HttpBalancer implements AutoCloseable {
      */
     public Builder healthCheck(HealthCheck check) {
       this.healthCheck = Objects.requireNonNull(check, "healthCheck");
+      return this;
+    }
+
+    /**
+     * How {@code prequal_probing}'s probes reach a backend; that policy needs one, the others
+     * never call it. {@link BallastHttpClient} gives one over its own client unless set here.
+     *
+     * @param transport sends a probe and hands back the answer's headers
+     * @return this builder
+     */
+    public Builder probes(ProbeTransport transport) {
+      this.probes = Objects.requireNonNull(transport, "probes");
+      return this;
+    }
+
+    /** {@link #probes} unless one was given. */
+    Builder probesIfAbsent(ProbeTransport transport) {
+      if (probes == null) {
+        probes = transport;
+      }
       return this;
     }
 

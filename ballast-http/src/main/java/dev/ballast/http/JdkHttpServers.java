@@ -111,6 +111,52 @@ public final class JdkHttpServers {
   }
 
   /**
+   * A handler that answers {@code prequal_probing}'s probes: 200 with {@value
+   * BallastHeaders#PROBE} ({@link BallastHttpService#probeAnswer()}) and no body. Probes are never
+   * admitted, shed or counted as requests; in lame duck the answer carries the signal too.
+   *
+   * @param service the service whose load it tells
+   * @return the handler
+   */
+  public static HttpHandler probeHandler(BallastHttpService service) {
+    Objects.requireNonNull(service, "service");
+    return exchange -> {
+      try (exchange) {
+        exchange.getResponseHeaders().set(BallastHeaders.PROBE, service.probeAnswer());
+        if (service.isLameDuck()) {
+          exchange.getResponseHeaders().set(BallastHeaders.LAME_DUCK, BallastHeaders.LAME_DUCK_VALUE);
+        }
+        exchange.sendResponseHeaders(200, -1);
+      }
+    };
+  }
+
+  /**
+   * Creates the context that answers probes at {@value BallastHeaders#PROBE_PATH}, where {@link
+   * BallastHttpClient} sends them by default.
+   *
+   * @param server the server
+   * @param service the service whose load it tells
+   * @return the new context
+   */
+  public static HttpContext addProbe(HttpServer server, BallastHttpService service) {
+    return addProbe(server, BallastHeaders.PROBE_PATH, service);
+  }
+
+  /**
+   * Creates the context that answers probes at {@code path}.
+   *
+   * @param server the server
+   * @param path the probe's path; clients must be told it ({@link
+   *     BallastHttpClient.Builder#probePath})
+   * @param service the service whose load it tells
+   * @return the new context
+   */
+  public static HttpContext addProbe(HttpServer server, String path, BallastHttpService service) {
+    return server.createContext(path, probeHandler(service));
+  }
+
+  /**
    * Enters lame duck, and once the drain is over stops the server (its open exchanges get no
    * more time: the drain already waited for them).
    *

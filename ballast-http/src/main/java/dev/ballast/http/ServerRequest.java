@@ -30,17 +30,19 @@ public final class ServerRequest {
   private final long deadlineNanos;
   private final LoadReportHeader.Format format;
   private final long startNanos;
+  private final int foundInFlight;
   private final AtomicBoolean ended = new AtomicBoolean();
 
   ServerRequest(
       BallastHttpService service, Verdict verdict, Criticality criticality, long deadlineNanos,
-      LoadReportHeader.Format format, long startNanos) {
+      LoadReportHeader.Format format, long startNanos, int foundInFlight) {
     this.service = service;
     this.verdict = verdict;
     this.criticality = criticality;
     this.deadlineNanos = deadlineNanos;
     this.format = format;
     this.startNanos = startNanos;
+    this.foundInFlight = foundInFlight;
   }
 
   /**
@@ -147,5 +149,10 @@ public final class ServerRequest {
 
   long startNanos() {
     return startNanos;
+  }
+
+  /** The requests in flight it found on arrival, for the probe answer's latency by load. */
+  int foundInFlight() {
+    return foundInFlight;
   }
 }

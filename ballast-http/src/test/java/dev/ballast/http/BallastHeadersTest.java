@@ -75,4 +75,54 @@ final class BallastHeadersTest {
     assertThat(MalformedHeaderException.quote("a\r\nb")).isEqualTo("'a??b'");
     assertThat(MalformedHeaderException.quote("x".repeat(100))).isEqualTo("'" + "x".repeat(40) + "...'");
   }
+
+  @Test
+  void probeAnswersReadBackAsWrittenAndInAnyOrderWithKeysOfALaterVersionSkipped() {
+    PropertyCheck.forAll(in -> new long[] {in.intBetween(0, Integer.MAX_VALUE), in.longBetween(0, Long.MAX_VALUE)}, v -> {
+      BallastHeaders.ProbeAnswer read = BallastHeaders.readProbe(BallastHeaders.writeProbe((int) v[0], v[1]));
+      assertThat(read).isEqualTo(new BallastHeaders.ProbeAnswer((int) v[0], v[1]));
+    });
+    assertThat(BallastHeaders.writeProbe(3, 1_500_000)).isEqualTo("requests_in_flight=3, latency_estimate_nanos=1500000");
+    assertThat(BallastHeaders.readProbe("latency_estimate_nanos=7,queue=2 ,requests_in_flight = 4"))
+        .isEqualTo(new BallastHeaders.ProbeAnswer(4, 7));
+  }
+
+  @Test
+  void aProbeAnswerBeyondJavasRangeIsTakenAsTheLargestSoThatTheBackendIsAvoided() {
+    assertThat(BallastHeaders.readProbe("requests_in_flight=4294967295, latency_estimate_nanos=18446744073709551615"))
+        .isEqualTo(new BallastHeaders.ProbeAnswer(Integer.MAX_VALUE, Long.MAX_VALUE));
+  }
+
+  @Test
+  void badProbeAnswersAreMalformedWithTheValueQuotedShort() {
+    String grammar = "requests_in_flight=DIGITS, latency_estimate_nanos=DIGITS, at most 256 characters";
+    for (String bad : new String[] {"", "requests_in_flight=1", "latency_estimate_nanos=1", "requests_in_flight=-1, latency_estimate_nanos=1",
+        "requests_in_flight=1, latency_estimate_nanos=1.5", "requests_in_flight=1, latency_estimate_nanos=", "requests_in_flight=1,,latency_estimate_nanos=1",
+        "requests_in_flight=1, latency_estimate_nanos=1,", "requests_in_flight 1, latency_estimate_nanos=1", "=1, requests_in_flight=1, latency_estimate_nanos=1",
+        "requests_in_flight=1, latency_estimate_nanos=1, requests_in_flight=2", "requests_in_flight=0x10, latency_estimate_nanos=1"}) {
+      assertThatThrownBy(() -> BallastHeaders.readProbe(bad)).as(bad)
+          .isInstanceOfSatisfying(MalformedHeaderException.class, e -> {
+            assertThat(e.header()).isEqualTo(BallastHeaders.PROBE);
+            assertThat(e.getMessage()).startsWith("ballast-probe: " + MalformedHeaderException.quote(bad) + " (expected: " + grammar);
+          });
+    }
+    String huge = "requests_in_flight=1, latency_estimate_nanos=1, " + "x=1, ".repeat(60);
+    assertThatThrownBy(() -> BallastHeaders.readProbe(huge)).isInstanceOf(MalformedHeaderException.class)
+        .hasMessageContaining("...").hasMessageContaining("at most 256 characters");
+    assertThatThrownBy(() -> BallastHeaders.writeProbe(-1, 0)).hasMessage("probe: -1 in flight, 0 ns (expected: 0 or more of each)");
+  }
+
+  @Test
+  void anyStringIsAProbeAnswerOrMalformed() {
+    PropertyCheck.forAll(in -> in.withProbability(0.3) ? "requests_in_flight=" + in.string(0, 4) + ", latency_estimate_nanos=" + in.string(0, 4)
+        : in.string(0, 40), text -> {
+      try {
+        BallastHeaders.ProbeAnswer read = BallastHeaders.readProbe(text);
+        assertThat(read.requestsInFlight()).isNotNegative();
+        assertThat(read.latencyEstimateNanos()).isNotNegative();
+      } catch (MalformedHeaderException e) {
+        assertThat(e.header()).isEqualTo(BallastHeaders.PROBE);
+      }
+    });
+  }
 }

@@ -235,4 +235,47 @@ final class BallastHttpServiceTest {
     assertThat(answer.statusCode()).isEqualTo(200);
     assertThat(warming.served.sum()).isEqualTo(1);
   }
+
+  @Test
+  void aProbeIsAnsweredWithTheRequestsInFlightAndTheLatencyMeasuredAtThatLoad() {
+    dev.ballast.testing.FakeClock clock = new dev.ballast.testing.FakeClock();
+    BallastHttpService service = BallastHttpService.builder().clock(clock).build();
+    assertThat(BallastHeaders.readProbe(service.probeAnswer())).isEqualTo(new BallastHeaders.ProbeAnswer(0, 0));
+    ServerRequest alone = service.admit(HeaderLookup.NONE);
+    ServerRequest second = service.admit(HeaderLookup.NONE);
+    clock.advance(Duration.ofMillis(20));
+    alone.end(200);
+    clock.advance(Duration.ofMillis(30));
+    second.end(200);
+    // A request arriving now finds none in flight: the latency of those that found none.
+    assertThat(BallastHeaders.readProbe(service.probeAnswer()))
+        .isEqualTo(new BallastHeaders.ProbeAnswer(0, TimeUnit.MILLISECONDS.toNanos(20)));
+    ServerRequest third = service.admit(HeaderLookup.NONE);
+    assertThat(BallastHeaders.readProbe(service.probeAnswer()))
+        .isEqualTo(new BallastHeaders.ProbeAnswer(1, TimeUnit.MILLISECONDS.toNanos(50)));
+    // A request refused unrun ends without teaching a latency: its answer was instant.
+    ServerRequest late = service.admit(Map.of(BallastHeaders.TIMEOUT, "1n")::get);
+    assertThat(late.isAdmitted()).isFalse();
+    clock.advance(Duration.ofMillis(1));
+    late.end(504);
+    third.end(200);
+    assertThat(BallastHeaders.readProbe(service.probeAnswer()))
+        .isEqualTo(new BallastHeaders.ProbeAnswer(0, TimeUnit.MILLISECONDS.toNanos(20)));
+    assertThat(service.probesAnswered()).isEqualTo(4);
+  }
+
+  @Test
+  void probesAreAnsweredAtTheirPathWithoutReachingTheApplicationOrItsCounts() throws Exception {
+    TestBackend backend = backend(BallastHttpService.builder().build(), TestBackend.OK);
+    get(backend, "/work", Map.of());
+    HttpResponse<String> probe = get(backend, BallastHeaders.PROBE_PATH, Map.of());
+    assertThat(probe.statusCode()).isEqualTo(200);
+    BallastHeaders.ProbeAnswer answer = BallastHeaders.readProbe(probe.headers().firstValue(BallastHeaders.PROBE).orElseThrow());
+    assertThat(answer.requestsInFlight()).isZero();
+    assertThat(answer.latencyEstimateNanos()).isPositive();
+    assertThat(backend.served.sum()).isEqualTo(1);
+    assertThat(backend.service.probesAnswered()).isEqualTo(1);
+    backend.service.enterLameDuck();
+    assertThat(get(backend, BallastHeaders.PROBE_PATH, Map.of()).headers().firstValue(BallastHeaders.LAME_DUCK)).hasValue("1");
+  }
 }

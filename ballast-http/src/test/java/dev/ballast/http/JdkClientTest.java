@@ -454,13 +454,6 @@ final class JdkClientTest {
   }
 
   @Test
-  void aPolicyThatProbesIsRefusedWithTheReason() {
-    assertThatThrownBy(() -> HttpBalancer.builder().policy(Policy.prequalProbing()).build())
-        .hasMessage("policy: prequal_probing (expected: a policy that sends no probes; ballast-http has no probe"
-            + " transport yet)");
-  }
-
-  @Test
   void aClientWithoutBackendsFailsWithRequestNotSent() throws Exception {
     BallastHttpClient client = track(BallastHttpClient.builder().endpoints(List.of())
         .balancer(b -> b.pickTimeout(Duration.ofMillis(50))).build());

@@ -61,6 +61,7 @@ final class TestBackend implements AutoCloseable {
     if (service != null) {
       JdkHttpServers.protect(context, service);
       JdkHttpServers.addHealthCheck(server, "/health", service);
+      JdkHttpServers.addProbe(server, service);
     }
     server.setExecutor(executor);
     server.start();

@@ -97,8 +97,6 @@ final class BallastPropertiesTest {
         "ballast.clients.greeter.subset-sise: unknown key (expected: one of ");
     assertMessage(Map.of("ballast.policy", "fastest"),
         "ballast.policy: 'fastest' (expected: one of round_robin, ");
-    assertMessage(Map.of("ballast.policy", "prequal_probing"),
-        "ballast.policy: 'prequal_probing' (expected: a policy that sends no probes");
     assertMessage(Map.of("ballast.clients.greeter.subset-algorithm", "orthogonal_lots"),
         "ballast.clients.greeter.subset-algorithm: orthogonal_lots (expected: rendezvous, random or auto");
     assertMessage(Map.of("ballast.policy-settings.fair-share.window", "0"),

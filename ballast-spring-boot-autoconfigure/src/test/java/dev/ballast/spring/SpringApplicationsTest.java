@@ -108,6 +108,9 @@ final class SpringApplicationsTest {
     properties.put("ballast.clients.shed.policy", "round-robin");
     services.put("restart", List.of(restarting.get(0), restarting.get(1), fleet.get(2)));
     services.put("hold", List.of(fleet.get(0)));
+    // prequal_probing: its probes go to the server filters of both stacks (fleet 0 reactive, 1 servlet).
+    services.put("probe", List.of(fleet.get(0), fleet.get(1)));
+    properties.put("ballast.clients.probe.policy", "prequal_probing");
     // A reserve of retries, so that the budget's share of a quiet client's few first attempts is not all it has.
     properties.put("ballast.retry.budget.min-retries-per-second", 100);
     // Outlier ejection judges the fleets of the other services only where these tests say so.
@@ -319,7 +322,25 @@ final class SpringApplicationsTest {
           HttpResponse.BodyHandlers.ofString());
       assertThat(health.statusCode()).isEqualTo(200);
       assertThat(health.body()).isEqualTo("SERVING\n");
+      HttpResponse<String> probe = http.send(HttpRequest.newBuilder(URI.create(backend.uri() + BallastHeaders.PROBE_PATH)).build(),
+          HttpResponse.BodyHandlers.ofString());
+      assertThat(probe.statusCode()).as(backend.type().name()).isEqualTo(200);
+      assertThat(BallastHeaders.readProbe(probe.headers().firstValue(BallastHeaders.PROBE).orElseThrow()).requestsInFlight())
+          .as(backend.type().name()).isNotNegative();
     }
+  }
+
+  @Test
+  void prequalProbingProbesBothServerStacksAndItsCallsSucceed() throws InterruptedException {
+    BallastHttpService reactive = fleet.get(0).context().getBean(BallastHttpService.class);
+    BallastHttpService servlet = fleet.get(1).context().getBean(BallastHttpService.class);
+    long before = reactive.probesAnswered() + servlet.probesAnswered();
+    for (int call = 0; call < 40; call++) {
+      assertThat(get("probe")).as("call %d", call).isIn(fleet.get(0).name(), fleet.get(1).name());
+    }
+    await("both stacks answered a probe of this client's", () -> reactive.probesAnswered() > 0 && servlet.probesAnswered() > 0
+        && reactive.probesAnswered() + servlet.probesAnswered() > before);
+    assertThat(balancer("probe").toString()).contains("prequal_probing");
   }
 
   @Test

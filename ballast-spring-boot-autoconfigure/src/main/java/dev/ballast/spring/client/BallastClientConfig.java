@@ -3,6 +3,7 @@ package dev.ballast.spring.client;
 import dev.ballast.annotation.Experimental;
 import dev.ballast.health.HealthConfig;
 import dev.ballast.health.OutlierConfig;
+import dev.ballast.http.BallastHeaders;
 import dev.ballast.http.BallastHttpClient;
 import dev.ballast.http.HttpBalancer;
 import dev.ballast.overload.RetryPolicy;
@@ -92,11 +93,12 @@ public record BallastClientConfig(
   /**
    * A new balancer with these settings, with no backends until its instances arrive.
    *
-   * @param healthCheckClient the JDK client that checks health paths, or null when {@link
-   *     #healthCheckPath()} is null
+   * @param healthCheckClient the JDK client that checks health paths and sends {@code
+   *     prequal_probing}'s probes (to {@value BallastHeaders#PROBE_PATH}, where the server filters
+   *     answer them), or null when {@link #healthCheckPath()} is null and the policy does not probe
    * @return the balancer; it starts a thread of its own for control-plane work
    * @throws IllegalArgumentException for settings that do not go together (an algorithm that
-   *     needs a client index, without one; a policy that needs a probe transport)
+   *     needs a client index, without one)
    */
   public HttpBalancer newBalancer(HttpClient healthCheckClient) {
     HttpBalancer.Builder builder = HttpBalancer.builder()
@@ -117,6 +119,10 @@ public record BallastClientConfig(
     if (healthCheckPath != null) {
       builder.healthCheck(BallastHttpClient.httpHealthCheck(
           Objects.requireNonNull(healthCheckClient, "healthCheckClient"), healthCheckPath, healthCheckTimeout));
+    }
+    if (policy.needsProbes()) {
+      builder.probes(BallastHttpClient.httpProbes(Objects.requireNonNull(healthCheckClient, "healthCheckClient"),
+          BallastHeaders.PROBE_PATH, HttpBalancer.PROBE_TIMEOUT.defaultValue()));
     }
     return builder.build();
   }

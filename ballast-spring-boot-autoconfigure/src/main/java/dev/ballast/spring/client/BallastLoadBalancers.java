@@ -82,7 +82,8 @@ public final class BallastLoadBalancers implements AutoCloseable {
   }
 
   /**
-   * The JDK client that checks health paths, shared by every balancer that has one.
+   * The JDK client that checks health paths and sends {@code prequal_probing}'s probes, shared by
+   * every balancer that does either.
    *
    * @return the client, made at the first call
    */

@@ -37,8 +37,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * started asynchronous processing (a {@code DeferredResult}, a {@code CompletableFuture}, a
  * reactive return value), when the async request completes ({@link AsyncListener#onComplete}), so
  * that the limiter counts it in flight until its answer is complete, not only until its thread let
- * go. The health path answers {@code 200 SERVING}, or {@code 503 NOT_SERVING} in lame duck,
- * without being admitted or counted.
+ * go. The health path answers {@code 200 SERVING}, or {@code 503 NOT_SERVING} in lame duck, and
+ * {@code GET} {@value BallastHeaders#PROBE_PATH} answers {@code prequal_probing}'s probes with
+ * {@value BallastHeaders#PROBE}, neither admitted nor counted.
  */
 @Experimental
 public final class BallastServletFilter implements Filter {
@@ -72,8 +73,17 @@ public final class BallastServletFilter implements Filter {
       chain.doFilter(servletRequest, servletResponse);
       return;
     }
-    if (healthPath != null && healthPath.equals(pathWithinApplication(http))) {
+    String path = pathWithinApplication(http);
+    if (healthPath != null && healthPath.equals(path)) {
       health(http, response);
+      return;
+    }
+    if (BallastHeaders.PROBE_PATH.equals(path) && "GET".equals(http.getMethod())) {
+      response.setStatus(200);
+      response.setHeader(BallastHeaders.PROBE, service.probeAnswer());
+      if (service.isLameDuck()) {
+        response.setHeader(BallastHeaders.LAME_DUCK, BallastHeaders.LAME_DUCK_VALUE);
+      }
       return;
     }
     ServerRequest request = service.admit(http::getHeader);

@@ -30,7 +30,8 @@ import reactor.core.publisher.SignalType;
  * duck signal with {@code Connection: close}, and the don't-retry mark on an overload passed on;
  * the request ends exactly once, when its answer is complete, when it fails, or when the caller
  * goes away. The health path answers {@code 200 SERVING}, or {@code 503 NOT_SERVING} in lame duck,
- * without being admitted or counted.
+ * and {@code GET} {@value BallastHeaders#PROBE_PATH} answers {@code prequal_probing}'s probes with
+ * {@value BallastHeaders#PROBE}, neither admitted nor counted.
  */
 @Experimental
 public final class BallastWebFilter implements WebFilter, Ordered {
@@ -60,8 +61,18 @@ public final class BallastWebFilter implements WebFilter, Ordered {
    */
   @Override
   public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
-    if (healthPath != null && healthPath.equals(exchange.getRequest().getPath().pathWithinApplication().value())) {
+    String path = exchange.getRequest().getPath().pathWithinApplication().value();
+    if (healthPath != null && healthPath.equals(path)) {
       return health(exchange);
+    }
+    if (BallastHeaders.PROBE_PATH.equals(path) && HttpMethod.GET.equals(exchange.getRequest().getMethod())) {
+      ServerHttpResponse response = exchange.getResponse();
+      response.setStatusCode(HttpStatusCode.valueOf(200));
+      response.getHeaders().set(BallastHeaders.PROBE, service.probeAnswer());
+      if (service.isLameDuck()) {
+        response.getHeaders().set(BallastHeaders.LAME_DUCK, BallastHeaders.LAME_DUCK_VALUE);
+      }
+      return response.setComplete();
     }
     HttpHeaders requestHeaders = exchange.getRequest().getHeaders();
     ServerRequest request = service.admit(requestHeaders::getFirst);

@@ -50,7 +50,8 @@ public class BallastLoadBalancerClientConfiguration {
       LoadBalancerClientFactory clientFactory, BallastProperties properties, BallastLoadBalancers balancers) {
     String serviceId = environment.getProperty(LoadBalancerClientFactory.PROPERTY_NAME);
     BallastClientConfig config = properties.client(serviceId);
-    HttpBalancer balancer = config.newBalancer(config.healthCheckPath() == null ? null : balancers.healthCheckClient());
+    HttpBalancer balancer = config.newBalancer(
+        config.healthCheckPath() == null && !config.policy().needsProbes() ? null : balancers.healthCheckClient());
     AtomicReference<BallastLoadBalancer> self = new AtomicReference<>();
     BallastLoadBalancer loadBalancer = new BallastLoadBalancer(serviceId,
         clientFactory.getLazyProvider(serviceId, ServiceInstanceListSupplier.class), balancer,

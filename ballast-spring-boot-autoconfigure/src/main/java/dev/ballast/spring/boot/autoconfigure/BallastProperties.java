@@ -201,10 +201,6 @@ public final class BallastProperties {
       PolicyTable.entry(name).settings().read(policySettings.child(key));
     }
     Policy policy = PolicyTable.read(policyName, policySettings.child(Setting.kebab(policyName)));
-    if (policy.needsProbes()) {
-      throw new IllegalArgumentException(source.path() + POLICY + ": " + Ranges.quote(policyName)
-          + " (expected: a policy that sends no probes: Spring's clients have no probe transport yet)");
-    }
 
     SubsetConfig subsetting = SubsetConfig.SETTINGS.read(source, ownClientKeys());
     try {
