@@ -239,8 +239,8 @@ public final class BallastHttpService {
       errors.record();
     }
     // The server cannot tell its own queueing from the handler's work: all of it is service.
-    long latency = request.isAdmitted() ? clock.nanoTime() - request.startNanos() : -1;
-    if (latency >= 0 && limiter != null) {
+    long latency = request.isAdmitted() ? Math.max(0, clock.nanoTime() - request.startNanos()) : -1;
+    if (request.isAdmitted() && limiter != null) {
       limiter.onComplete(0, latency);
     }
     // A refused request only ends: its instant answer says nothing of the latency at that load.
