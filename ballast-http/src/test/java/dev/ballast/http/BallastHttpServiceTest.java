@@ -268,6 +268,8 @@ final class BallastHttpServiceTest {
   void probesAreAnsweredAtTheirPathWithoutReachingTheApplicationOrItsCounts() throws Exception {
     TestBackend backend = backend(BallastHttpService.builder().build(), TestBackend.OK);
     get(backend, "/work", Map.of());
+    // The client has its answer before the server's filter has ended the exchange.
+    Poll.until("the request ended on the server", () -> backend.service.requestsInFlight() == 0);
     HttpResponse<String> probe = get(backend, BallastHeaders.PROBE_PATH, Map.of());
     assertThat(probe.statusCode()).isEqualTo(200);
     BallastHeaders.ProbeAnswer answer = BallastHeaders.readProbe(probe.headers().firstValue(BallastHeaders.PROBE).orElseThrow());

@@ -179,7 +179,9 @@ final class HttpProbingTest {
   @Test
   void theJdkClientProbesByDefaultAndABalancerWithoutATransportIsRefusedWithTheReason() throws Exception {
     TestBackend backend = backend();
+    // The client's own transport, with a timeout no slow machine reaches: a probe that timed out would count as failed.
     BallastHttpClient client = track(BallastHttpClient.builder().httpClient(http).endpoints(List.of(backend.uri()))
+        .probeTimeout(Duration.ofMinutes(1))
         .balancer(b -> b.health(JdkClientTest.FAST_HEALTH).policy(Policy.prequalProbing(AGELESS))).build());
     for (int i = 0; i < 10; i++) {
       assertThat(client.send(get("c"), HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(200);
