@@ -1,5 +1,6 @@
 package dev.ballast.micrometer;
 
+import dev.ballast.annotation.Experimental;
 import dev.ballast.health.Backend;
 import dev.ballast.health.BackendState;
 import dev.ballast.health.RequestOutcome;
@@ -16,6 +17,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Tags;
 import java.lang.ref.WeakReference;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -188,8 +190,24 @@ public final class BallastMeters {
     return binding;
   }
 
+  /** How many callers shed the most get a meter each by default. */
+  @Experimental
+  public static final int DEFAULT_TOP_CALLERS = 10;
+  /** The most callers that may get a meter each. */
+  @Experimental
+  public static final int MAX_TOP_CALLERS = 100;
+  /** How often the set of per-caller meters follows the callers shed the most, by default. */
+  @Experimental
+  public static final Duration DEFAULT_CALLERS_REFRESH = Duration.ofSeconds(10);
+  private static final Duration MIN_CALLERS_REFRESH = Duration.ofMillis(100);
+  private static final Duration MAX_CALLERS_REFRESH = Duration.ofHours(1);
+
   /**
-   * A server admission limiter's meters: limit, in flight, whether it enforces, sheds per criticality.
+   * A server admission limiter's meters: limit, in flight, whether it enforces, sheds per
+   * criticality, and with {@linkplain dev.ballast.overload.FairAdmissionConfig fair admission} the
+   * callers tracked, the overflows and the sheds of the {@value #DEFAULT_TOP_CALLERS} callers shed
+   * the most, refreshed every 10 seconds ({@link #bind(AdmissionLimiter, MeterRegistry, Iterable, int,
+   * Duration)}).
    *
    * @param limiter the limiter, read when the registry reads a meter
    * @param registry the registry the meters go to
@@ -197,7 +215,38 @@ public final class BallastMeters {
    * @return the binding; closing it removes the meters from the registry
    */
   public static MeterBinding bind(AdmissionLimiter limiter, MeterRegistry registry, Iterable<Tag> tags) {
+    return bind(limiter, registry, tags, DEFAULT_TOP_CALLERS, DEFAULT_CALLERS_REFRESH);
+  }
+
+  /**
+   * {@link #bind(AdmissionLimiter, MeterRegistry, Iterable)} with the number of callers that get a
+   * shed counter each ({@code ballast.limiter.caller.shed}, tagged {@code caller}) and how often that
+   * set follows {@link AdmissionLimiter#callersMostShed(int)}. However many callers the server has,
+   * at most {@code topCallers} such meters exist at once: a caller that leaves the top loses its
+   * meter, one that enters it gains one. A shared daemon thread does the refreshes; closing the
+   * binding stops them.
+   *
+   * @param limiter the limiter, read when the registry reads a meter
+   * @param registry the registry the meters go to
+   * @param tags tags every meter carries
+   * @param topCallers how many callers shed the most get a meter each, 0..{@value #MAX_TOP_CALLERS};
+   *     0 for none
+   * @param refreshEvery how often the set of per-caller meters is refreshed, 100 ms to 1 hour
+   * @return the binding; closing it removes the meters from the registry
+   * @throws IllegalArgumentException for {@code topCallers} or {@code refreshEvery} out of range
+   */
+  @Experimental
+  public static MeterBinding bind(AdmissionLimiter limiter, MeterRegistry registry, Iterable<Tag> tags, int topCallers,
+      Duration refreshEvery) {
     Objects.requireNonNull(limiter, "limiter");
+    Objects.requireNonNull(refreshEvery, "refreshEvery");
+    if (topCallers < 0 || topCallers > MAX_TOP_CALLERS) {
+      throw new IllegalArgumentException(
+          "topCallers: " + topCallers + " (expected: 0.." + MAX_TOP_CALLERS + ")");
+    }
+    if (refreshEvery.compareTo(MIN_CALLERS_REFRESH) < 0 || refreshEvery.compareTo(MAX_CALLERS_REFRESH) > 0) {
+      throw new IllegalArgumentException("refreshEvery: " + refreshEvery + " (expected: PT0.1S..PT1H)");
+    }
     MeterBinding binding = new MeterBinding(registry, limiter);
     Tags common = Tags.of(tags).and("kind", lower(limiter.config().kind()));
     binding.gauge("limiter.limit", limiter, AdmissionLimiter::limit, "Requests the limiter admits at once now", common);
@@ -207,6 +256,16 @@ public final class BallastMeters {
     for (Criticality c : Criticality.values()) {
       binding.counter("limiter.shed", limiter, l -> l.shed(c), "Requests shed without running, by criticality",
           common.and("criticality", lower(c)));
+    }
+    if (limiter.fairness().enabled()) {
+      binding.gauge("limiter.callers.tracked", limiter, AdmissionLimiter::callersTracked,
+          "Callers fair admission tracks with a place of their own now", common);
+      binding.counter("limiter.callers.overflowed", limiter, AdmissionLimiter::callersOverflowed,
+          "New callers that found fair admission's table full of active callers and shared its overflow bucket",
+          common);
+      if (topCallers > 0) {
+        new CallerMeters(binding, limiter, topCallers, common).start(refreshEvery);
+      }
     }
     return binding;
   }

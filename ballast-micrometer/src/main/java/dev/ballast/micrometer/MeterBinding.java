@@ -26,6 +26,7 @@ public final class MeterBinding implements AutoCloseable {
   private final Cleaner.Cleanable cleanable;
   private final List<Runnable> detachers = new CopyOnWriteArrayList<>();
   private final List<MeterBinding> children = new CopyOnWriteArrayList<>();
+  private final List<Runnable> refreshers = new CopyOnWriteArrayList<>();
 
   /**
    * A binding whose meters leave {@code registry} when {@code owner} is collected or the binding is
@@ -71,6 +72,21 @@ public final class MeterBinding implements AutoCloseable {
     detachers.add(detacher);
   }
 
+  /** Runs {@code refresher} on {@link #refresh()}: what refreshes its meters between scheduled refreshes. */
+  void onRefresh(Runnable refresher) {
+    refreshers.add(refresher);
+  }
+
+  /** Refreshes now the meters whose set follows the bound object (the per-caller sheds), with the adopted bindings'. */
+  void refresh() {
+    for (Runnable refresher : refreshers) {
+      refresher.run();
+    }
+    for (MeterBinding child : children) {
+      child.refresh();
+    }
+  }
+
   /** Closes {@code child} with this binding. */
   void adopt(MeterBinding child) {
     children.add(child);
@@ -102,6 +118,7 @@ public final class MeterBinding implements AutoCloseable {
       detacher.run();
     }
     detachers.clear();
+    refreshers.clear();
     for (MeterBinding child : children) {
       child.close();
     }

@@ -2,12 +2,14 @@ package dev.ballast.micrometer;
 
 import static dev.ballast.micrometer.Readings.with;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.sun.management.ThreadMXBean;
 import dev.ballast.health.HealthConfig;
 import dev.ballast.overload.AdaptiveThrottle;
 import dev.ballast.overload.AdmissionLimiter;
 import dev.ballast.overload.Criticality;
+import dev.ballast.overload.FairAdmissionConfig;
 import dev.ballast.overload.LimiterConfig;
 import dev.ballast.overload.RetryBudget;
 import dev.ballast.overload.RetryBudgetConfig;
@@ -30,6 +32,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
 final class BallastMetersTest {
@@ -331,4 +334,133 @@ final class BallastMetersTest {
     return new WeakReference<>(balancer);
   }
 
+
+  // The gradient kind enforces its limit at every load: with nothing ending, it stays at 2.
+  private static final LimiterConfig GRADIENT_AT_TWO =
+      LimiterConfig.builder().kind(LimiterConfig.Kind.GRADIENT).minLimit(1).initialLimit(2).build();
+
+  /** A limiter held at 2 in flight on this test's clock, with fair admission tracking {@code maxCallers}. */
+  private AdmissionLimiter heldAtTwo(int maxCallers) {
+    return AdmissionLimiter.create(GRADIENT_AT_TWO, FairAdmissionConfig.builder().maxCallers(maxCallers).build(),
+        () -> 0, clock);
+  }
+
+  /** {@code tries} requests of caller {@code id}, none ended: returns how many were shed. */
+  private static int send(AdmissionLimiter limiter, String id, int tries) {
+    AdmissionLimiter.Caller caller = limiter.caller(id);
+    int shed = 0;
+    for (int i = 0; i < tries; i++) {
+      shed += limiter.tryAcquire(caller, Criticality.CRITICAL) ? 0 : 1;
+    }
+    return shed;
+  }
+
+  /** Moves the clock on a second at a time, the holder sending, until {@code id} has a place of its own. */
+  private AdmissionLimiter.Caller waitForAPlace(AdmissionLimiter limiter, String id) {
+    AdmissionLimiter.Caller caller = limiter.caller(id);
+    for (int i = 0; i < 600 && caller.id().equals(AdmissionLimiter.Caller.OVERFLOW); i++) {
+      now[0] += Duration.ofSeconds(1).toNanos();
+      send(limiter, "holder", 1);
+      caller = limiter.caller(id);
+    }
+    return caller;
+  }
+
+  /** The per-caller shed counters in the registry now, by caller. */
+  private Map<String, Double> perCaller() {
+    Map<String, Double> counts = new TreeMap<>();
+    for (Meter meter : registry.getMeters()) {
+      if (meter.getId().getName().equals("ballast.limiter.caller.shed")) {
+        counts.put(meter.getId().getTag("caller"), meter.measure().iterator().next().getValue());
+      }
+    }
+    return counts;
+  }
+
+  @Test
+  void onlyTheCallersShedTheMostHaveAShedCounterAndItFollowsTheTop() {
+    AdmissionLimiter limiter = heldAtTwo(100);
+    send(limiter, "holder", 2);
+    // Four callers find the limiter full: 8, 6, 4 and 2 sheds.
+    Map<String, Integer> shed = new TreeMap<>();
+    for (String id : List.of("w", "x", "y", "z")) {
+      shed.put(id, send(limiter, id, 2 * (1 + "zyxw".indexOf(id))));
+    }
+    assertThat(shed).as("the limiter is full for every caller after the holder").containsExactlyInAnyOrderEntriesOf(
+        Map.of("w", 8, "x", 6, "y", 4, "z", 2));
+    MeterBinding binding = BallastMeters.bind(limiter, registry, TARGET, 2, Duration.ofHours(1));
+    assertThat(perCaller()).isEqualTo(Map.of("w", 8.0, "x", 6.0));
+    assertThat(value("ballast.limiter.callers.tracked", "kind", "gradient")).isEqualTo(5);
+    assertThat(value("ballast.limiter.callers.overflowed", "kind", "gradient")).isZero();
+    assertThat(registry.find("ballast.limiter.caller.shed").tag("caller", "w").tag("target", "greeter")
+        .tag("kind", "gradient").functionCounter()).isNotNull();
+
+    // Counts read live between refreshes; the set changes only at one.
+    send(limiter, "w", 1);
+    send(limiter, "y", 10);
+    assertThat(perCaller()).isEqualTo(Map.of("w", 9.0, "x", 6.0));
+    binding.refresh();
+    assertThat(perCaller()).isEqualTo(Map.of("y", 14.0, "w", 9.0));
+    assertThat(binding.meterCount()).isEqualTo(3 + Criticality.values().length + 2 + 2);
+
+    binding.close();
+    assertThat(perCaller()).isEmpty();
+    Reference.reachabilityFence(limiter);
+  }
+
+  @Test
+  void aCallerTrackedAgainAfterItsPlaceWasTakenCountsOnFromWhereItsCounterWas() {
+    AdmissionLimiter limiter = heldAtTwo(2);
+    send(limiter, "holder", 2);
+    assertThat(send(limiter, "x", 5)).isEqualTo(5);
+    MeterBinding binding = BallastMeters.bind(limiter, registry, TARGET, 3, Duration.ofHours(1));
+    assertThat(perCaller()).isEqualTo(Map.of("x", 5.0));
+    // x stays idle: a newcomer takes its place, then x takes the newcomer's, as a new object.
+    // (The holder's shed requests move the limiter's slots on, which is when idleness is counted.)
+    AdmissionLimiter.Caller first = limiter.caller("x");
+    assertThat(waitForAPlace(limiter, "newcomer").id()).isEqualTo("newcomer");
+    AdmissionLimiter.Caller second = waitForAPlace(limiter, "x");
+    assertThat(second.id()).isEqualTo("x");
+    assertThat(second).as("x was no longer tracked, and is again").isNotSameAs(first);
+    int again = send(limiter, "x", 3);
+    binding.refresh();
+    assertThat(perCaller()).containsEntry("x", 5.0 + again);
+    Reference.reachabilityFence(limiter);
+  }
+
+  @Test
+  void theSetOfCallerMetersIsRefreshedOnItsOwn() throws InterruptedException {
+    AdmissionLimiter limiter = heldAtTwo(100);
+    send(limiter, "holder", 2);
+    MeterBinding binding = BallastMeters.bind(limiter, registry, TARGET, 10, Duration.ofMillis(100));
+    assertThat(perCaller()).isEmpty();
+    send(limiter, "late", 3);
+    // Waits for the scheduled refresh (an event), with a hang guard only.
+    long guard = System.nanoTime() + Duration.ofMinutes(2).toNanos();
+    while (perCaller().isEmpty() && System.nanoTime() - guard < 0) {
+      Thread.sleep(10);
+    }
+    assertThat(perCaller()).isEqualTo(Map.of("late", 3.0));
+    binding.close();
+    Reference.reachabilityFence(limiter);
+  }
+
+  @Test
+  void badPerCallerSettingsAreRefusedByValueAndNoCallerMetersComeWithoutFairAdmission() {
+    AdmissionLimiter limiter = heldAtTwo(100);
+    assertThatThrownBy(() -> BallastMeters.bind(limiter, registry, TARGET, 101, Duration.ofSeconds(10)))
+        .isInstanceOf(IllegalArgumentException.class).hasMessage("topCallers: 101 (expected: 0..100)");
+    assertThatThrownBy(() -> BallastMeters.bind(limiter, registry, TARGET, 10, Duration.ofMillis(10)))
+        .isInstanceOf(IllegalArgumentException.class).hasMessage("refreshEvery: PT0.01S (expected: PT0.1S..PT1H)");
+    assertThat(registry.getMeters()).isEmpty();
+
+    AdmissionLimiter plain = AdmissionLimiter.create(GRADIENT_AT_TWO, FairAdmissionConfig.disabled(), () -> 0, clock);
+    send(plain, "holder", 2);
+    send(plain, "x", 3);
+    BallastMeters.bind(plain, registry, TARGET);
+    assertThat(perCaller()).isEmpty();
+    assertThat(registry.find("ballast.limiter.callers.tracked").gauge()).isNull();
+    assertThat(value("ballast.limiter.shed", "criticality", "critical")).isEqualTo(3);
+    Reference.reachabilityFence(plain);
+  }
 }
