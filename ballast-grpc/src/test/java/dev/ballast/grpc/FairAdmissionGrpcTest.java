@@ -2,6 +2,7 @@ package dev.ballast.grpc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ballast.grpc.testing.TestCertificates;
 import dev.ballast.overload.AdmissionLimiter;
 import dev.ballast.overload.FairAdmissionConfig;
 import dev.ballast.overload.LimiterConfig;
@@ -9,14 +10,21 @@ import dev.ballast.testing.FakeClock;
 import io.grpc.CallOptions;
 import io.grpc.Channel;
 import io.grpc.ClientInterceptors;
+import io.grpc.Grpc;
 import io.grpc.ManagedChannel;
 import io.grpc.Metadata;
+import io.grpc.ServerBuilder;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.stub.ClientCalls;
 import io.grpc.stub.MetadataUtils;
 import io.grpc.stub.StreamObserver;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,7 +34,9 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntFunction;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Fair admission over real loopback calls: a caller that sends far above its share is shed while a
@@ -53,7 +63,19 @@ final class FairAdmissionGrpcTest {
     return ClientInterceptors.intercept(channel, MetadataUtils.newAttachHeadersInterceptor(headers));
   }
 
+  /** How the two callers reach the server: their channels, to close, and the channel each calls on. */
+  private record Callers(List<ManagedChannel> channels, Channel noisy, Channel quiet) {}
+
+  /** Over plaintext: each caller names itself in the {@code ballast-caller} header, which the server believes. */
   private static Counts run(FairAdmissionConfig fairness) throws Exception {
+    return run(fairness, NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0)), port -> {
+      ManagedChannel channel = NettyChannelBuilder.forAddress("127.0.0.1", port).usePlaintext().build();
+      return new Callers(List.of(channel), as(channel, "noisy"), as(channel, "quiet"));
+    });
+  }
+
+  private static Counts run(FairAdmissionConfig fairness, ServerBuilder<?> server, IntFunction<Callers> connect)
+      throws Exception {
     FakeClock clock = new FakeClock();
     // Every call holds until released; each call's name is its request.
     Map<String, CountDownLatch> entered = new ConcurrentHashMap<>();
@@ -61,7 +83,7 @@ final class FairAdmissionGrpcTest {
     CountDownLatch end = new CountDownLatch(1);
     BallastServer.Builder settings = BallastServer.builder().adaptiveLimiter(heldAt4()).fairAdmission(fairness);
     settings.clock(clock);
-    try (TestBackend backend = TestBackend.startBallast(0, key -> (String name, StreamObserver<String> response) -> {
+    try (TestBackend backend = TestBackend.startBallast(server, key -> (String name, StreamObserver<String> response) -> {
           entered.computeIfAbsent(name, n -> new CountDownLatch(1)).countDown();
           try {
             CountDownLatch mine = release.computeIfAbsent(name, n -> new CountDownLatch(1));
@@ -74,9 +96,9 @@ final class FairAdmissionGrpcTest {
           response.onNext(key);
           response.onCompleted();
         }, settings)) {
-      ManagedChannel channel = NettyChannelBuilder.forAddress("127.0.0.1", backend.port).usePlaintext().build();
-      Channel noisy = as(channel, "noisy");
-      Channel quiet = as(channel, "quiet");
+      Callers callers = connect.apply(backend.port);
+      Channel noisy = callers.noisy();
+      Channel quiet = callers.quiet();
       int quietSent = 0;
       int quietShed = 0;
       int noisySent = 0;
@@ -114,7 +136,9 @@ final class FairAdmissionGrpcTest {
         return new Counts(quietSent, quietShed, noisySent, noisyShed, backend.ballast.callersMostShed(10));
       } finally {
         end.countDown();
-        channel.shutdownNow().awaitTermination(10, TimeUnit.SECONDS);
+        for (ManagedChannel channel : callers.channels()) {
+          channel.shutdownNow().awaitTermination(10, TimeUnit.SECONDS);
+        }
       }
     }
   }
@@ -151,6 +175,31 @@ final class FairAdmissionGrpcTest {
     // The operator sees who was shed: the noisy caller first (the quiet one only while the shares were new).
     assertThat(fair.mostShed()).extracting(AdmissionLimiter.Caller::id).startsWith("noisy");
     assertThat(fair.mostShed().get(0).shed()).isGreaterThanOrEqualTo(fair.noisyShed());
+  }
+
+  /**
+   * Behind mutual TLS the caller is the identity its certificate proves: the batch job's calls claim
+   * to be the frontend's in the header, and it changes nothing.
+   */
+  @Test
+  void behindTlsTheCallerIsItsCertificatesIdentityWhateverItsHeaderClaims(@TempDir Path files) throws Exception {
+    TestCertificates.Cast tls = TestCertificates.Cast.make(files);
+    Counts fair = run(FairAdmissionConfig.defaults(),
+        NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0), tls.mutualTls()), port -> {
+          try {
+            ManagedChannel batch = Grpc.newChannelBuilderForAddress("127.0.0.1", port, tls.credentials(tls.batch())).build();
+            ManagedChannel frontend =
+                Grpc.newChannelBuilderForAddress("127.0.0.1", port, tls.credentials(tls.frontend())).build();
+            return new Callers(List.of(batch, frontend), as(batch, "spiffe://test/frontend"), frontend);
+          } catch (IOException e) {
+            throw new UncheckedIOException(e);
+          }
+        });
+
+    assertThat(fair.quietShed()).as("the frontend's sheds of %d", fair.quietSent()).isZero();
+    assertThat(fair.noisyShed()).isGreaterThanOrEqualTo(fair.noisySent() / 3);
+    assertThat(fair.mostShed().get(0).id()).isEqualTo("spiffe://test/batch");
+    assertThat(fair.mostShed()).extracting(AdmissionLimiter.Caller::id).doesNotContain("noisy", "quiet");
   }
 
   @Test

@@ -95,6 +95,13 @@ final class TestBackend implements AutoCloseable {
     return new TestBackend(port, behaviour, b -> {}, settings);
   }
 
+  /** A Ballast server built by {@code builder} (one with TLS credentials, say), keyed by its port. */
+  static TestBackend startBallast(
+      ServerBuilder<?> builder, Function<String, EchoService.Behaviour> behaviour, BallastServer.Builder settings)
+      throws IOException {
+    return new TestBackend(builder, null, behaviour, b -> {}, settings);
+  }
+
   /** A Ballast server whose builder {@code customize} sees first (to add an interceptor, say). */
   static TestBackend startBallast(
       int port,
