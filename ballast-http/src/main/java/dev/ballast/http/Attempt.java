@@ -12,7 +12,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * One try of a {@link BalancedRequest} on one backend. The transport sends the request to {@link
  * #resolve}'s URI with {@link #writeHeaders}'s headers, and ends the attempt exactly once: with
  * the answer ({@link #onResponse}), the exception that ended it ({@link #onException}), or {@link
- * #onCancel()} if it gave up. Later ends are ignored. Ending is thread-safe.
+ * #onCancel()} if it gave up. Later ends are ignored. Ending is thread-safe. An attempt of a
+ * hedged request that lost to another's answer is ended by {@link BalancedRequest#win}, as
+ * cancelled: the transport's own end of it afterwards is ignored.
  */
 @Experimental
 public final class Attempt {
@@ -22,17 +24,19 @@ public final class Attempt {
   private final EndpointHealth health;
   private final HttpEndpoint endpoint;
   private final int number;
+  private final boolean hedge;
   private final long startNanos;
   private final AtomicBoolean ended = new AtomicBoolean();
   private volatile HttpOutcome outcome;
 
-  Attempt(HttpBalancer lb, BalancedRequest request, Pick pick, EndpointHealth health, int number) {
+  Attempt(HttpBalancer lb, BalancedRequest request, Pick pick, EndpointHealth health, int number, boolean hedge) {
     this.lb = lb;
     this.request = request;
     this.pick = pick;
     this.health = health;
     this.endpoint = health.endpoint;
     this.number = number;
+    this.hedge = hedge;
     this.startNanos = lb.clock.nanoTime();
   }
 
@@ -64,6 +68,17 @@ public final class Attempt {
   }
 
   /**
+   * Whether this attempt is a hedge: sent while another attempt of its request was still out
+   * ({@link BalancedRequest#hedge()}).
+   *
+   * @return whether it is a hedge
+   */
+  @Experimental("hedged HTTP requests are new")
+  public boolean isHedge() {
+    return hedge;
+  }
+
+  /**
    * Where the request goes: its path and query on this attempt's backend ({@link
    * HttpEndpoint#resolve}).
    *
@@ -86,7 +101,7 @@ public final class Attempt {
   /**
    * Writes the request headers Ballast sends: {@value BallastHeaders#CRITICALITY} (unless it is
    * the default), {@value BallastHeaders#TIMEOUT} with the time left, and {@value
-   * BallastHeaders#PREVIOUS_ATTEMPTS} on a retry.
+   * BallastHeaders#PREVIOUS_ATTEMPTS} on a retry or a hedge (the attempts sent before it).
    *
    * @param writer sets a request header
    */
@@ -131,7 +146,7 @@ public final class Attempt {
       lb.lameDuckSignal();
       health.onLameDuckSignal();
     }
-    finish(result, latency);
+    finish(result, latency, false);
     return result;
   }
 
@@ -151,15 +166,28 @@ public final class Attempt {
     if (result == HttpOutcome.CONNECT_FAILED) {
       health.onConnectFailed();
     }
-    finish(result, latency);
+    finish(result, latency, false);
     return result;
   }
 
   /** Ends the attempt as given up by the caller: never held against the backend. */
   public void onCancel() {
     if (ended.compareAndSet(false, true)) {
-      finish(HttpOutcome.CANCELLED, 0);
+      finish(HttpOutcome.CANCELLED, lb.clock.nanoTime() - startNanos, false);
     }
+  }
+
+  /**
+   * Ends the attempt as cancelled because another attempt of its hedged request answered first:
+   * never held against the backend, and no answer at all for the throttle. Whether it had ended is
+   * returned, so that only one that was still out is reported lost.
+   */
+  boolean lose() {
+    if (!ended.compareAndSet(false, true)) {
+      return false;
+    }
+    finish(HttpOutcome.CANCELLED, lb.clock.nanoTime() - startNanos, true);
+    return true;
   }
 
   /**
@@ -171,9 +199,9 @@ public final class Attempt {
     return outcome;
   }
 
-  private void finish(HttpOutcome result, long latency) {
+  private void finish(HttpOutcome result, long latency, boolean lost) {
     outcome = result;
-    if (lb.throttle != null) {
+    if (lb.throttle != null && !lost) {
       // Only an overload answer is a rejection: the backend took every other request.
       if (result.answerKind().isAccept()) {
         lb.throttle.onAccepted(request.criticality());
@@ -182,11 +210,12 @@ public final class Attempt {
       }
     }
     result.end(pick, latency);
+    request.ended(this, result, latency, lost);
     lb.wakeWaiters();
   }
 
   @Override
   public String toString() {
-    return "attempt " + number + " to " + endpoint.key() + (outcome == null ? "" : ": " + outcome);
+    return (hedge ? "hedge " : "attempt ") + number + " to " + endpoint.key() + (outcome == null ? "" : ": " + outcome);
   }
 }

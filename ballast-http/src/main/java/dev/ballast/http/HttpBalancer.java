@@ -5,6 +5,8 @@ import dev.ballast.health.Backend;
 import dev.ballast.health.HealthConfig;
 import dev.ballast.health.OutlierConfig;
 import dev.ballast.overload.AdaptiveThrottle;
+import dev.ballast.overload.Hedging;
+import dev.ballast.overload.HedgingConfig;
 import dev.ballast.overload.RetryBudget;
 import dev.ballast.overload.RetryPolicy;
 import dev.ballast.overload.ThrottleConfig;
@@ -106,6 +108,8 @@ public final class HttpBalancer implements AutoCloseable {
   final RetryBudget budget;
   final RetryPolicy retry;
   final TokenBucket rateLimit;
+  final Hedging hedging;
+  final boolean hedgeByDefault;
   final NanoClock clock;
   private final long pickTimeoutNanos;
   private final ScheduledExecutorService sync;
@@ -178,6 +182,8 @@ public final class HttpBalancer implements AutoCloseable {
     this.budget = b.retryBudget ? RetryBudget.create(b.retry.budget(), b.balancerClock) : null;
     this.rateLimit = b.rateLimit == null ? null : TokenBucket.create(b.rateLimit, b.balancerClock);
     this.clock = b.clock;
+    this.hedging = Hedging.create(b.hedging, budget, throttle, b.clock);
+    this.hedgeByDefault = b.hedgeByDefault;
     this.pickTimeoutNanos = b.pickTimeout.toNanos();
     this.sync = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "ballast-http-balancer");
@@ -332,6 +338,9 @@ public final class HttpBalancer implements AutoCloseable {
    * @param options the request's own options
    * @param requestTimeout the HTTP request's own timeout, or null
    * @return the request
+   * @throws IllegalArgumentException when the options ask for hedging ({@link
+   *     RequestOptions#withHedging}) and the request is not idempotent: its method is none of
+   *     RFC 9110's idempotent ones and the options do not mark it idempotent
    */
   public BalancedRequest newRequest(String method, RequestOptions options, Duration requestTimeout) {
     Objects.requireNonNull(options, "options");
@@ -524,6 +533,17 @@ public final class HttpBalancer implements AutoCloseable {
   }
 
   /**
+   * The client's hedged requests: their settings, the running delay, and the hedges sent, won and
+   * refused ({@link Hedging#hedgesSent()} and the others).
+   *
+   * @return the hedging state, there whether or not any request is hedged
+   */
+  @Experimental("hedged HTTP requests are new")
+  public Hedging hedging() {
+    return hedging;
+  }
+
+  /**
    * The subset as last computed: the keys of the backends this client uses, stand-ins included.
    *
    * @return the keys in use
@@ -633,6 +653,8 @@ public final class HttpBalancer implements AutoCloseable {
     private NanoClock balancerClock = NanoClock.cached();
     private Duration pickTimeout = PICK_TIMEOUT.defaultValue();
     private ProbeTransport probes;
+    private HedgingConfig hedging = HedgingConfig.defaults();
+    private boolean hedgeByDefault;
 
     Builder() {}
 
@@ -836,6 +858,35 @@ public final class HttpBalancer implements AutoCloseable {
      */
     public Builder rateLimit(TokenBucketConfig config) {
       this.rateLimit = config;
+      return this;
+    }
+
+    /**
+     * How hedged requests are hedged: the delay before a hedge (fixed, or the running percentile
+     * of first attempts' latency), and how many attempts may be out at once. Default {@link
+     * HedgingConfig#defaults()}. Which requests are hedged is their own choice ({@link
+     * RequestOptions#withHedging}) or {@link #hedgeByDefault}'s; hedges are paid from the retry
+     * budget, when it is on ({@link #retryBudget}).
+     *
+     * @param config the settings, validated by {@link HedgingConfig}
+     * @return this builder
+     */
+    @Experimental("hedged HTTP requests are new")
+    public Builder hedging(HedgingConfig config) {
+      this.hedging = Objects.requireNonNull(config, "hedging");
+      return this;
+    }
+
+    /**
+     * Whether an idempotent request whose options say nothing of hedging is hedged. Off by
+     * default; a request that is not idempotent is never hedged by default.
+     *
+     * @param enabled whether to hedge idempotent requests unless their options say otherwise
+     * @return this builder
+     */
+    @Experimental("hedged HTTP requests are new")
+    public Builder hedgeByDefault(boolean enabled) {
+      this.hedgeByDefault = enabled;
       return this;
     }
 

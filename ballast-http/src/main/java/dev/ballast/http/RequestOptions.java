@@ -3,14 +3,17 @@ package dev.ballast.http;
 import dev.ballast.annotation.Experimental;
 import dev.ballast.internal.Ranges;
 import dev.ballast.overload.Criticality;
+import dev.ballast.overload.HedgingConfig;
 import java.time.Duration;
 import java.util.Objects;
 
 /**
  * What one request asks of the balancer beyond its URI and headers: its criticality, its timeout,
- * whether it may run twice, and how many attempts it may take. Unset, each comes from the request
- * this thread serves ({@link RequestContext}) or the client's defaults. Further per-request
- * settings (a hedging delay) will join these.
+ * whether it may run twice, how many attempts it may take, its key and whether it is hedged.
+ * Unset, each comes from the request this thread serves ({@link RequestContext}) or the client's
+ * defaults. A hedged request's delay and attempts are the client's ({@link
+ * HttpBalancer.Builder#hedging(HedgingConfig)}): settings are declared once, in {@link
+ * HedgingConfig}.
  *
  * @param criticality the request's criticality, or null: the served request's, else {@link
  *     Criticality#DEFAULT}
@@ -23,11 +26,17 @@ import java.util.Objects;
  *     consistent_hash}), or null: the value of the header the policy's {@code requestHashHeader}
  *     names, where the client reads headers ({@link BallastHttpClient}), else none (the request is
  *     picked as one without a key); other policies ignore it
+ * @param hedged whether the request is hedged ({@link BalancedRequest#hedge()}: a second attempt
+ *     goes to another backend when the first has not answered after the client's hedging delay),
+ *     or null: the client's default ({@link HttpBalancer.Builder#hedgeByDefault(boolean)}), which
+ *     hedges idempotent requests only. {@code true} on a request that is not idempotent is refused
+ *     when the request is made ({@link HttpBalancer#newRequest})
  */
 @Experimental
-public record RequestOptions(Criticality criticality, Duration timeout, Boolean idempotent, int maxAttempts, String key) {
+public record RequestOptions(
+    Criticality criticality, Duration timeout, Boolean idempotent, int maxAttempts, String key, Boolean hedged) {
   /** Every option unset. */
-  public static final RequestOptions DEFAULTS = new RequestOptions(null, null, null, 0, null);
+  public static final RequestOptions DEFAULTS = new RequestOptions(null, null, null, 0, null, null);
 
   /**
    * Validates the options.
@@ -37,6 +46,7 @@ public record RequestOptions(Criticality criticality, Duration timeout, Boolean 
    * @param idempotent whether it may run twice, or null
    * @param maxAttempts the most attempts, or 0
    * @param key the request's key, or null
+   * @param hedged whether the request is hedged, or null
    * @throws IllegalArgumentException for a timeout that is not positive or attempts out of
    *     0..10
    */
@@ -45,6 +55,21 @@ public record RequestOptions(Criticality criticality, Duration timeout, Boolean 
       throw new IllegalArgumentException("timeout: " + Ranges.format(timeout) + " (expected: more than 0s)");
     }
     Ranges.checkInt("maxAttempts", maxAttempts, 0, 10);
+  }
+
+  /**
+   * Options that leave hedging to the client's default.
+   *
+   * @param criticality the request's criticality, or null
+   * @param timeout the whole request's time, or null
+   * @param idempotent whether it may run twice, or null
+   * @param maxAttempts the most attempts, or 0
+   * @param key the request's key, or null
+   * @throws IllegalArgumentException for a timeout that is not positive or attempts out of
+   *     0..10
+   */
+  public RequestOptions(Criticality criticality, Duration timeout, Boolean idempotent, int maxAttempts, String key) {
+    this(criticality, timeout, idempotent, maxAttempts, key, null);
   }
 
   /**
@@ -58,7 +83,7 @@ public record RequestOptions(Criticality criticality, Duration timeout, Boolean 
    *     0..10
    */
   public RequestOptions(Criticality criticality, Duration timeout, Boolean idempotent, int maxAttempts) {
-    this(criticality, timeout, idempotent, maxAttempts, null);
+    this(criticality, timeout, idempotent, maxAttempts, null, null);
   }
 
   /**
@@ -77,7 +102,7 @@ public record RequestOptions(Criticality criticality, Duration timeout, Boolean 
    * @return new options
    */
   public RequestOptions withCriticality(Criticality value) {
-    return new RequestOptions(Objects.requireNonNull(value, "criticality"), timeout, idempotent, maxAttempts, key);
+    return new RequestOptions(Objects.requireNonNull(value, "criticality"), timeout, idempotent, maxAttempts, key, hedged);
   }
 
   /**
@@ -87,7 +112,7 @@ public record RequestOptions(Criticality criticality, Duration timeout, Boolean 
    * @return new options
    */
   public RequestOptions withTimeout(Duration value) {
-    return new RequestOptions(criticality, Objects.requireNonNull(value, "timeout"), idempotent, maxAttempts, key);
+    return new RequestOptions(criticality, Objects.requireNonNull(value, "timeout"), idempotent, maxAttempts, key, hedged);
   }
 
   /**
@@ -97,7 +122,7 @@ public record RequestOptions(Criticality criticality, Duration timeout, Boolean 
    * @return new options
    */
   public RequestOptions withIdempotent(boolean value) {
-    return new RequestOptions(criticality, timeout, value, maxAttempts, key);
+    return new RequestOptions(criticality, timeout, value, maxAttempts, key, hedged);
   }
 
   /**
@@ -108,7 +133,7 @@ public record RequestOptions(Criticality criticality, Duration timeout, Boolean 
    */
   public RequestOptions withMaxAttempts(int value) {
     Ranges.checkInt("maxAttempts", value, 1, 10);
-    return new RequestOptions(criticality, timeout, idempotent, value, key);
+    return new RequestOptions(criticality, timeout, idempotent, value, key, hedged);
   }
 
   /**
@@ -119,7 +144,19 @@ public record RequestOptions(Criticality criticality, Duration timeout, Boolean 
    * @return new options
    */
   public RequestOptions withKey(String value) {
-    return new RequestOptions(criticality, timeout, idempotent, maxAttempts, Objects.requireNonNull(value, "key"));
+    return new RequestOptions(criticality, timeout, idempotent, maxAttempts, Objects.requireNonNull(value, "key"), hedged);
+  }
+
+  /**
+   * These options saying whether the request is hedged. Only an idempotent request may be: by its
+   * method (GET, HEAD, OPTIONS, TRACE, PUT, DELETE), or marked so ({@link #withIdempotent}).
+   *
+   * @param value whether to hedge it
+   * @return new options
+   */
+  @Experimental("hedged HTTP requests are new")
+  public RequestOptions withHedging(boolean value) {
+    return new RequestOptions(criticality, timeout, idempotent, maxAttempts, key, value);
   }
 
   /**
