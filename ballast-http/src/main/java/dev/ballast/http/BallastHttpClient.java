@@ -9,12 +9,15 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.logging.Level;
@@ -50,6 +53,13 @@ import java.util.logging.Logger;
  * <p>When the last attempt's answer is an overload or another error and no retry may follow, that
  * answer is returned as is (a 503 with {@code ballast-overload: shed}, say): the caller sees what
  * the backend said. A request not sent at all fails with {@link RequestNotSentException}.
+ *
+ * <p>A hedged request ({@link RequestOptions#withHedging}, {@link
+ * HttpBalancer.Builder#hedgeByDefault}) is sent as {@link BalancedRequest} describes: when its
+ * attempt has not answered after the hedging delay, a hedge goes to another backend, and the first
+ * answer wins; the other sends are cancelled. {@link #send(HttpRequest, HttpResponse.BodyHandler,
+ * RequestOptions)} waits for it as {@link #sendAsync(HttpRequest, HttpResponse.BodyHandler,
+ * RequestOptions)} sends it.
  */
 @Experimental
 public final class BallastHttpClient implements AutoCloseable {
@@ -105,6 +115,9 @@ public final class BallastHttpClient implements AutoCloseable {
   public <T> HttpResponse<T> send(HttpRequest request, HttpResponse.BodyHandler<T> handler, RequestOptions options)
       throws IOException, InterruptedException {
     BalancedRequest balanced = balancer.newRequest(request.method(), keyed(request, options), request.timeout().orElse(null));
+    if (balanced.hedged()) {
+      return await(start(request, handler, balanced));
+    }
     HttpResponse<T> lastResponse = null;
     IOException lastError = null;
     while (true) {
@@ -181,9 +194,36 @@ public final class BallastHttpClient implements AutoCloseable {
   public <T> CompletableFuture<HttpResponse<T>> sendAsync(
       HttpRequest request, HttpResponse.BodyHandler<T> handler, RequestOptions options) {
     BalancedRequest balanced = balancer.newRequest(request.method(), keyed(request, options), request.timeout().orElse(null));
+    return start(request, handler, balanced);
+  }
+
+  private <T> CompletableFuture<HttpResponse<T>> start(
+      HttpRequest request, HttpResponse.BodyHandler<T> handler, BalancedRequest balanced) {
     AsyncRequest<T> async = new AsyncRequest<>(request, handler, balanced);
     async.next();
     return async.result;
+  }
+
+  /** Waits for an asynchronous request as {@link #send} would for its own: its exceptions unwrapped, an interrupt cancelling it. */
+  private static <T> HttpResponse<T> await(CompletableFuture<HttpResponse<T>> sent) throws IOException, InterruptedException {
+    try {
+      return sent.get();
+    } catch (InterruptedException e) {
+      sent.cancel(true);
+      throw e;
+    } catch (ExecutionException e) {
+      Throwable cause = unwrap(e);
+      if (cause instanceof IOException io) {
+        throw io;
+      }
+      if (cause instanceof RuntimeException runtime) {
+        throw runtime;
+      }
+      if (cause instanceof Error error) {
+        throw error;
+      }
+      throw new IOException(cause);
+    }
   }
 
   /**
@@ -199,14 +239,21 @@ public final class BallastHttpClient implements AutoCloseable {
     return values.isEmpty() ? options : options.withKey(String.join(",", values));
   }
 
-  /** One asynchronous request's attempts, one after another. */
+  /**
+   * One asynchronous request's attempts: one after another, and for a hedged request hedges beside
+   * them. Every decision is taken under this object's lock, so that two attempts ending at once
+   * never both retry or both win; the caller's future is completed outside it.
+   */
   private final class AsyncRequest<T> {
     final HttpRequest request;
     final HttpResponse.BodyHandler<T> handler;
     final BalancedRequest balanced;
     final CompletableFuture<HttpResponse<T>> result = new CompletableFuture<>();
-    volatile Attempt current;
-    volatile CompletableFuture<HttpResponse<T>> sending;
+    // Guarded by this.
+    final Map<Attempt, CompletableFuture<HttpResponse<T>>> sending = new HashMap<>(2);
+    ScheduledFuture<?> hedgeTimer;
+    /** The caller's answer is decided: every later end is only cleaned up. */
+    boolean settled;
     HttpResponse<T> lastResponse;
     Throwable lastError;
 
@@ -216,13 +263,15 @@ public final class BallastHttpClient implements AutoCloseable {
       this.balanced = balanced;
       result.whenComplete((r, e) -> {
         if (result.isCancelled()) {
-          Attempt attempt = current;
-          if (attempt != null) {
-            attempt.onCancel();
+          List<Map.Entry<Attempt, CompletableFuture<HttpResponse<T>>>> out;
+          synchronized (this) {
+            settled = true;
+            stopHedging();
+            out = List.copyOf(sending.entrySet());
           }
-          CompletableFuture<HttpResponse<T>> inFlight = sending;
-          if (inFlight != null) {
-            inFlight.cancel(true);
+          for (Map.Entry<Attempt, CompletableFuture<HttpResponse<T>>> entry : out) {
+            entry.getKey().onCancel();
+            entry.getValue().cancel(true);
           }
         }
       });
@@ -232,63 +281,155 @@ public final class BallastHttpClient implements AutoCloseable {
       balanced.nextAttempt().whenComplete((attempt, notSentFailure) -> {
         if (notSentFailure != null) {
           RequestNotSentException notSent = notSent(unwrap(notSentFailure));
-          if (lastResponse != null) {
-            result.complete(lastResponse);
+          HttpResponse<T> response;
+          Throwable error;
+          synchronized (this) {
+            settled = true;
+            response = lastResponse;
+            error = lastError;
+          }
+          if (response != null) {
+            result.complete(response);
           } else {
-            if (lastError != null) {
-              lastError.addSuppressed(notSent);
+            if (error != null) {
+              error.addSuppressed(notSent);
             }
-            result.completeExceptionally(lastError != null ? lastError : notSent);
+            result.completeExceptionally(error != null ? error : notSent);
           }
           return;
         }
-        current = attempt;
-        if (result.isDone()) {
-          attempt.onCancel();
-          return;
-        }
-        CompletableFuture<HttpResponse<T>> send;
-        try {
-          send = http.sendAsync(prepare(request, attempt), handler);
-        } catch (RuntimeException e) {
-          attempt.onException(e);
-          result.completeExceptionally(e);
-          return;
-        }
-        sending = send;
-        if (result.isCancelled()) {
-          send.cancel(true);
-        }
-        send.whenComplete((response, failure) -> ended(attempt, response, failure));
+        send(attempt);
       });
     }
 
+    /** Sends {@code attempt}, and arms the next hedge while the request may be hedged. */
+    private void send(Attempt attempt) {
+      if (isSettled()) {
+        attempt.onCancel();
+        return;
+      }
+      CompletableFuture<HttpResponse<T>> send;
+      try {
+        send = http.sendAsync(prepare(request, attempt), handler);
+      } catch (RuntimeException e) {
+        ended(attempt, null, e);
+        return;
+      }
+      boolean cancelled;
+      synchronized (this) {
+        cancelled = settled;
+        if (!cancelled) {
+          sending.put(attempt, send);
+          armHedge();
+        }
+      }
+      if (cancelled) {
+        attempt.onCancel();
+        send.cancel(true);
+        return;
+      }
+      send.whenComplete((response, failure) -> ended(attempt, response, failure));
+    }
+
+    private synchronized boolean isSettled() {
+      return settled;
+    }
+
+    private void armHedge() {
+      long delay = balanced.hedgeDelayNanos();
+      if (delay != Long.MAX_VALUE) {
+        stopHedging();
+        hedgeTimer = SharedTimer.get().schedule(this::hedge, delay, TimeUnit.NANOSECONDS);
+      }
+    }
+
+    private void stopHedging() {
+      if (hedgeTimer != null) {
+        hedgeTimer.cancel(false);
+        hedgeTimer = null;
+      }
+    }
+
+    /** The hedging delay ran out with attempts still out: a hedge, if one may go. */
+    private void hedge() {
+      Attempt hedge;
+      synchronized (this) {
+        hedgeTimer = null;
+        hedge = settled ? null : balanced.hedge();
+      }
+      if (hedge != null) {
+        send(hedge);
+      }
+    }
+
     private void ended(Attempt attempt, HttpResponse<T> response, Throwable failure) {
-      if (failure != null) {
-        Throwable cause = unwrap(failure);
-        attempt.onException(cause);
-        if (result.isDone() || !balanced.canRetry()) {
-          result.completeExceptionally(cause);
+      Throwable cause = failure == null ? null : unwrap(failure);
+      List<CompletableFuture<HttpResponse<T>>> losers = List.of();
+      boolean retry = false;
+      synchronized (this) {
+        sending.remove(attempt);
+        if (cause != null) {
+          attempt.onException(cause);
+        } else {
+          attempt.onResponse(response.statusCode(), lookup(response.headers()));
+        }
+        if (settled) {
+          // The caller has its answer (or gave up): this one lost, or came too late.
+          if (response != null) {
+            discard(response);
+          }
           return;
         }
-        lastError = cause;
-        lastResponse = null;
+        if (balanced.awaitOthers(attempt)) {
+          keep(response, cause);
+          return;
+        }
+        if (balanced.canRetry()) {
+          keep(response, cause);
+          stopHedging();
+          retry = true;
+        } else {
+          settled = true;
+          stopHedging();
+          List<CompletableFuture<HttpResponse<T>>> cancel = new ArrayList<>();
+          for (Attempt lost : balanced.win(attempt)) {
+            CompletableFuture<HttpResponse<T>> send = sending.remove(lost);
+            if (send != null) {
+              cancel.add(send);
+            }
+          }
+          losers = cancel;
+        }
+      }
+      if (retry) {
+        long wait = balanced.backoffNanos();
+        if (wait <= 0) {
+          next();
+        } else {
+          SharedTimer.get().schedule(this::next, wait, TimeUnit.NANOSECONDS);
+        }
+        return;
+      }
+      for (CompletableFuture<HttpResponse<T>> send : losers) {
+        send.cancel(true);
+      }
+      if (cause != null) {
+        result.completeExceptionally(cause);
       } else {
-        attempt.onResponse(response.statusCode(), lookup(response.headers()));
-        if (result.isDone() || !balanced.canRetry()) {
-          result.complete(response);
-          return;
-        }
+        result.complete(response);
+      }
+    }
+
+    /**
+     * An answer not given to the caller now, kept in case no other attempt follows it; its body
+     * is released at once, so that its connection is free again.
+     */
+    private void keep(HttpResponse<T> response, Throwable cause) {
+      if (response != null) {
         discard(response);
-        lastResponse = response;
-        lastError = null;
       }
-      long wait = balanced.backoffNanos();
-      if (wait <= 0) {
-        next();
-      } else {
-        SharedTimer.get().schedule(this::next, wait, TimeUnit.NANOSECONDS);
-      }
+      lastResponse = response;
+      lastError = cause;
     }
   }
 
