@@ -85,7 +85,7 @@ final class JdkClientTest {
    * Waits until every backend the client uses has passed its first check: until then a pick skips
    * a backend still connecting, rightly, and a test that counts who served what would count that.
    */
-  private static void awaitConnected(BallastHttpClient client, int backends) {
+  static void awaitConnected(BallastHttpClient client, int backends) {
     var core = client.balancer().balancer();
     Poll.until("every backend connected", () -> client.balancer().backendsInUse().size() == backends
         && client.balancer().backendsInUse().stream().allMatch(key -> core.backend(key).acceptsNewRequests()));
