@@ -302,9 +302,19 @@ public final class BallastHttpClient implements AutoCloseable {
       });
     }
 
-    /** Sends {@code attempt}, and arms the next hedge while the request may be hedged. */
+    /**
+     * Sends {@code attempt}. The next hedge is armed first, with the delay of the moment the
+     * attempt leaves: whatever the answer does meanwhile, the hedge's timer is the attempt's.
+     */
     private void send(Attempt attempt) {
-      if (isSettled()) {
+      boolean cancelled;
+      synchronized (this) {
+        cancelled = settled;
+        if (!cancelled) {
+          armHedge();
+        }
+      }
+      if (cancelled) {
         attempt.onCancel();
         return;
       }
@@ -315,12 +325,10 @@ public final class BallastHttpClient implements AutoCloseable {
         ended(attempt, null, e);
         return;
       }
-      boolean cancelled;
       synchronized (this) {
         cancelled = settled;
         if (!cancelled) {
           sending.put(attempt, send);
-          armHedge();
         }
       }
       if (cancelled) {
