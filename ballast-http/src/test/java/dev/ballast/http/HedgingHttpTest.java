@@ -7,6 +7,7 @@ import dev.ballast.health.RequestOutcome;
 import dev.ballast.overload.HedgingConfig;
 import dev.ballast.overload.RetryBudgetConfig;
 import dev.ballast.overload.RetryPolicy;
+import dev.ballast.time.NanoClock;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpRequest;
@@ -15,6 +16,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -25,7 +27,8 @@ import org.junit.jupiter.api.Test;
  * the client sends (none on the first attempt, 1 on the first hedge or retry), never by arrival
  * order; a held request waits for the test to release it ({@link Hold}), so that whether a hedge
  * goes never depends on how fast anything ran. The hedging delay is fixed and short: it only says
- * when the hedge leaves, and every assertion holds whatever it is.
+ * when the hedge leaves, and every assertion holds whatever it is; where a hedge must not race an
+ * answer, the delay is the running percentile on a clock the test moves.
  *
  * <p>The clients keep the default policy, least-loaded round robin: a hedge's pick then lands at
  * once on a backend without an attempt of the request (the one with a held attempt is the most
@@ -96,6 +99,19 @@ final class HedgingHttpTest {
 
   private static RequestOptions hedged() {
     return RequestOptions.defaults().withHedging(true);
+  }
+
+  /**
+   * Sends a hedged request, waits until {@code hold} holds an attempt of it and then until {@code
+   * condition}, releases the attempt, and waits for the answer (every wait a hang guard).
+   */
+  private static HttpResponse<String> sendHeldUntil(BallastHttpClient client, Hold hold, String what,
+      java.util.function.BooleanSupplier condition) throws Exception {
+    var sent = client.sendAsync(get(), HttpResponse.BodyHandlers.ofString(), hedged());
+    hold.awaitHeld();
+    Poll.until(what, condition);
+    hold.release();
+    return sent.get(30, java.util.concurrent.TimeUnit.SECONDS);
   }
 
   private static TestBackend answeredBy(List<TestBackend> backends, HttpResponse<String> response) {
@@ -194,12 +210,10 @@ final class HedgingHttpTest {
     });
     RetryPolicy noRetries = RetryPolicy.builder().budget(RetryBudgetConfig.builder().ratio(0).build()).build();
     BallastHttpClient client = client(backends, b -> b.retry(noRetries).hedging(AFTER_20_MS));
-    var sent = client.sendAsync(get(), HttpResponse.BodyHandlers.ofString(), hedged());
-    first.awaitHeld();
-    Poll.until("the hedge refused for the budget", () -> client.balancer().hedging().refusedForBudget() == 1);
-    first.release();
+    HttpResponse<String> response = sendHeldUntil(client, first,
+        "the hedge refused for the budget", () -> client.balancer().hedging().refusedForBudget() == 1);
 
-    assertThat(sent.get(30, java.util.concurrent.TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+    assertThat(response.statusCode()).isEqualTo(200);
     assertThat(arrivals.get()).isEqualTo(1);
     assertThat(client.balancer().hedging().hedgesSent()).isZero();
     assertThat(client.balancer().retryBudget().retriesTaken()).isZero();
@@ -208,9 +222,11 @@ final class HedgingHttpTest {
 
   @Test
   void noHedgeGoesAfterAnOverloadAnswer() throws Exception {
+    Hold first = new Hold();
     Hold retry = new Hold();
     List<TestBackend> backends = backends(3, (previous, exchange) -> {
       if (previous == 0) {
+        first.here();
         exchange.getResponseHeaders().set(BallastHeaders.OVERLOAD, BallastHeaders.SHED);
         TestBackend.respond(exchange, 503, "shed");
         return;
@@ -220,10 +236,21 @@ final class HedgingHttpTest {
       }
       answerWithPort(exchange);
     });
-    // Three attempts, so that the retry that follows the shed first attempt could still be hedged;
-    // no throttle, so that the overload answer alone refuses the hedge.
-    BallastHttpClient client = client(backends, b -> b.throttle(null).hedging(AFTER_20_MS.toBuilder().maxAttempts(3).build()));
+    // The running percentile, on a clock the test moves: no delay is known when the first attempt
+    // leaves (no latencies yet), so no hedge can race its overload answer; the test then gives the
+    // window its latencies, and the retry that follows the overload answer leaves with a delay,
+    // so that a hedge of it is asked for, and refused. Three attempts, so that the retry could
+    // still be hedged; no throttle, so that the overload answer alone refuses the hedge.
+    AtomicLong now = new AtomicLong();
+    BallastHttpClient client = client(backends, b -> b.throttle(null).clocks(now::get, NanoClock.cached())
+        .hedging(HedgingConfig.builder().maxAttempts(3).build()));
     var sent = client.sendAsync(get(), HttpResponse.BodyHandlers.ofString(), hedged());
+    first.awaitHeld();
+    for (int i = 0; i < 200; i++) {
+      client.balancer().hedging().onLatency(1_000_000);
+    }
+    now.addAndGet(1_000_000_000L);
+    first.release();
     retry.awaitHeld();
     Poll.until("the hedge refused after the overload answer", () -> client.balancer().hedging().refusedForOverload() == 1);
     retry.release();
@@ -247,13 +274,8 @@ final class HedgingHttpTest {
       }
     });
     BallastHttpClient client = client(backends, b -> b.hedging(AFTER_20_MS));
-    var sent = client.sendAsync(get(), HttpResponse.BodyHandlers.ofString(), hedged());
-    first.awaitHeld();
-    Poll.until("the hedge's 503", () -> client.balancer().hedging().hedgesSent() == 1
-        && backends.stream().mapToLong(b -> failures(client, b)).sum() == 1);
-    first.release();
-
-    HttpResponse<String> response = sent.get(30, java.util.concurrent.TimeUnit.SECONDS);
+    HttpResponse<String> response = sendHeldUntil(client, first, "the hedge's 503",
+        () -> client.balancer().hedging().hedgesSent() == 1 && backends.stream().mapToLong(b -> failures(client, b)).sum() == 1);
     assertThat(response.statusCode()).as("the first attempt's answer, not the hedge's 503").isEqualTo(200);
     assertThat(arrivals.get()).isEqualTo(2);
     assertThat(client.balancer().hedging().hedgesWon()).isZero();
