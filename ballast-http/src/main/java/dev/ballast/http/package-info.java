@@ -13,8 +13,8 @@
  * {@link dev.ballast.http.MalformedHeaderException}.
  *
  * <p><b>Client side</b>: {@link dev.ballast.http.HttpBalancer} (subset, health, picks, throttle,
- * retry budget, for any HTTP client), {@link dev.ballast.http.BalancedRequest} and {@link
- * dev.ballast.http.Attempt} (one request and its tries), {@link dev.ballast.http.RequestOptions},
+ * retry budget, hedging, for any HTTP client), {@link dev.ballast.http.BalancedRequest} and {@link
+ * dev.ballast.http.Attempt} (one request and its tries, hedges among them), {@link dev.ballast.http.RequestOptions},
  * {@link dev.ballast.http.HttpEndpoint} and {@link dev.ballast.http.EndpointResolver} (the
  * backends), {@link dev.ballast.http.HealthCheck} (how a backend is checked), {@code
  * EndpointHealth} (one backend's state), {@link dev.ballast.http.RequestNotSentException}, and
