@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ballast.health.RequestOutcome;
+import dev.ballast.overload.AdaptiveThrottle;
+import dev.ballast.overload.Criticality;
 import dev.ballast.overload.HedgingConfig;
 import dev.ballast.overload.RetryBudgetConfig;
 import dev.ballast.overload.RetryPolicy;
@@ -15,6 +17,7 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
@@ -107,7 +110,12 @@ final class HedgingHttpTest {
    */
   private static HttpResponse<String> sendHeldUntil(BallastHttpClient client, Hold hold, String what,
       java.util.function.BooleanSupplier condition) throws Exception {
-    var sent = client.sendAsync(get(), HttpResponse.BodyHandlers.ofString(), hedged());
+    return answerOnceReleased(client.sendAsync(get(), HttpResponse.BodyHandlers.ofString(), hedged()), hold, what, condition);
+  }
+
+  /** Waits until {@code hold} holds an attempt and then until {@code condition}, releases it, and waits for the answer. */
+  private static HttpResponse<String> answerOnceReleased(CompletableFuture<HttpResponse<String>> sent, Hold hold,
+      String what, java.util.function.BooleanSupplier condition) throws Exception {
     hold.awaitHeld();
     Poll.until(what, condition);
     hold.release();
@@ -222,13 +230,50 @@ final class HedgingHttpTest {
 
   @Test
   void noHedgeGoesAfterAnOverloadAnswer() throws Exception {
+    BallastHttpClient client = aHedgeOfTheRetryIsRefused(exchange -> {
+      exchange.getResponseHeaders().set(BallastHeaders.OVERLOAD, BallastHeaders.SHED);
+      TestBackend.respond(exchange, 503, "shed");
+    }, b -> b.throttle(null), held -> {});
+    assertThat(client.balancer().retryBudget().retriesTaken()).as("the retry's alone").isEqualTo(1);
+  }
+
+  @Test
+  void noHedgeGoesWhileTheThrottleRejectsTheRequestsCriticality() throws Exception {
+    // Unavailable, no overload mark: retried, and no overload answer to the request. Meanwhile the
+    // throttle hears of overload answers to other requests, until it rejects the criticality.
+    BallastHttpClient client = aHedgeOfTheRetryIsRefused(exchange -> TestBackend.respond(exchange, 503, "unavailable"),
+        b -> {}, held -> {
+          AdaptiveThrottle throttle = held.balancer().throttle();
+          for (int i = 0; i < 10; i++) {
+            throttle.onRejected(Criticality.DEFAULT);
+          }
+          // Its probability is recomputed when a first attempt asks it; whether this one passes is no matter.
+          Poll.until("the throttle rejects", () -> {
+            throttle.tryAcquire(Criticality.DEFAULT);
+            return throttle.rejectionProbability(Criticality.DEFAULT) > 0;
+          });
+        });
+    assertThat(client.balancer().throttle().rejectionProbability(Criticality.DEFAULT)).isPositive();
+    assertThat(client.balancer().hedging().refusedForBudget()).isZero();
+  }
+
+  /**
+   * A hedged request whose first attempt is held, then answered by {@code firstAnswer} and retried;
+   * the retry is held until a hedge of it was refused ({@code refusedForOverload}), then answers.
+   * The delay is the running percentile on a clock the test moves: unknown when the first attempt
+   * leaves (no latencies yet), so that no hedge can race its answer; while it is held, the test
+   * gives the window its latencies and runs {@code meanwhile}, so that the retry leaves with a
+   * delay and a hedge of it is asked for. Three attempts, so that the retry could still be hedged;
+   * a retry never asks the throttle.
+   */
+  private BallastHttpClient aHedgeOfTheRetryIsRefused(TestBackend.Answer firstAnswer,
+      Consumer<HttpBalancer.Builder> settings, Consumer<BallastHttpClient> meanwhile) throws Exception {
     Hold first = new Hold();
     Hold retry = new Hold();
     List<TestBackend> backends = backends(3, (previous, exchange) -> {
       if (previous == 0) {
         first.here();
-        exchange.getResponseHeaders().set(BallastHeaders.OVERLOAD, BallastHeaders.SHED);
-        TestBackend.respond(exchange, 503, "shed");
+        firstAnswer.answer(exchange);
         return;
       }
       if (previous == 1) {
@@ -236,30 +281,27 @@ final class HedgingHttpTest {
       }
       answerWithPort(exchange);
     });
-    // The running percentile, on a clock the test moves: no delay is known when the first attempt
-    // leaves (no latencies yet), so no hedge can race its overload answer; the test then gives the
-    // window its latencies, and the retry that follows the overload answer leaves with a delay,
-    // so that a hedge of it is asked for, and refused. Three attempts, so that the retry could
-    // still be hedged; no throttle, so that the overload answer alone refuses the hedge.
     AtomicLong now = new AtomicLong();
-    BallastHttpClient client = client(backends, b -> b.throttle(null).clocks(now::get, NanoClock.cached())
-        .hedging(HedgingConfig.builder().maxAttempts(3).build()));
+    BallastHttpClient client = client(backends, b -> {
+      b.clocks(now::get, NanoClock.cached()).hedging(HedgingConfig.builder().maxAttempts(3).build());
+      settings.accept(b);
+    });
     var sent = client.sendAsync(get(), HttpResponse.BodyHandlers.ofString(), hedged());
     first.awaitHeld();
     for (int i = 0; i < 200; i++) {
       client.balancer().hedging().onLatency(1_000_000);
     }
     now.addAndGet(1_000_000_000L);
+    meanwhile.accept(client);
     first.release();
-    retry.awaitHeld();
-    Poll.until("the hedge refused after the overload answer", () -> client.balancer().hedging().refusedForOverload() == 1);
-    retry.release();
+    HttpResponse<String> response = answerOnceReleased(sent, retry,
+        "the hedge of the retry refused", () -> client.balancer().hedging().refusedForOverload() == 1);
 
-    assertThat(sent.get(30, java.util.concurrent.TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+    assertThat(response.statusCode()).isEqualTo(200);
     assertThat(arrivals.get()).isEqualTo(2);
     assertThat(client.balancer().retriesSent()).isEqualTo(1);
     assertThat(client.balancer().hedging().hedgesSent()).isZero();
-    assertThat(client.balancer().retryBudget().retriesTaken()).as("the retry's alone").isEqualTo(1);
+    return client;
   }
 
   @Test
