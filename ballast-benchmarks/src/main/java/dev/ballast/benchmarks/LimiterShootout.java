@@ -3,11 +3,16 @@ package dev.ballast.benchmarks;
 import com.netflix.concurrency.limits.grpc.server.ConcurrencyLimitServerInterceptor;
 import com.netflix.concurrency.limits.grpc.server.GrpcServerLimiterBuilder;
 import com.netflix.concurrency.limits.limit.Gradient2Limit;
+import dev.ballast.grpc.BallastCalls;
 import dev.ballast.grpc.BallastServer;
 import dev.ballast.grpc.testing.ByteMarshaller;
+import dev.ballast.internal.Ranges;
 import dev.ballast.overload.LimiterConfig;
 import io.grpc.CallOptions;
+import io.grpc.Channel;
+import io.grpc.ClientInterceptors;
 import io.grpc.ManagedChannel;
+import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
 import io.grpc.Server;
 import io.grpc.ServerInterceptors;
@@ -24,6 +29,7 @@ import io.grpc.netty.shaded.io.netty.channel.epoll.EpollServerSocketChannel;
 import io.grpc.netty.shaded.io.netty.channel.nio.NioIoHandler;
 import io.grpc.netty.shaded.io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.grpc.stub.ClientCalls;
+import io.grpc.stub.MetadataUtils;
 import io.grpc.stub.ServerCalls;
 import io.grpc.stub.StreamObserver;
 import java.io.IOException;
@@ -81,8 +87,51 @@ public final class LimiterShootout {
     }
   }
 
+  /**
+   * A server side under test: the service behind whatever limiter it runs, on the harness's server
+   * builder. {@link Protection} are the shoot-out's; {@link FairShootout.Admission}, the fair one's.
+   */
+  interface Contender {
+    /** The server's name in the tables. */
+    String label();
+
+    /**
+     * Adds {@code service} to {@code server}, behind this contender's limiter, and starts it.
+     *
+     * @param server the harness's server builder, on loopback, with its own executors
+     * @param service the handler under load
+     * @return the started server
+     * @throws IOException if the server cannot bind
+     */
+    Server start(NettyServerBuilder server, ServerServiceDefinition service) throws IOException;
+  }
+
+  /**
+   * One of the callers that share the offered load: of every {@code sum of parts} calls, {@code
+   * parts} are this caller's. A caller with an id sends it in the {@value BallastCalls#CALLER_HEADER_NAME}
+   * header on every call; {@link #ANONYMOUS} sends none.
+   *
+   * @param id the caller's id, or null for no header
+   * @param parts this caller's parts of the offered load, 1 or more
+   */
+  record Caller(String id, int parts) {
+    /** The shoot-out's one caller: all the load, no caller header. */
+    static final Caller ANONYMOUS = new Caller(null, 1);
+
+    Caller {
+      if (parts < 1) {
+        throw new IllegalArgumentException("parts: " + parts + " (expected: 1 or more)");
+      }
+    }
+
+    /** The caller's name in the tables: its id, or "all" for the anonymous caller. */
+    String label() {
+      return id == null ? "all" : id;
+    }
+  }
+
   /** The server side under test. */
-  public enum Protection {
+  public enum Protection implements Contender {
     NONE("no limiter", null),
     BALLAST_DEFAULT("Ballast default (cpu_or_latency)", LimiterConfig.defaults()),
     BALLAST_CPU("Ballast cpu", LimiterConfig.builder().kind(LimiterConfig.Kind.CPU).build()),
@@ -101,6 +150,38 @@ public final class LimiterShootout {
     LimiterConfig limiter() {
       return limiter;
     }
+
+    @Override
+    public String label() {
+      return label;
+    }
+
+    @Override
+    public Server start(NettyServerBuilder server, ServerServiceDefinition service) throws IOException {
+      return switch (this) {
+        case NONE -> server.addService(service).build().start();
+        case NETFLIX_GRADIENT2 -> netflix(new GrpcServerLimiterBuilder(), server, service);
+        case BALLAST_DEFAULT, BALLAST_CPU, BALLAST_GRADIENT ->
+            ballast(BallastServer.builder().adaptiveLimiter(limiter), server, service);
+      };
+    }
+  }
+
+  /** {@code service} behind Ballast's server with {@code settings}, started. */
+  static Server ballast(BallastServer.Builder settings, NettyServerBuilder server, ServerServiceDefinition service)
+      throws IOException {
+    return settings.build(server.addService(service)).start().server();
+  }
+
+  /**
+   * {@code service} behind concurrency-limits' interceptor with the limiter {@code limiter} builds
+   * (its partitions, if any) and Gradient2's default limit, started.
+   */
+  static Server netflix(GrpcServerLimiterBuilder limiter, NettyServerBuilder server, ServerServiceDefinition service)
+      throws IOException {
+    return server.addService(ServerInterceptors.intercept(service,
+            ConcurrencyLimitServerInterceptor.newBuilder(limiter.limit(Gradient2Limit.newDefault()).build()).build()))
+        .build().start();
   }
 
   /** One run's settings: N = workers / service; offered is a multiple of N. */
@@ -111,9 +192,9 @@ public final class LimiterShootout {
     }
   }
 
-  /** What one run measured over its measured window. */
-  public record Result(Handler handler, Protection protection, double capacity, long sent, long ok, long overloaded,
-      long deadlineMisses, long otherErrors, double p50Millis, double p99Millis, double seconds) {
+  /** What one run measured over its measured window, for one caller (the anonymous one: every call). */
+  public record Result(Handler handler, Contender protection, Caller caller, double capacity, long sent, long ok,
+      long overloaded, long deadlineMisses, long otherErrors, double p50Millis, double p99Millis, double seconds) {
     public double goodputPerSecond() {
       return ok / seconds;
     }
@@ -122,9 +203,14 @@ public final class LimiterShootout {
       return goodputPerSecond() / capacity;
     }
 
+    /** The caller's calls served within the deadline, as a share of the calls it sent. */
+    public double demandShare() {
+      return sent == 0 ? 0 : (double) ok / sent;
+    }
+
     String row(int round) {
       return String.format(Locale.ROOT, "| %s | %s | %d | %.0f/s (%.1f%%) | %s | %s | %d | %d | %d |", handler.label,
-          protection.label, round, goodputPerSecond(), 100 * goodputShare(), millis(p50Millis), millis(p99Millis),
+          protection.label(), round, goodputPerSecond(), 100 * goodputShare(), millis(p50Millis), millis(p99Millis),
           overloaded, deadlineMisses, otherErrors);
     }
   }
@@ -140,8 +226,17 @@ public final class LimiterShootout {
     };
   }
 
-  /** Starts a server with {@code protection}, offers it the load, and stops it. */
+  /** Starts a server with {@code protection}, offers it the load from one anonymous caller, and stops it. */
   public static Result run(Protection protection, Settings settings) throws IOException, InterruptedException {
+    return run(protection, settings, List.of(Caller.ANONYMOUS)).get(0);
+  }
+
+  /**
+   * Starts a server with {@code contender}, offers it the load shared among {@code callers} by
+   * their parts, and stops it: one result per caller, in their order.
+   */
+  static List<Result> run(Contender contender, Settings settings, List<Caller> callers)
+      throws IOException, InterruptedException {
     Semaphore permits = new Semaphore(settings.workers(), true);
     long serviceNanos = TimeUnit.MILLISECONDS.toNanos(settings.serviceMillis());
     ServerServiceDefinition service =
@@ -177,23 +272,14 @@ public final class LimiterShootout {
         .bossEventLoopGroup(boss)
         .workerEventLoopGroup(loops)
         .channelType(epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class);
-    Server server = switch (protection) {
-      case NONE -> builder.addService(service).build().start();
-      case NETFLIX_GRADIENT2 -> builder.addService(ServerInterceptors.intercept(service,
-              ConcurrencyLimitServerInterceptor.newBuilder(
-                  new GrpcServerLimiterBuilder().limit(Gradient2Limit.newDefault()).build()).build()))
-          .build().start();
-      case BALLAST_DEFAULT, BALLAST_CPU, BALLAST_GRADIENT -> BallastServer.builder()
-          .adaptiveLimiter(protection.limiter())
-          .build(builder.addService(service)).start().server();
-    };
+    Server server = contender.start(builder, service);
     int port = ((InetSocketAddress) server.getListenSockets().get(0)).getPort();
     List<ManagedChannel> channels = new ArrayList<>();
     for (int c = 0; c < settings.clients(); c++) {
       channels.add(NettyChannelBuilder.forAddress("127.0.0.1", port).usePlaintext().build());
     }
     try {
-      return offer(protection, settings, channels);
+      return offer(contender, settings, callers, channels);
     } finally {
       for (ManagedChannel channel : channels) {
         channel.shutdownNow().awaitTermination(10, TimeUnit.SECONDS);
@@ -220,15 +306,55 @@ public final class LimiterShootout {
     }
   }
 
-  /** Open-loop arrivals at a fixed rate, in 5 ms batches, round robin over the clients. */
-  private static Result offer(Protection protection, Settings settings, List<ManagedChannel> channels)
-      throws InterruptedException {
+  /**
+   * Whose call the {@code id}th is: the calls go round the callers' parts in turn, so of every
+   * {@code sum of parts} calls in a row, each caller sends exactly its parts.
+   */
+  static int callerOf(long id, List<Caller> callers) {
+    int total = callers.stream().mapToInt(Caller::parts).sum();
+    long slot = id % total;
+    for (int c = 0; c < callers.size(); c++) {
+      slot -= callers.get(c).parts();
+      if (slot < 0) {
+        return c;
+      }
+    }
+    throw new AssertionError("unreachable: " + id);
+  }
+
+  /** {@code channel} as {@code caller} calls through it: with its caller header, if it has an id. */
+  static Channel as(Channel channel, Caller caller) {
+    if (caller.id() == null) {
+      return channel;
+    }
+    Metadata headers = new Metadata();
+    headers.put(CALLER_HEADER, caller.id());
+    return ClientInterceptors.intercept(channel, MetadataUtils.newAttachHeadersInterceptor(headers));
+  }
+
+  /** The request header that carries a caller's id: the one Ballast's server reads by default. */
+  static final Metadata.Key<String> CALLER_HEADER =
+      Metadata.Key.of(BallastCalls.CALLER_HEADER_NAME, Metadata.ASCII_STRING_MARSHALLER);
+
+  /**
+   * Open-loop arrivals at a fixed rate, in 5 ms batches, round robin over the clients; the calls
+   * taken by the callers in turn ({@link #callerOf}).
+   */
+  private static List<Result> offer(Contender contender, Settings settings, List<Caller> callers,
+      List<ManagedChannel> channels) throws InterruptedException {
     double rate = settings.offered() * settings.capacityPerSecond();
     long totalMillis = settings.warmupMillis() + settings.measureMillis();
     int expected = (int) (rate * totalMillis / 1000) + 16;
     long[] latency = new long[expected];
     byte[] outcome = new byte[expected]; // 0 pending, 1 ok, 2 overloaded, 3 deadline, 4 other
     long[] startedAt = new long[expected];
+    // Each client's channel as each caller calls through it.
+    Channel[][] callerChannels = new Channel[callers.size()][channels.size()];
+    for (int c = 0; c < callers.size(); c++) {
+      for (int k = 0; k < channels.size(); k++) {
+        callerChannels[c][k] = as(channels.get(k), callers.get(c));
+      }
+    }
     AtomicInteger issued = new AtomicInteger();
     long origin = System.nanoTime();
     ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
@@ -244,7 +370,7 @@ public final class LimiterShootout {
         issued.incrementAndGet();
         long start = System.nanoTime();
         startedAt[id] = start;
-        ManagedChannel channel = channels.get(id % channels.size());
+        Channel channel = callerChannels[callerOf(id, callers)][id % channels.size()];
         ClientCalls.asyncUnaryCall(
             channel.newCall(WORK, CallOptions.DEFAULT.withDeadlineAfter(settings.deadlineMillis(), TimeUnit.MILLISECONDS)),
             new byte[8],
@@ -255,13 +381,7 @@ public final class LimiterShootout {
               @Override
               public void onError(Throwable t) {
                 latency[id] = System.nanoTime() - start;
-                Status.Code code = Status.fromThrowable(t).getCode();
-                outcome[id] = (byte) switch (code) {
-                  // Ballast sheds with RESOURCE_EXHAUSTED; concurrency-limits with UNAVAILABLE.
-                  case RESOURCE_EXHAUSTED, UNAVAILABLE -> 2;
-                  case DEADLINE_EXCEEDED -> 3;
-                  default -> 4;
-                };
+                outcome[id] = outcomeOf(Status.fromThrowable(t).getCode());
               }
 
               @Override
@@ -279,25 +399,45 @@ public final class LimiterShootout {
     Thread.sleep(settings.deadlineMillis() + 500);
     int n = issued.get();
     long measuredFrom = origin + TimeUnit.MILLISECONDS.toNanos(settings.warmupMillis());
-    long[] measuredLatencies = new long[n];
-    byte[] measuredOutcomes = new byte[n];
-    int measured = 0;
-    for (int i = 0; i < n; i++) {
-      if (startedAt[i] >= measuredFrom) {
-        measuredLatencies[measured] = latency[i];
-        measuredOutcomes[measured++] = outcome[i];
+    List<Result> results = new ArrayList<>();
+    for (int c = 0; c < callers.size(); c++) {
+      long[] measuredLatencies = new long[n];
+      byte[] measuredOutcomes = new byte[n];
+      int measured = 0;
+      for (int i = 0; i < n; i++) {
+        if (startedAt[i] >= measuredFrom && callerOf(i, callers) == c) {
+          measuredLatencies[measured] = latency[i];
+          measuredOutcomes[measured++] = outcome[i];
+        }
       }
+      results.add(tally(contender, settings, callers.get(c), Arrays.copyOf(measuredLatencies, measured),
+          Arrays.copyOf(measuredOutcomes, measured)));
     }
-    return tally(protection, settings, Arrays.copyOf(measuredLatencies, measured),
-        Arrays.copyOf(measuredOutcomes, measured));
+    return results;
+  }
+
+  /** A failed call's outcome: 2 (shed), 3 (deadline exceeded) or 4 (another error). */
+  static byte outcomeOf(Status.Code code) {
+    return (byte) switch (code) {
+      // Ballast sheds with RESOURCE_EXHAUSTED; concurrency-limits with UNAVAILABLE.
+      case RESOURCE_EXHAUSTED, UNAVAILABLE -> 2;
+      case DEADLINE_EXCEEDED -> 3;
+      default -> 4;
+    };
+  }
+
+  /** The result of the anonymous caller's measured calls: see the next. */
+  static Result tally(Protection protection, Settings settings, long[] latencyNanos, byte[] outcomes) {
+    return tally(protection, settings, Caller.ANONYMOUS, latencyNanos, outcomes);
   }
 
   /**
-   * The result of the measured calls: {@code outcomes[i]} is 0 (no answer), 1 (OK), 2 (shed), 3
-   * (deadline exceeded) or 4 (another error), and {@code latencyNanos[i]} the time to it. An OK
-   * later than the deadline counts as a deadline miss; a call without an answer, as another error.
+   * The result of {@code caller}'s measured calls: {@code outcomes[i]} is 0 (no answer), 1 (OK), 2
+   * (shed), 3 (deadline exceeded) or 4 (another error), and {@code latencyNanos[i]} the time to it.
+   * An OK later than the deadline counts as a deadline miss; a call without an answer, as another
+   * error.
    */
-  static Result tally(Protection protection, Settings settings, long[] latencyNanos, byte[] outcomes) {
+  static Result tally(Contender contender, Settings settings, Caller caller, long[] latencyNanos, byte[] outcomes) {
     long deadlineNanos = TimeUnit.MILLISECONDS.toNanos(settings.deadlineMillis());
     long ok = 0;
     long overloaded = 0;
@@ -320,8 +460,9 @@ public final class LimiterShootout {
     }
     long[] sorted = Arrays.copyOf(okLatencies, (int) ok);
     Arrays.sort(sorted);
-    return new Result(settings.handler(), protection, settings.capacityPerSecond(), outcomes.length, ok, overloaded,
-        misses, other, quantileMillis(sorted, 0.5), quantileMillis(sorted, 0.99), settings.measureMillis() / 1000.0);
+    return new Result(settings.handler(), contender, caller, settings.capacityPerSecond(), outcomes.length, ok,
+        overloaded, misses, other, quantileMillis(sorted, 0.5), quantileMillis(sorted, 0.99),
+        settings.measureMillis() / 1000.0);
   }
 
   private static double quantileMillis(long[] sorted, double q) {
@@ -331,7 +472,8 @@ public final class LimiterShootout {
     return sorted[(int) Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] / 1e6;
   }
 
-  private static String millis(double value) {
+  /** Milliseconds to one decimal; "-" for none. */
+  static String millis(double value) {
     return Double.isNaN(value) ? "-" : String.format(Locale.ROOT, "%.1f", value);
   }
 
@@ -359,31 +501,31 @@ public final class LimiterShootout {
     return rows;
   }
 
-  private static String spread(double[] values, String format) {
+  /** The least, median and most of {@code values}, each written with {@code format}. */
+  static String spread(double[] values, String format) {
     double least = Arrays.stream(values).min().orElseThrow();
     double most = Arrays.stream(values).max().orElseThrow();
     return String.format(Locale.ROOT, format + ", " + format + ", " + format, least, Medians.of(values), most);
   }
 
+  /**
+   * Runs every server with both handlers, {@code rounds} times, and prints each run's row and the
+   * summary.
+   *
+   * @param args {@code [seconds measured, 1..600, default 10] [rounds, 1..20, default 1]}
+   * @throws Exception if a server cannot start
+   */
   public static void main(String[] args) throws Exception {
-    long seconds = args.length > 0 ? parse(args[0], "seconds", 1, 600) : 10;
-    long rounds = args.length > 1 ? parse(args[1], "rounds", 1, 20) : 1;
-    for (Handler handler : Handler.values()) {
-      Settings settings = defaults(handler, seconds * 1000);
-      System.out.printf(Locale.ROOT, "handler %s: N = %d permits / %d ms = %.0f calls/s, offered %.0fx from %d"
-              + " clients, deadline %d ms, warm-up %d ms, measured %d s%n", handler.label, settings.workers(),
-          settings.serviceMillis(), settings.capacityPerSecond(), settings.offered(), settings.clients(),
-          settings.deadlineMillis(), settings.warmupMillis(), seconds);
-    }
-    System.out.println();
+    Run run = Run.parseOrExit(args, 1);
+    printSettings(run, "");
     System.out.println("| handler | server | round | goodput (share of N) | p50 ms | p99 ms | shed | deadline misses"
         + " | other errors |");
     System.out.println("| --- | --- | --- | --- | --- | --- | --- | --- | --- |");
     List<Result> results = new ArrayList<>();
-    for (int round = 1; round <= rounds; round++) {
+    for (int round = 1; round <= run.rounds(); round++) {
       for (Handler handler : Handler.values()) {
         for (Protection protection : Protection.values()) {
-          Result result = run(protection, defaults(handler, seconds * 1000));
+          Result result = run(protection, defaults(handler, run.measureMillis()));
           results.add(result);
           System.out.println(result.row(round));
         }
@@ -393,17 +535,65 @@ public final class LimiterShootout {
     summary(results).forEach(System.out::println);
   }
 
-  private static long parse(String text, String name, long min, long max) {
-    try {
-      long value = Long.parseLong(text);
-      if (value >= min && value <= max) {
-        return value;
-      }
-    } catch (NumberFormatException e) {
-      // reported below
+  /** Prints each handler's settings, {@code load} after them (who offers the load), and a blank line. */
+  static void printSettings(Run run, String load) {
+    for (Handler handler : Handler.values()) {
+      Settings settings = defaults(handler, run.measureMillis());
+      System.out.printf(Locale.ROOT, "handler %s: N = %d permits / %d ms = %.0f calls/s, offered %.0fx from %d"
+              + " clients%s, deadline %d ms, warm-up %d ms, measured %d s%n", handler.label, settings.workers(),
+          settings.serviceMillis(), settings.capacityPerSecond(), settings.offered(), settings.clients(), load,
+          settings.deadlineMillis(), settings.warmupMillis(), run.seconds());
     }
-    System.err.println(name + ": " + text + " (expected: a whole number " + min + ".." + max + ")");
-    System.exit(2);
-    return 0;
+    System.out.println();
+  }
+
+  /**
+   * A run's command line: how long each server is measured, and how many rounds.
+   *
+   * @param seconds seconds measured per server and handler, 1..600
+   * @param rounds rounds, 1..20
+   */
+  record Run(long seconds, long rounds) {
+    long measureMillis() {
+      return seconds * 1000;
+    }
+
+    /**
+     * {@code [seconds] [rounds]}, 10 seconds and {@code defaultRounds} where left out.
+     *
+     * @throws IllegalArgumentException naming the offending value, quoted short, and what was expected
+     */
+    static Run parse(String[] args, long defaultRounds) {
+      if (args.length > 2) {
+        throw new IllegalArgumentException("too many arguments: " + Ranges.quote(args[2])
+            + " after the rounds (expected: [seconds] [rounds])");
+      }
+      return new Run(args.length > 0 ? whole(args[0], "seconds", 1, 600) : 10,
+          args.length > 1 ? whole(args[1], "rounds", 1, 20) : defaultRounds);
+    }
+
+    /** {@link #parse}, or the message on standard error and exit status 2. */
+    static Run parseOrExit(String[] args, long defaultRounds) {
+      try {
+        return parse(args, defaultRounds);
+      } catch (IllegalArgumentException e) {
+        System.err.println(e.getMessage());
+        System.exit(2);
+        throw e;
+      }
+    }
+
+    private static long whole(String text, String name, long min, long max) {
+      try {
+        long value = Long.parseLong(text);
+        if (value >= min && value <= max) {
+          return value;
+        }
+      } catch (NumberFormatException e) {
+        // reported below
+      }
+      throw new IllegalArgumentException(
+          name + ": " + Ranges.quote(text) + " (expected: a whole number " + min + ".." + max + ")");
+    }
   }
 }
