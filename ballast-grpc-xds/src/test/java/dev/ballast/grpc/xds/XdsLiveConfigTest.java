@@ -101,12 +101,20 @@ final class XdsLiveConfigTest {
     ManagementServer.Request badPolicySetting =
         pushAndAwaitNack(service, "{\"policy\": {\"prequal_probing\": {\"poolSize\": 0}}}", "poolSize");
 
+    ManagementServer.Request keyedWithSubset =
+        pushAndAwaitNack(service, "{\"subsetSize\": 2, \"policy\": {\"consistent_hash\": {}}}", "consistent_hash");
+    ManagementServer.Request binaryKeyHeader = pushAndAwaitNack(service,
+        "{\"policy\": {\"consistent_hash\": {\"requestHashHeader\": \"x-user-bin\"}}}", "requestHashHeader");
+
     assertThat(badValue.errorDetail()).contains("ballast config: subsetSize: 0 (expected: an integer in 1..10000)");
     assertThat(badValue.versionInfo()).as("the version the client still runs").isNotEqualTo(badValueVersion);
     assertThat(unknownKey.errorDetail()).contains("ballast config: subsetSise: unknown key (expected: one of");
     assertThat(badPolicySetting.errorDetail())
         .contains("ballast config: policy.prequal_probing.poolSize: 0 (expected: a whole number in 1..64)");
-    for (ManagementServer.Request nack : List.of(badValue, unknownKey, badPolicySetting)) {
+    assertThat(keyedWithSubset.errorDetail()).contains("ballast config: subsetSize: 2 (expected: no subsetSize with"
+        + " policy consistent_hash, which uses every backend");
+    assertThat(binaryKeyHeader.errorDetail()).contains("ballast config: policy.consistent_hash.requestHashHeader:");
+    for (ManagementServer.Request nack : List.of(badValue, unknownKey, badPolicySetting, keyedWithSubset, binaryKeyHeader)) {
       assertOneLineWithoutStackTrace(nack);
     }
     for (int i = 0; i < 30; i++) {

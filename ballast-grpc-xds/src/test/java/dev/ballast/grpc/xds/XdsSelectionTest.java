@@ -6,8 +6,16 @@ import dev.ballast.grpc.BallastClients;
 import dev.ballast.grpc.xds.testing.XdsResources;
 import dev.ballast.testing.FewestInFlightPolicy;
 import io.envoyproxy.envoy.config.cluster.v3.Cluster;
+import io.grpc.Channel;
+import io.grpc.ClientInterceptors;
 import io.grpc.ManagedChannel;
+import io.grpc.Metadata;
+import io.grpc.stub.MetadataUtils;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.function.Function;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -68,6 +76,44 @@ final class XdsSelectionTest {
     BallastClients.Client client = xds.watch.awaitBalancer(FewestInFlightPolicy.NAME, 3);
     assertThat(((FewestInFlightPolicy) client.balancer().policy()).config().choices()).isEqualTo(4);
     assertThat(xds.backends.stream().mapToLong(XdsBackend::calls).sum()).isEqualTo(calls);
+    assertThat(xds.controlPlane.requests())
+        .as("the client's NACKs of this service's resources")
+        .noneMatch(r -> r.isNack() && r.errorDetail().contains(service));
+  }
+
+  /**
+   * {@code consistent_hash} from the Struct, its key from the request header the Struct names:
+   * every call of a key reaches one backend, the keys spread over the backends, and the policy
+   * uses every backend (it takes no subset). Unbounded, so that what a key reaches depends on its
+   * hash alone (the bounds are ConsistentHashGrpcTest's).
+   */
+  @Test
+  void theStructSelectsConsistentHashAndEachKeyKeepsItsBackend() throws Exception {
+    String service = "select-keyed";
+    xds.start(service, 4, s -> XdsResources.cluster(s, BallastXds.TYPE_URL,
+        "{\"policy\": {\"consistent_hash\": {\"requestHashHeader\": \"X-User\", \"bound\": \"none\"}}}"));
+    Metadata.Key<String> user = Metadata.Key.of("x-user", Metadata.ASCII_STRING_MARSHALLER);
+    // Until every backend is connected, a key whose backend is still connecting walks on the ring
+    // to the next one; the calls that count start once all four serve.
+    CallLoad.call(xds.channel);
+    BallastClients.Client client = xds.watch.awaitBalancer("consistent_hash", 4);
+    Await.until("every backend of " + service + " connected", () -> client.balancer().health().backends().stream()
+        .allMatch(b -> b.state().acceptsNewRequests()));
+
+    Map<String, Set<Integer>> portsByUser = new TreeMap<>();
+    for (int round = 0; round < 10; round++) {
+      for (int u = 0; u < 8; u++) {
+        Metadata headers = new Metadata();
+        headers.put(user, "user-" + u);
+        Channel keyed = ClientInterceptors.intercept(xds.channel, MetadataUtils.newAttachHeadersInterceptor(headers));
+        portsByUser.computeIfAbsent("user-" + u, k -> new TreeSet<>()).add(CallLoad.call(keyed));
+      }
+    }
+
+    assertThat(xds.watch.current()).as("the same balancer throughout").isSameAs(client);
+    assertThat(portsByUser.values()).as("the backends each key reached").allSatisfy(ports -> assertThat(ports).hasSize(1));
+    assertThat(portsByUser.values().stream().flatMap(Set::stream).distinct().count())
+        .as("backends the 8 keys reached").isGreaterThan(1);
     assertThat(xds.controlPlane.requests())
         .as("the client's NACKs of this service's resources")
         .noneMatch(r -> r.isNack() && r.errorDetail().contains(service));
