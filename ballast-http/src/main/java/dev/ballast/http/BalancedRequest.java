@@ -222,8 +222,7 @@ public final class BalancedRequest {
       if (pick.status() == PickStatus.ALL_UNAVAILABLE && !anyConnecting()) {
         lb.notSent();
         result.completeExceptionally(new RequestNotSentException(RequestNotSentException.Reason.NO_BACKEND,
-            "ballast: no backend accepts requests (" + lb.backendsInUse().size()
-                + " in use, each refusing connections or in lame duck)"));
+            "ballast: no backend accepts requests (" + describeInUse() + ")"));
         return true;
       }
       return false;
@@ -400,6 +399,29 @@ public final class BalancedRequest {
       }
     }
     return lost;
+  }
+
+  /**
+   * The backends in use and why none takes a request, for the message of a request not sent: each
+   * backend's state as the pick found it, and whether it is ejected; at most ten named.
+   */
+  private String describeInUse() {
+    List<String> keys = lb.backendsInUse();
+    StringBuilder b = new StringBuilder().append(keys.size()).append(" in use");
+    int named = 0;
+    for (String key : keys) {
+      if (named == 10) {
+        b.append(", ").append(keys.size() - named).append(" more");
+        break;
+      }
+      EndpointHealth health = lb.endpointHealth(key);
+      Backend backend = health == null ? null : health.backend();
+      b.append(named == 0 ? ": " : ", ").append(MalformedHeaderException.quote(key)).append(' ')
+          .append(backend == null ? "unknown" : backend.state().name().toLowerCase(java.util.Locale.ROOT))
+          .append(backend != null && backend.isEjected() ? " and ejected" : "");
+      named++;
+    }
+    return b.toString();
   }
 
   private boolean anyConnecting() {

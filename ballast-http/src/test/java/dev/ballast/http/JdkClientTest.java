@@ -464,4 +464,23 @@ final class JdkClientTest {
         () -> client.sendAsync(get("c"), HttpResponse.BodyHandlers.ofString()).get(30, TimeUnit.SECONDS));
     assertThat(async.getCause()).isInstanceOf(RequestNotSentException.class);
   }
+
+  /** A request no backend can take names each backend in use and its state, so that the cause is in the message. */
+  @Test
+  void aRequestNoBackendTakesNamesEachBackendAndItsState() throws Exception {
+    TestBackend draining = track(TestBackend.start(BallastHttpService.builder().drainInterval(Duration.ofHours(1)).build(),
+        TestBackend.OK));
+    BallastHttpClient client = client(List.of(draining), b -> {});
+    awaitConnected(client, 1);
+    draining.service.enterLameDuck();
+    // The answer carries the lame duck signal; the backend leaves rotation as it arrives.
+    assertThat(client.send(get("c"), HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(200);
+    var core = client.balancer().balancer();
+    Poll.until("the client takes the draining backend out", () -> core.backend(draining.key()).state() == BackendState.LAME_DUCK);
+
+    assertThatThrownBy(() -> client.send(get("c"), HttpResponse.BodyHandlers.ofString()))
+        .isInstanceOfSatisfying(RequestNotSentException.class,
+            e -> assertThat(e.reason()).isEqualTo(RequestNotSentException.Reason.NO_BACKEND))
+        .hasMessage("ballast: no backend accepts requests (1 in use: '" + draining.key() + "' lame_duck)");
+  }
 }
