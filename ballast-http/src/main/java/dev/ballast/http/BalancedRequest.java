@@ -219,7 +219,7 @@ public final class BalancedRequest {
       pick = avoid == null ? lb.core().pick() : RetryPolicy.pickAvoiding(lb.core(), avoid);
     }
     if (!pick.isPicked()) {
-      if (pick.status() == PickStatus.ALL_UNAVAILABLE && !anyConnecting()) {
+      if (pick.status() == PickStatus.ALL_UNAVAILABLE && allOut()) {
         lb.notSent();
         result.completeExceptionally(new RequestNotSentException(RequestNotSentException.Reason.NO_BACKEND,
             "ballast: no backend accepts requests (" + describeInUse() + ")"));
@@ -424,16 +424,26 @@ public final class BalancedRequest {
     return b.toString();
   }
 
-  private boolean anyConnecting() {
-    for (String key : lb.backendsInUse()) {
+  /**
+   * Whether every backend in use is out of rotation as read now, after a pick that found none:
+   * refusing connections, in lame duck or ejected, none still connecting. A backend that takes
+   * requests now changed state between the pick's look and this one (a first health check
+   * answered, a backend came back): the request then waits, and {@link HttpBalancer#wait} picks
+   * again at once, rather than failing on a state that no longer holds.
+   */
+  private boolean allOut() {
+    List<String> keys = lb.backendsInUse();
+    for (String key : keys) {
       EndpointHealth health = lb.endpointHealth(key);
       Backend backend = health == null ? null : health.backend();
-      if (backend == null || backend.state() == BackendState.CONNECTING) {
-        return true;
+      if (backend == null || backend.state() == BackendState.CONNECTING
+          || (backend.state().acceptsNewRequests() && !backend.isEjected())) {
+        return false;
       }
     }
-    return lb.backendsInUse().isEmpty();
+    return !keys.isEmpty();
   }
+
 
   private CompletableFuture<Attempt> notSent(RequestNotSentException.Reason reason, String message) {
     lb.notSent();

@@ -10,7 +10,11 @@ import dev.ballast.health.RequestOutcome;
 import dev.ballast.overload.Criticality;
 import dev.ballast.overload.RetryBudgetConfig;
 import dev.ballast.overload.RetryPolicy;
+import dev.ballast.health.Backend;
 import dev.ballast.pick.ConsistentHashConfig;
+import dev.ballast.pick.CustomPolicy;
+import dev.ballast.pick.Pick;
+import dev.ballast.pick.Picker;
 import dev.ballast.pick.Policy;
 import dev.ballast.pick.WeightedRoundRobinConfig;
 import dev.ballast.subset.BackendSet;
@@ -29,6 +33,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -482,5 +487,63 @@ final class JdkClientTest {
         .isInstanceOfSatisfying(RequestNotSentException.class,
             e -> assertThat(e.reason()).isEqualTo(RequestNotSentException.Reason.NO_BACKEND))
         .hasMessage("ballast: no backend accepts requests (1 in use: '" + draining.key() + "' lame_duck)");
+  }
+
+  /**
+   * The race a loaded machine found: the pick looks while the only backend still connects, its
+   * first health check answers before the request reads the states again, and the request then
+   * read "serving" as "none accepts" and failed. A policy that stalls its first failed pick makes
+   * the interleaving certain; the request must wait and be picked again, not fail.
+   */
+  @Test
+  void aBackendThatComesUpBetweenThePickAndTheVerdictServesTheRequest() throws Exception {
+    TestBackend backend = track(TestBackend.start(TestBackend.OK));
+    CompletableFuture<HealthCheck.Answer> firstCheck = new CompletableFuture<>();
+    java.util.concurrent.atomic.AtomicBoolean checkedOnce = new java.util.concurrent.atomic.AtomicBoolean();
+    HealthCheck held = endpoint -> checkedOnce.getAndSet(true)
+        ? CompletableFuture.completedFuture(HealthCheck.Answer.SERVING) : firstCheck;
+    CountDownLatch looked = new CountDownLatch(1);
+    CountDownLatch go = new CountDownLatch(1);
+    Policy stallsOnce = new CustomPolicy<Void>("stalls_its_first_failed_pick") {
+      @Override
+      protected Void newBackendState(Backend b) {
+        return null;
+      }
+
+      @Override
+      protected Picker newPicker(Snapshot<Void> snapshot) {
+        return () -> {
+          Pick pick = snapshot.size() > 0 ? snapshot.acquire(0) : null;
+          if (pick != null) {
+            return pick;
+          }
+          Pick failed = snapshot.failed();
+          if (looked.getCount() > 0) {
+            looked.countDown();
+            try {
+              go.await(30, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+          }
+          return failed;
+        };
+      }
+    };
+    BallastHttpClient client = client(List.of(backend), b -> b.policy(stallsOnce).healthCheck(held));
+    CompletableFuture<HttpResponse<String>> sent = CompletableFuture.supplyAsync(() -> {
+      try {
+        return client.send(get("c"), HttpResponse.BodyHandlers.ofString());
+      } catch (IOException | InterruptedException e) {
+        throw new java.util.concurrent.CompletionException(e);
+      }
+    });
+    assertThat(looked.await(30, TimeUnit.SECONDS)).as("the pick looked while the backend connected").isTrue();
+    firstCheck.complete(HealthCheck.Answer.SERVING);
+    var core = client.balancer().balancer();
+    Poll.until("the first health check makes the backend healthy", () -> core.backend(backend.key()).acceptsNewRequests());
+    go.countDown();
+    assertThat(sent.get(30, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+    assertThat(client.balancer().attemptsNotSent()).isZero();
   }
 }
