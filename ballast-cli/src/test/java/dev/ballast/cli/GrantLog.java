@@ -18,7 +18,8 @@ import java.util.function.BiPredicate;
  *   <li>a lease counts from when its answer arrived until it ends (counted from when its request
  *       was sent, as a client counts it); a lease lower than what the client held counts from when
  *       its request was sent, since the server may have lowered the client in its ledger from
- *       then on;
+ *       then on, but a client in S stays in S until the answer arrives, since until then it
+ *       holds what put it there;
  *   <li>a call that went unanswered (a deadline, a broken connection) may have changed the
  *       client's lease in the server's ledger to anything the server chose, so the client counts
  *       as holding nothing from that call's sending to its next answer: the check counts grants
@@ -82,6 +83,12 @@ final class GrantLog {
     boolean inS = mayBeLearning.test(grant.replica(), grant.sentNanos())
         && (!grant.reported() || reported != null && reported.inS() && grant.capacity() <= reported.value());
     Step lease = new Step(from, grant.capacity(), inS, grant.endsAtNanos());
+    if (from != grant.receivedNanos() && previous != null && inSAt(previous, grant.sentNanos()) && !inS) {
+      // Counted lower from the sending, the client still holds what it held until the answer
+      // lands: its safe capacity, or a learning leader's grant. It stays in S until then.
+      steps.add(new Step(from, grant.capacity(), true, grant.endsAtNanos()));
+      lease = new Step(grant.receivedNanos(), grant.capacity(), false, grant.endsAtNanos());
+    }
     steps.add(lease);
     lastLease.put(grant.client(), lease);
     notifyAll();
