@@ -429,7 +429,9 @@ public final class BalancedRequest {
    * refusing connections, in lame duck or ejected, none still connecting. A backend that takes
    * requests now changed state between the pick's look and this one (a first health check
    * answered, a backend came back): the request then waits, and {@link HttpBalancer#wait} picks
-   * again at once, rather than failing on a state that no longer holds.
+   * again at once, rather than failing on a state that no longer holds. So does a request that
+   * finds a backend refusing on one request's failed connection, until the check sent to confirm
+   * it answers.
    */
   private boolean allOut() {
     List<String> keys = lb.backendsInUse();
@@ -437,7 +439,8 @@ public final class BalancedRequest {
       EndpointHealth health = lb.endpointHealth(key);
       Backend backend = health == null ? null : health.backend();
       if (backend == null || backend.state() == BackendState.CONNECTING
-          || (backend.state().acceptsNewRequests() && !backend.isEjected())) {
+          || (backend.state().acceptsNewRequests() && !backend.isEjected())
+          || (backend.state() == BackendState.REFUSING && health.refusalUnconfirmed())) {
         return false;
       }
     }

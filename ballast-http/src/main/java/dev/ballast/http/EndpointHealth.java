@@ -31,6 +31,12 @@ final class EndpointHealth {
    * SERVING answer to it after the count changed may predate the signal.
    */
   private final AtomicInteger lameDuckSignals = new AtomicInteger();
+  /**
+   * A request's connection failed and the check sent at once to confirm it has not answered yet:
+   * a request that finds no backend waits for that answer rather than failing on one data-path
+   * failure (a connect that timed out while this process was starved is not a refusal).
+   */
+  private volatile boolean unconfirmed;
 
   EndpointHealth(HttpBalancer balancer, HttpEndpoint endpoint) {
     this.balancer = balancer;
@@ -76,6 +82,7 @@ final class EndpointHealth {
 
   private void onAnswer(HealthCheck.Answer answer, int signalsBefore) {
     checking = false;
+    unconfirmed = false;
     if (shutdown) {
       return;
     }
@@ -146,10 +153,12 @@ final class EndpointHealth {
   void onConnectFailed() {
     Backend target = backend;
     if (target.state() != BackendState.REFUSING) {
+      unconfirmed = true;
       target.onConnectFailed();
     }
     balancer.execute(() -> {
       if (shutdown) {
+        unconfirmed = false;
         return;
       }
       interrupted = true;
@@ -176,6 +185,14 @@ final class EndpointHealth {
         balancer.reconcileLater();
       });
     }
+  }
+
+  /**
+   * Whether the backend refuses connections on a request's word alone, its confirming check not
+   * answered yet.
+   */
+  boolean refusalUnconfirmed() {
+    return unconfirmed;
   }
 
   void shutdown() {

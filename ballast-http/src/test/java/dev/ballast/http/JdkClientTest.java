@@ -546,4 +546,60 @@ final class JdkClientTest {
     assertThat(sent.get(30, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
     assertThat(client.balancer().attemptsNotSent()).isZero();
   }
+
+  /**
+   * One request's failed connection makes the backend refusing, and the check sent at once to
+   * confirm it decides: a request that finds no other backend waits for that answer instead of
+   * failing on one data-path failure (under a starved machine a connect can time out on a backend
+   * that serves). Here the backend comes back before the check answers, so the request is served.
+   */
+  @Test
+  void aRequestWaitsForTheCheckThatConfirmsARefusalBeforeItGivesUp() throws Exception {
+    TestBackend first = TestBackend.start(TestBackend.OK);
+    java.util.concurrent.BlockingQueue<CompletableFuture<HealthCheck.Answer>> held = new java.util.concurrent.LinkedBlockingQueue<>();
+    java.util.concurrent.atomic.AtomicBoolean checkedOnce = new java.util.concurrent.atomic.AtomicBoolean();
+    HealthCheck check = endpoint -> {
+      if (!checkedOnce.getAndSet(true)) {
+        return CompletableFuture.completedFuture(HealthCheck.Answer.SERVING);
+      }
+      CompletableFuture<HealthCheck.Answer> answer = new CompletableFuture<>();
+      held.add(answer);
+      return answer;
+    };
+    BallastHttpClient client = client(List.of(first),
+        b -> b.healthCheck(check).retry(RETRIES_WITH_RESERVE).pickTimeout(Duration.ofHours(1)));
+    awaitConnected(client, 1);
+    first.stop(0);
+
+    CompletableFuture<HttpResponse<String>> sent = CompletableFuture.supplyAsync(() -> {
+      try {
+        return client.send(get("c"), HttpResponse.BodyHandlers.ofString());
+      } catch (IOException | InterruptedException e) {
+        throw new java.util.concurrent.CompletionException(e);
+      }
+    });
+    CompletableFuture<HealthCheck.Answer> confirming = held.poll(30, TimeUnit.SECONDS);
+    assertThat(confirming).as("the check sent when the request could not connect").isNotNull();
+    var core = client.balancer().balancer();
+    assertThat(core.backend(first.key()).state()).isEqualTo(BackendState.REFUSING);
+    TestBackend back = track(first.restart(BallastHttpService.builder().build()));
+    confirming.complete(HealthCheck.Answer.SERVING);
+    assertThat(sent.get(30, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+    assertThat(back.servedTo("c")).isEqualTo(1);
+    assertThat(client.balancer().retriesSent()).isEqualTo(1);
+  }
+
+  /** The counterpart: when the confirming check finds the backend refusing too, the request fails with the connect error. */
+  @Test
+  void aRefusalTheCheckConfirmsEndsTheRequest() throws Exception {
+    TestBackend gone = TestBackend.start(TestBackend.OK);
+    BallastHttpClient client = client(List.of(gone), b -> b.retry(RETRIES_WITH_RESERVE).pickTimeout(Duration.ofHours(1)));
+    awaitConnected(client, 1);
+    gone.stop(0);
+    assertThatThrownBy(() -> client.send(get("c"), HttpResponse.BodyHandlers.ofString()))
+        .isInstanceOf(java.net.ConnectException.class)
+        .satisfies(e -> assertThat(e.getSuppressed()).singleElement()
+            .isInstanceOfSatisfying(RequestNotSentException.class,
+                n -> assertThat(n.reason()).isEqualTo(RequestNotSentException.Reason.NO_BACKEND)));
+  }
 }
