@@ -518,7 +518,9 @@ final class JdkClientTest {
             return pick;
           }
           Pick failed = snapshot.failed();
-          if (looked.getCount() > 0) {
+          // Stalls only a look that found the backend and it connecting, not one before the subset came.
+          if (failed.status() == dev.ballast.pick.PickStatus.ALL_UNAVAILABLE && looked.getCount() > 0
+              && Thread.currentThread().getName().equals("stalled-sender")) {
             looked.countDown();
             try {
               go.await(30, TimeUnit.SECONDS);
@@ -531,17 +533,22 @@ final class JdkClientTest {
       }
     };
     BallastHttpClient client = client(List.of(backend), b -> b.policy(stallsOnce).healthCheck(held));
-    CompletableFuture<HttpResponse<String>> sent = CompletableFuture.supplyAsync(() -> {
+    var core = client.balancer().balancer();
+    // The backend is in the subset and connects until the test answers its first check.
+    Poll.until("the backend joins the subset", () -> core.backend(backend.key()) != null);
+    CompletableFuture<HttpResponse<String>> sent = new CompletableFuture<>();
+    Thread sender = new Thread(() -> {
       try {
-        return client.send(get("c"), HttpResponse.BodyHandlers.ofString());
-      } catch (IOException | InterruptedException e) {
-        throw new java.util.concurrent.CompletionException(e);
+        sent.complete(client.send(get("c"), HttpResponse.BodyHandlers.ofString()));
+      } catch (IOException | InterruptedException | RuntimeException e) {
+        sent.completeExceptionally(e);
       }
-    });
+    }, "stalled-sender");
+    sender.start();
     assertThat(looked.await(30, TimeUnit.SECONDS)).as("the pick looked while the backend connected").isTrue();
     firstCheck.complete(HealthCheck.Answer.SERVING);
-    var core = client.balancer().balancer();
-    Poll.until("the first health check makes the backend healthy", () -> core.backend(backend.key()).acceptsNewRequests());
+    Poll.until("the first health check makes the backend healthy",
+        () -> core.backend(backend.key()) != null && core.backend(backend.key()).acceptsNewRequests());
     go.countDown();
     assertThat(sent.get(30, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
     assertThat(client.balancer().attemptsNotSent()).isZero();
@@ -558,16 +565,18 @@ final class JdkClientTest {
     TestBackend first = TestBackend.start(TestBackend.OK);
     java.util.concurrent.BlockingQueue<CompletableFuture<HealthCheck.Answer>> held = new java.util.concurrent.LinkedBlockingQueue<>();
     java.util.concurrent.atomic.AtomicBoolean checkedOnce = new java.util.concurrent.atomic.AtomicBoolean();
+    java.util.concurrent.atomic.AtomicBoolean answerAll = new java.util.concurrent.atomic.AtomicBoolean();
+    // The first check and, once the test lets them, all others answer serving; the rest wait for the test.
     HealthCheck check = endpoint -> {
-      if (!checkedOnce.getAndSet(true)) {
+      if (!checkedOnce.getAndSet(true) || answerAll.get()) {
         return CompletableFuture.completedFuture(HealthCheck.Answer.SERVING);
       }
       CompletableFuture<HealthCheck.Answer> answer = new CompletableFuture<>();
       held.add(answer);
       return answer;
     };
-    BallastHttpClient client = client(List.of(first),
-        b -> b.healthCheck(check).retry(RETRIES_WITH_RESERVE).pickTimeout(Duration.ofHours(1)));
+    BallastHttpClient client = client(List.of(first), b -> b.healthCheck(check).retry(RETRIES_WITH_RESERVE)
+        .pickTimeout(Duration.ofHours(1)).healthCheckTimeout(Duration.ofMinutes(1)));
     awaitConnected(client, 1);
     first.stop(0);
 
@@ -578,12 +587,19 @@ final class JdkClientTest {
         throw new java.util.concurrent.CompletionException(e);
       }
     });
-    CompletableFuture<HealthCheck.Answer> confirming = held.poll(30, TimeUnit.SECONDS);
-    assertThat(confirming).as("the check sent when the request could not connect").isNotNull();
     var core = client.balancer().balancer();
-    assertThat(core.backend(first.key()).state()).isEqualTo(BackendState.REFUSING);
+    Poll.until("the request's refused connection makes the backend refusing",
+        () -> core.backend(first.key()).state() == BackendState.REFUSING);
+    // A check is out (held): the one sent to confirm the refusal, or one already out when it came.
+    CompletableFuture<HealthCheck.Answer> confirming = held.poll(30, TimeUnit.SECONDS);
+    assertThat(confirming).as("a check out when the request could not connect").isNotNull();
+    assertThat(sent).as("the request waits for the check's answer").isNotDone();
     TestBackend back = track(first.restart(BallastHttpService.builder().build()));
+    answerAll.set(true);
     confirming.complete(HealthCheck.Answer.SERVING);
+    for (CompletableFuture<HealthCheck.Answer> other; (other = held.poll()) != null; ) {
+      other.complete(HealthCheck.Answer.SERVING);
+    }
     assertThat(sent.get(30, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
     assertThat(back.servedTo("c")).isEqualTo(1);
     assertThat(client.balancer().retriesSent()).isEqualTo(1);
