@@ -96,6 +96,7 @@ final class CpuLimiter extends WindowedLimiter {
     if (maxPass > 0) {
       double runnable = maxPass / slotSeconds() * (minServiceMicros / 1e6);
       cpuLimit = clamp(runnable * config.queueFactor());
+      this.runnable = runnable;
     }
     int next = cpuLimit;
     if (latency != null) {

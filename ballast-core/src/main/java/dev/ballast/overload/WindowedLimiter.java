@@ -18,10 +18,23 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * {@code ceil(L x share[c])} that criticality alone would hold:
  *
  * <ul>
- *   <li>every caller's demand fits (the water level is infinite): a caller over its equal part of
- *       the limit (by weight w) needs room below the cap for its excess per unit of weight as well,
- *       {@code T + max(0, n + 1 - equal part x share[c]) / w < cap}, so that as the server fills the caller holding the most is shed first. With one
- *       caller this is the cap itself;
+ *   <li>every caller's demand fits (the water level is infinite): each caller's part is then taken
+ *       as equal (by weight w), e = the limit's equal part x w x share[c], and a caller over it
+ *       needs room below the cap for its excess per unit of weight as well, {@code T + max(0, n + 1
+ *       - e') / w < cap}, so that as the server fills the caller holding the most is shed first.
+ *       With one caller this is the cap itself. Two things keep that rule from shedding what a
+ *       server can serve. First, e is an average: a caller whose demand is within its equal part
+ *       holds a random number of requests in flight, whose spread is about the square root of
+ *       their mean, so for such a caller {@code e' = e + 2 sqrt(e)}; for any other caller, a
+ *       surging one included, {@code e' = e}. Second, the CPU-or-latency limit holds a queue of
+ *       {@code queueFactor} times what the server runs at full speed (R, its most completions per
+ *       second times its least service time), so the room below the cap that the rule holds for
+ *       every caller is room the server does not run, and the CPU idles while the noisy caller is
+ *       shed. So any caller is also admitted while {@code T < min(cap, ceil(R x (1 + 3 x
+ *       tolerance) / 4 x share[c]))}: a queue that keeps the server busy and holds latency three
+ *       quarters of the way from its baseline to the latency signal's tolerance (1.75 times the
+ *       service time by default), short enough that a caller within its part hardly waits behind
+ *       it. A kind that does not measure R (the gradient kind) keeps the first rule alone;
  *   <li>a caller that wants no more than its fair share f (its weight times the water level) is
  *       admitted while {@code n < f x share[c] x (1 + headroom)} and {@code T < ceil(L x (1 +
  *       headroom))} (at least the cap; with {@code criticalityAcrossCallers}, {@code ceil(L x
@@ -68,6 +81,13 @@ abstract class WindowedLimiter implements AdmissionLimiter {
   private volatile int inFlight;
   private final long slotNanos;
   volatile int limit;
+  /**
+   * What the server runs at full speed at once, R in the class comment, as the kind measures it;
+   * 0 for a kind that does not.
+   */
+  volatile double runnable;
+  /** R's multiple any caller may fill while every caller's demand fits: {@code (1 + 3 x tolerance) / 4}. */
+  private final double spareFill;
   private final FairAdmissionConfig fairness;
   /** The callers and their shares; null without fair admission. */
   private final FairShares fair;
@@ -85,6 +105,7 @@ abstract class WindowedLimiter implements AdmissionLimiter {
     this.window = new SlidingCounter(config.slots(), lanes, slotNanos, now);
     this.nextRecompute = now + slotNanos;
     this.limit = config.initialLimit();
+    this.spareFill = (1 + 3 * config.tolerance()) / 4;
     this.fair = fairness.enabled() ? new FairShares(fairness, config.slots(), slotNanos, now) : null;
     this.everyone = fair == null ? new CallerState(Caller.UNKNOWN, fairness.defaultWeight(), null) : null;
   }
@@ -165,10 +186,22 @@ abstract class WindowedLimiter implements AdmissionLimiter {
     double level = fair.level();
     if (level == Double.POSITIVE_INFINITY) {
       // Every caller's demand fit in the last slot, yet the limiter sheds: the demands are out of
-      // date. Each caller's share is then taken as equal (by weight), and a caller over it needs
-      // room below the cap for its excess too, so that the caller holding the most yields first.
-      double excess = Math.max(0, caller.inFlight() + 1 - fair.equalLevel() * caller.weight * share);
-      if (countUnder(roomBound(cap, excess, caller.weight, fair.activeWeight()))) {
+      // date. Each caller's part is then taken as equal (by weight), with room for the ups and
+      // downs of a caller whose demand is within it, and a caller over it needs room below the cap
+      // for its excess too, so that the caller holding the most yields first; but any caller may
+      // keep the server busy, with a short queue (the class comment).
+      double equal = fair.equalLevel() * caller.weight;
+      double part = equal * share;
+      if (caller.demand <= equal) {
+        part += 2 * Math.sqrt(part);
+      }
+      double excess = Math.max(0, caller.inFlight() + 1 - part);
+      int bound = roomBound(cap, excess, caller.weight, fair.activeWeight());
+      double run = runnable;
+      if (run > 0) {
+        bound = Math.max(bound, Math.min(cap, (int) Math.ceil(run * spareFill * share)));
+      }
+      if (countUnder(bound)) {
         caller.admitted();
         return true;
       }

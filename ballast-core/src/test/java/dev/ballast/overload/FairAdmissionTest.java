@@ -57,6 +57,38 @@ final class FairAdmissionTest {
   }
 
   @Test
+  void whileEveryDemandFitsTheLimitTheNoisyCallerKeepsTheCpuBusyWithTheQuietCallersServedInFull() {
+    // The noisy-neighbour scenario on one server that computes and reports queueing apart: ten
+    // callers, one sending 10x each other's load, 1.5N in all. The limit (queueFactor x what the
+    // four workers run) is far above what the CPU runs, so every caller's demand fits it. The
+    // quiet callers must keep what they send through the ups and downs of random arrivals (before
+    // the room for them, 92% served), and the noisy caller must get what they leave rather than
+    // leave the workers idle (before the fill to 1.75 times what the workers run, 84% of it).
+    double n = 200;
+    double quiet = 1.5 * n / 19;
+    double[] offered = new double[10];
+    java.util.Arrays.fill(offered, quiet);
+    offered[0] = 10 * quiet;
+    Criticality[] critical = new Criticality[10];
+    java.util.Arrays.fill(critical, Criticality.CRITICAL);
+    forAll(5, inputs -> inputs, random -> {
+      ModelServer server =
+          new ModelServer(LimiterConfig.defaults(), FairAdmissionConfig.defaults(), 4, r -> 20, true, true)
+              .withPoissonArrivals(random.anyLong())
+              .runCallers(offered, critical, 5_000)
+              .measureCallers(offered, critical, 20_000);
+      double others = 0;
+      for (int k = 1; k < 10; k++) {
+        assertThat(server.served(k)).as("caller %d's share served", k).isGreaterThanOrEqualTo(0.95);
+        others += server.goodputPerSecond(k);
+      }
+      assertThat(server.goodputPerSecond(0))
+          .as("the noisy caller's goodput, of %.1f left", n - others)
+          .isGreaterThanOrEqualTo(0.9 * (n - others));
+    });
+  }
+
+  @Test
   void hungryCallersShareWhatIsLeftInProportionToTheirWeights() {
     // 16 workers: N = 800 per second, offered 2N; the limit, some 130, leaves the weights room to show.
     FairAdmissionConfig weighted = FairAdmissionConfig.builder().weights(Map.of("caller-1", 3)).build();
