@@ -403,7 +403,7 @@ public final class BalancedRequest {
 
   /**
    * The backends in use and why none takes a request, for the message of a request not sent: each
-   * backend's state as the pick found it, and whether it is ejected; at most ten named.
+   * backend's state as read for the verdict, and whether it is ejected; at most ten named.
    */
   private String describeInUse() {
     List<String> keys = lb.backendsInUse();
@@ -446,7 +446,6 @@ public final class BalancedRequest {
     }
     return !keys.isEmpty();
   }
-
 
   private CompletableFuture<Attempt> notSent(RequestNotSentException.Reason reason, String message) {
     lb.notSent();
