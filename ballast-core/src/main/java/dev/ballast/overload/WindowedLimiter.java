@@ -43,6 +43,12 @@ import java.util.concurrent.atomic.AtomicLongArray;
  *   <li>a caller that wants more is admitted only while {@code T + max(0, n + 1 - f x share[c]) / w
  *       < cap}: into room below the cap, more room the further over its share (per unit of weight)
  *       the request would take it, so that a hungry caller below its share goes before one at it.
+ *       Where the kind measures R and other callers are active, also only while {@code T <
+ *       ceil(max(R x (1 + 3 x tolerance) / 4, minLimit) x share[c])}, the short queue of the first
+ *       rule (never below what the least limit allows): a caller's demand is what it holds in
+ *       flight, queueing included, so a queue as long as the limit allows inflates every demand
+ *       until they no longer fit, and the limit would then stay full, its queue with it, for as
+ *       long as the hungry caller sends.
  * </ul>
  *
  * The count of requests in flight is checked and counted in one compare-and-set, so T never
@@ -222,7 +228,15 @@ abstract class WindowedLimiter implements AdmissionLimiter {
         // It wants more than its share: only into room below the cap, more room the further over
         // its share this request would take it.
         double excess = Math.max(0, caller.inFlight() + 1 - allowance);
-        if (countUnder(roomBound(cap, excess, caller.weight, fair.hungryWeight()))) {
+        int bound = roomBound(cap, excess, caller.weight, fair.hungryWeight());
+        double run = runnable;
+        if (run > 0 && fair.activeWeight() > caller.weight) {
+          // Not into a long queue: it would inflate every caller's demand (the class comment).
+          // Never below what the least limit allows, which the operator set.
+          double shortQueue = Math.max(run * spareFill, config.minLimit());
+          bound = Math.min(bound, (int) Math.ceil(shortQueue * share));
+        }
+        if (countUnder(bound)) {
           caller.admitted();
           return true;
         }
